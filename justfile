@@ -1,0 +1,82 @@
+# Copycat task runner. `just` (no args) lists recipes.
+#
+# Kafka: `just test` / `just demo` start a real single-node Apache Kafka
+# (KRaft, from Maven Central jars, state under ~/.cache/copycat/kafka-run) and
+# LEAVE IT RUNNING so reruns are fast. Stop it with `just kafka-stop`.
+# Set KAFKA_BOOTSTRAP=host:port to use an existing cluster instead (then
+# kafka-start/kafka-stop do nothing). KAFKA_PORT changes the local port (9092).
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+# Recipe arguments reach the shell as "$@" (safe quoting).
+set positional-arguments
+
+# Build output lives outside the clone.
+export CARGO_TARGET_DIR := env_var_or_default("CARGO_TARGET_DIR", home_directory() / ".cache/copycat/target")
+
+plugin_dir := justfile_directory() / "build/plugins"
+fixture_dir := justfile_directory() / "build/fixtures"
+
+# List recipes
+default:
+    @just --list
+
+# Start the local Kafka broker (no-op if running or KAFKA_BOOTSTRAP is set)
+kafka-start:
+    scripts/kafka.sh start
+
+# Stop the local Kafka broker
+kafka-stop:
+    scripts/kafka.sh stop
+
+# Is the local Kafka broker running and answering?
+kafka-status:
+    scripts/kafka.sh status
+
+# Tail the local broker's log
+kafka-logs lines="100":
+    scripts/kafka.sh logs "$1"
+
+# Delete the local broker's data (stops it first)
+kafka-reset:
+    scripts/kafka.sh reset
+
+# Install the wasm32-wasip2 Rust target if missing
+wasm-target:
+    rustup target list --installed | grep -x wasm32-wasip2 >/dev/null || rustup target add wasm32-wasip2
+
+# Build connectors/* -> build/plugins/*.wasm and tests/fixtures/* -> build/fixtures/*.wasm
+build-connectors *args: wasm-target
+    scripts/build-connectors.sh "$@"
+
+# Host build (runtime, CLI, tests) plus all guest components
+build: build-connectors
+    cargo build --workspace
+
+# rustfmt check + clippy with warnings denied
+lint:
+    cargo fmt --all --check
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# Lint, build components, start Kafka, run all tests (broker is left running)
+test *args: lint build-connectors kafka-start
+    KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" \
+    COPYCAT_PLUGIN_DIR="{{plugin_dir}}" \
+    COPYCAT_FIXTURE_DIR="{{fixture_dir}}" \
+    cargo test --workspace "$@"
+    @echo "Kafka left running at $(scripts/kafka.sh bootstrap); stop it with: just kafka-stop"
+
+# End-to-end demo against the local broker
+demo: build kafka-start
+    KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" COPYCAT_PLUGIN_DIR="{{plugin_dir}}" scripts/demo.sh
+
+# Throughput benchmark against the local broker
+bench: build-connectors kafka-start
+    KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" COPYCAT_PLUGIN_DIR="{{plugin_dir}}" scripts/bench.sh
+
+# Run a Kafka tool class, e.g. `just kafka-tool org.apache.kafka.tools.TopicCommand --bootstrap-server 127.0.0.1:9092 --list`
+kafka-tool class *args:
+    scripts/kafka.sh run-class "$@"
+
+# What CI runs (.ci/run): toolchain checks, `just test`, stop Kafka
+ci:
+    .ci/run

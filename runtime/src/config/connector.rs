@@ -1,0 +1,116 @@
+//! A connector config (`connector.properties`, or a REST body later).
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::{ConfigError, Props, Reader, WorkerConfig, load_properties};
+use crate::host::{FileGrants, TaskLimits};
+
+/// The host's view of one connector's config. The whole map (`props`) is
+/// also what the connector itself receives.
+#[derive(Debug, Clone)]
+pub struct ConnectorConfig {
+    /// `name`: unique per worker/cluster.
+    pub name: String,
+    /// `connector.class`: a component file, or a plugin name looked up as
+    /// `<name>.wasm` in the worker's `plugin.path`.
+    pub connector_class: String,
+    /// `tasks.max`.
+    pub tasks_max: u32,
+    /// `topic`: default topic for source records that name none.
+    pub topic: Option<String>,
+    /// `topics`: the topics a sink consumes.
+    pub topics: Vec<String>,
+    /// `topics.regex`: alternatively, a pattern of topics a sink consumes.
+    pub topics_regex: Option<String>,
+    /// `grants.fs.read` / `grants.fs.write`.
+    pub grants: FileGrants,
+    /// Limits, worker defaults overridden by `task.memory.max.bytes` and
+    /// `task.call.timeout.ms` here.
+    pub limits: TaskLimits,
+    /// `poll.max.records`: most records asked of a source task per poll;
+    /// `consumer.override.max.poll.records` for sinks (records per put).
+    pub batch_max_records: u32,
+    /// `poll.idle.backoff.ms`: pause after an empty poll.
+    pub idle_backoff: Duration,
+    /// `producer.override.*` client settings.
+    pub producer_overrides: Props,
+    /// `consumer.override.*` client settings.
+    pub consumer_overrides: Props,
+    /// Every key as given.
+    pub props: Props,
+}
+
+impl ConnectorConfig {
+    /// Read and check `path`.
+    pub fn load(path: &Path, worker: &WorkerConfig) -> Result<Self, ConfigError> {
+        let props = load_properties(path)?;
+        Self::from_props(props, worker).map_err(|e| match e {
+            ConfigError::Invalid { context, problems } => ConfigError::Invalid {
+                context: format!("{context} (file {})", path.display()),
+                problems,
+            },
+            other => other,
+        })
+    }
+
+    /// Check the host-level keys of a connector config.
+    pub fn from_props(props: Props, worker: &WorkerConfig) -> Result<Self, ConfigError> {
+        let mut r = Reader::new(&props);
+        let name = r.required("name");
+        let connector_class = r.required("connector.class");
+        let tasks_max: u32 = r.parse("tasks.max", 1);
+        if tasks_max == 0 {
+            r.problems.push(("tasks.max".into(), "must be at least 1".into()));
+        }
+        if name.contains(['/', '\\']) || name.chars().any(char::is_control) {
+            r.problems.push(("name".into(), format!("'{name}' must not contain '/', '\\' or control characters")));
+        }
+        let grants = match FileGrants::parse(r.str("grants.fs.read"), r.str("grants.fs.write")) {
+            Ok(g) => g,
+            Err(msg) => {
+                let key = msg.split(':').next().unwrap_or("grants.fs").to_owned();
+                r.problems.push((key, msg));
+                FileGrants::default()
+            }
+        };
+        let limits = TaskLimits {
+            memory_bytes: r.parse("task.memory.max.bytes", worker.limits.memory_bytes),
+            call_timeout: Duration::from_millis(
+                r.parse("task.call.timeout.ms", worker.limits.call_timeout.as_millis() as u64),
+            ),
+        };
+        let consumer_overrides = r.prefixed("consumer.override.");
+        let batch_default = consumer_overrides
+            .get("max.poll.records")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(2_000);
+        let cfg = Self {
+            name: name.clone(),
+            connector_class,
+            tasks_max,
+            topic: r.str("topic").map(str::to_owned),
+            topics: r.list("topics"),
+            topics_regex: r.str("topics.regex").map(str::to_owned),
+            grants,
+            limits,
+            batch_max_records: r.parse("poll.max.records", batch_default).max(1),
+            idle_backoff: Duration::from_millis(r.parse("poll.idle.backoff.ms", 50)),
+            producer_overrides: r.prefixed("producer.override."),
+            consumer_overrides,
+            props: props.clone(),
+        };
+        let context = if name.is_empty() {
+            String::new()
+        } else {
+            format!(" for connector '{name}'")
+        };
+        r.finish(context)?;
+        Ok(cfg)
+    }
+
+    /// The config as it crosses into the guest.
+    pub fn wit_config(&self) -> Vec<(String, String)> {
+        self.props.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+}

@@ -1,0 +1,149 @@
+//! The worker config (`worker.properties`).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{ConfigError, Props, Reader, load_properties};
+use crate::host::TaskLimits;
+
+/// Settings of one worker process.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    /// `bootstrap.servers`.
+    pub bootstrap_servers: String,
+    /// `plugin.path`: directories searched for `<connector.class>.wasm`.
+    pub plugin_path: Vec<PathBuf>,
+    /// `offset.storage.topic`: compacted topic holding source offsets.
+    pub offset_storage_topic: String,
+    /// `offset.storage.partitions`.
+    pub offset_storage_partitions: i32,
+    /// `offset.storage.replication.factor` (-1: the broker's default).
+    pub offset_storage_replication_factor: i32,
+    /// `offset.flush.interval.ms`: how often source offsets are committed and
+    /// sink tasks flushed.
+    pub offset_flush_interval: Duration,
+    /// `offset.flush.timeout.ms`: how long a commit may wait for Kafka.
+    pub offset_flush_timeout: Duration,
+    /// `task.shutdown.graceful.timeout.ms`.
+    pub task_shutdown_timeout: Duration,
+    /// `component.cache.dir` (`none` disables the compiled-code cache).
+    pub component_cache_dir: Option<PathBuf>,
+    /// Default per-task limits: `task.memory.max.bytes`, `task.call.timeout.ms`.
+    pub limits: TaskLimits,
+    /// `producer.*` client settings.
+    pub producer: Props,
+    /// `consumer.*` client settings.
+    pub consumer: Props,
+    /// `admin.*` client settings.
+    pub admin: Props,
+    /// Every key as given.
+    pub raw: Props,
+}
+
+/// Keys Kafka Connect workers accept that Copycat ignores in standalone mode.
+const IGNORED: &[&str] = &[
+    "key.converter",
+    "value.converter",
+    "key.converter.schemas.enable",
+    "value.converter.schemas.enable",
+    "offset.storage.file.filename",
+    "plugin.discovery",
+    "listeners",
+    "rest.port",
+    "rest.host.name",
+];
+
+/// Keys this module reads.
+const KNOWN: &[&str] = &[
+    "bootstrap.servers",
+    "plugin.path",
+    "offset.storage.topic",
+    "offset.storage.partitions",
+    "offset.storage.replication.factor",
+    "offset.flush.interval.ms",
+    "offset.flush.timeout.ms",
+    "task.shutdown.graceful.timeout.ms",
+    "component.cache.dir",
+    "task.memory.max.bytes",
+    "task.call.timeout.ms",
+];
+
+impl WorkerConfig {
+    /// Read and check `path`.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let props = load_properties(path)?;
+        Self::from_props(props).map_err(|e| match e {
+            ConfigError::Invalid { problems, .. } => ConfigError::Invalid {
+                context: format!(" in worker config {}", path.display()),
+                problems,
+            },
+            other => other,
+        })
+    }
+
+    /// Check a worker config given as key/value pairs.
+    pub fn from_props(props: Props) -> Result<Self, ConfigError> {
+        let mut r = Reader::new(&props);
+        let default_limits = TaskLimits::default();
+        let cache = match r.str("component.cache.dir") {
+            Some("none") => None,
+            Some(dir) => Some(PathBuf::from(dir)),
+            None => default_cache_dir(),
+        };
+        let cfg = Self {
+            bootstrap_servers: r.str("bootstrap.servers").unwrap_or("localhost:9092").to_owned(),
+            plugin_path: r.list("plugin.path").into_iter().map(PathBuf::from).collect(),
+            offset_storage_topic: r.str("offset.storage.topic").unwrap_or("copycat-offsets").to_owned(),
+            offset_storage_partitions: r.parse("offset.storage.partitions", 25),
+            offset_storage_replication_factor: r.parse("offset.storage.replication.factor", -1),
+            offset_flush_interval: Duration::from_millis(r.parse("offset.flush.interval.ms", 5_000)),
+            offset_flush_timeout: Duration::from_millis(r.parse("offset.flush.timeout.ms", 5_000)),
+            task_shutdown_timeout: Duration::from_millis(r.parse("task.shutdown.graceful.timeout.ms", 5_000)),
+            component_cache_dir: cache,
+            limits: TaskLimits {
+                memory_bytes: r.parse("task.memory.max.bytes", default_limits.memory_bytes),
+                call_timeout: Duration::from_millis(
+                    r.parse("task.call.timeout.ms", default_limits.call_timeout.as_millis() as u64),
+                ),
+            },
+            producer: r.prefixed("producer."),
+            consumer: r.prefixed("consumer."),
+            admin: r.prefixed("admin."),
+            raw: props.clone(),
+        };
+        if cfg.offset_storage_partitions < 1 {
+            r.problems.push(("offset.storage.partitions".into(), "must be at least 1".into()));
+        }
+        if cfg.limits.memory_bytes < 1024 * 1024 {
+            r.problems.push(("task.memory.max.bytes".into(), "must be at least 1048576 (1 MiB)".into()));
+        }
+        if cfg.limits.call_timeout.is_zero() {
+            r.problems.push(("task.call.timeout.ms".into(), "must be positive".into()));
+        }
+        r.finish(String::new())?;
+        for key in props.keys() {
+            let known = KNOWN.contains(&key.as_str())
+                || ["producer.", "consumer.", "admin."].iter().any(|p| key.starts_with(p));
+            if IGNORED.contains(&key.as_str()) {
+                tracing::info!(key, "worker config key is ignored by Copycat's standalone mode");
+            } else if !known {
+                tracing::warn!(key, "unknown worker config key (ignored)");
+            }
+        }
+        Ok(cfg)
+    }
+
+    /// A worker config for `bootstrap` with defaults for everything else.
+    pub fn for_bootstrap(bootstrap: &str) -> Result<Self, ConfigError> {
+        let mut props = Props::new();
+        props.insert("bootstrap.servers".into(), bootstrap.into());
+        Self::from_props(props)
+    }
+}
+
+fn default_cache_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map(|d| d.join("copycat").join("components"))
+}

@@ -1,0 +1,317 @@
+//! Typed calls into one guest instance, with the limits applied and every
+//! failure turned into a [`GuestError`] that names the call and the reason.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use wasmtime::{Store, Trap};
+
+use super::bindings::{sink, source};
+use super::{EPOCH_TICK, Plugin, WasmEngine};
+use crate::host::{TaskHost, TaskLimits, WorldKind};
+
+pub use super::bindings::types::{
+    ConfigKey, ConfigProblem, ConfigType, ConnectorKind, Header, Importance, PluginInfo, SinkRecord,
+    SourcePosition, SourceRecord, TopicPartition, TopicPartitionOffset,
+};
+
+use super::bindings::types::ConnectorError;
+
+/// A config as it crosses the boundary: key/value pairs.
+pub type WitConfig = Vec<(String, String)>;
+
+/// Why a guest call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GuestError {
+    /// The connector reported a configuration error.
+    #[error("configuration error reported by the connector: {0}")]
+    Config(String),
+    /// The connector reported a transient error; the call may be retried.
+    #[error("retriable error reported by the connector: {0}")]
+    Retriable(String),
+    /// The connector reported an unrecoverable error.
+    #[error("fatal error reported by the connector: {0}")]
+    Fatal(String),
+    /// The guest trapped or exceeded a limit. The instance is unusable.
+    #[error("{0}")]
+    Trap(String),
+}
+
+impl GuestError {
+    /// Whether retrying the same call may succeed.
+    pub fn is_retriable(&self) -> bool {
+        matches!(self, Self::Retriable(_))
+    }
+}
+
+impl From<ConnectorError> for GuestError {
+    fn from(e: ConnectorError) -> Self {
+        match e {
+            ConnectorError::Config(m) => Self::Config(m),
+            ConnectorError::Retriable(m) => Self::Retriable(m),
+            ConnectorError::Fatal(m) => Self::Fatal(m),
+        }
+    }
+}
+
+enum Bindings {
+    Source(source::Source),
+    Sink(sink::Sink),
+}
+
+/// Last lines a guest wrote to stderr, quoted when it traps (a Rust panic
+/// message, an uncaught exception).
+pub(crate) type StderrTail = Arc<Mutex<VecDeque<String>>>;
+
+/// One instance of a connector component, in its own store.
+pub struct Guest {
+    store: Store<TaskHost>,
+    bindings: Bindings,
+    deadline_ticks: u64,
+    timeout_ms: u128,
+    stderr: StderrTail,
+    poisoned: Option<String>,
+}
+
+impl Guest {
+    /// Instantiate `plugin` in a fresh store holding `host`, with `limits`.
+    pub fn instantiate(
+        engine: &WasmEngine,
+        plugin: &Plugin,
+        host: TaskHost,
+        limits: &TaskLimits,
+    ) -> Result<Self, GuestError> {
+        let stderr = host.stderr_tail();
+        let mut store = Store::new(engine.engine(), host);
+        store.limiter(|h| &mut h.limiter);
+        store.epoch_deadline_trap();
+        let tick = EPOCH_TICK.as_millis().max(1);
+        let deadline_ticks = u64::try_from(limits.call_timeout.as_millis().div_ceil(tick))
+            .unwrap_or(u64::MAX)
+            .max(1);
+        let timeout_ms = limits.call_timeout.as_millis();
+        store.set_epoch_deadline(deadline_ticks);
+        let result = match plugin.kind {
+            WorldKind::Source => source::SourcePre::new(plugin.pre.clone())
+                .and_then(|pre| pre.instantiate(&mut store))
+                .map(Bindings::Source),
+            WorldKind::Sink => sink::SinkPre::new(plugin.pre.clone())
+                .and_then(|pre| pre.instantiate(&mut store))
+                .map(Bindings::Sink),
+        };
+        let bindings = result.map_err(|e| trap_error(&mut store, &stderr, timeout_ms, "instantiation", e))?;
+        Ok(Self {
+            store,
+            bindings,
+            deadline_ticks,
+            timeout_ms,
+            stderr,
+            poisoned: None,
+        })
+    }
+
+    /// Source or sink.
+    pub fn kind(&self) -> WorldKind {
+        match self.bindings {
+            Bindings::Source(_) => WorldKind::Source,
+            Bindings::Sink(_) => WorldKind::Sink,
+        }
+    }
+
+    /// Run one export call with a fresh deadline. A trap poisons the
+    /// instance: every later call fails with the same reason.
+    fn call<R>(
+        &mut self,
+        what: &str,
+        f: impl FnOnce(&Bindings, &mut Store<TaskHost>) -> wasmtime::Result<Result<R, ConnectorError>>,
+    ) -> Result<R, GuestError> {
+        self.call_infallible(what, f)?.map_err(GuestError::from)
+    }
+
+    fn call_infallible<R>(
+        &mut self,
+        what: &str,
+        f: impl FnOnce(&Bindings, &mut Store<TaskHost>) -> wasmtime::Result<R>,
+    ) -> Result<R, GuestError> {
+        if let Some(reason) = &self.poisoned {
+            return Err(GuestError::Trap(reason.clone()));
+        }
+        self.store.set_epoch_deadline(self.deadline_ticks);
+        match f(&self.bindings, &mut self.store) {
+            Ok(r) => Ok(r),
+            Err(e) => {
+                let err = trap_error(&mut self.store, &self.stderr, self.timeout_ms, what, e);
+                self.poisoned = Some(err.to_string());
+                Err(err)
+            }
+        }
+    }
+
+    fn wrong_world(&self, what: &str) -> GuestError {
+        GuestError::Trap(format!(
+            "host invariant: `{what}` called on a {:?} component",
+            self.kind()
+        ))
+    }
+
+    // ---- connector interface ----
+
+    /// `connector.describe`.
+    pub fn describe(&mut self) -> Result<PluginInfo, GuestError> {
+        self.call_infallible("describe", |b, s| match b {
+            Bindings::Source(b) => b.copycat_connector_connector().call_describe(s),
+            Bindings::Sink(b) => b.copycat_connector_connector().call_describe(s),
+        })
+    }
+
+    /// `connector.validate`.
+    pub fn validate(&mut self, config: &WitConfig) -> Result<Vec<ConfigProblem>, GuestError> {
+        self.call_infallible("validate", |b, s| match b {
+            Bindings::Source(b) => b.copycat_connector_connector().call_validate(s, config),
+            Bindings::Sink(b) => b.copycat_connector_connector().call_validate(s, config),
+        })
+    }
+
+    /// `connector.task-configs`.
+    pub fn task_configs(&mut self, config: &WitConfig, max_tasks: u32) -> Result<Vec<WitConfig>, GuestError> {
+        self.call("task-configs", |b, s| match b {
+            Bindings::Source(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
+            Bindings::Sink(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
+        })
+    }
+
+    // ---- source-task interface ----
+
+    fn source(&self, what: &str) -> Result<&source::Source, GuestError> {
+        match &self.bindings {
+            Bindings::Source(b) => Ok(b),
+            Bindings::Sink(_) => Err(self.wrong_world(what)),
+        }
+    }
+
+    /// `source-task.start`.
+    pub fn source_start(&mut self, config: &WitConfig) -> Result<(), GuestError> {
+        self.source("start")?;
+        self.call("start", |b, s| match b {
+            Bindings::Source(b) => b.copycat_connector_source_task().call_start(s, config),
+            Bindings::Sink(_) => Ok(Ok(())),
+        })
+    }
+
+    /// `source-task.poll`.
+    pub fn source_poll(&mut self, max_records: u32) -> Result<Vec<SourceRecord>, GuestError> {
+        self.source("poll")?;
+        self.call("poll", |b, s| match b {
+            Bindings::Source(b) => b.copycat_connector_source_task().call_poll(s, max_records),
+            Bindings::Sink(_) => Ok(Ok(Vec::new())),
+        })
+    }
+
+    /// `source-task.commit`.
+    pub fn source_commit(&mut self, offsets: &[SourcePosition]) -> Result<(), GuestError> {
+        self.source("commit")?;
+        self.call("commit", |b, s| match b {
+            Bindings::Source(b) => b.copycat_connector_source_task().call_commit(s, offsets),
+            Bindings::Sink(_) => Ok(Ok(())),
+        })
+    }
+
+    /// `source-task.stop`.
+    pub fn source_stop(&mut self) -> Result<(), GuestError> {
+        self.source("stop")?;
+        self.call_infallible("stop", |b, s| match b {
+            Bindings::Source(b) => b.copycat_connector_source_task().call_stop(s),
+            Bindings::Sink(_) => Ok(()),
+        })
+    }
+
+    // ---- sink-task interface ----
+
+    fn sink(&self, what: &str) -> Result<&sink::Sink, GuestError> {
+        match &self.bindings {
+            Bindings::Sink(b) => Ok(b),
+            Bindings::Source(_) => Err(self.wrong_world(what)),
+        }
+    }
+
+    /// `sink-task.start`.
+    pub fn sink_start(&mut self, config: &WitConfig) -> Result<(), GuestError> {
+        self.sink("start")?;
+        self.call("start", |b, s| match b {
+            Bindings::Sink(b) => b.copycat_connector_sink_task().call_start(s, config),
+            Bindings::Source(_) => Ok(Ok(())),
+        })
+    }
+
+    /// `sink-task.open`.
+    pub fn sink_open(&mut self, partitions: &[TopicPartition]) -> Result<Vec<TopicPartitionOffset>, GuestError> {
+        self.sink("open")?;
+        self.call("open", |b, s| match b {
+            Bindings::Sink(b) => b.copycat_connector_sink_task().call_open(s, partitions),
+            Bindings::Source(_) => Ok(Ok(Vec::new())),
+        })
+    }
+
+    /// `sink-task.put`.
+    pub fn sink_put(&mut self, records: &[SinkRecord]) -> Result<(), GuestError> {
+        self.sink("put")?;
+        self.call("put", |b, s| match b {
+            Bindings::Sink(b) => b.copycat_connector_sink_task().call_put(s, records),
+            Bindings::Source(_) => Ok(Ok(())),
+        })
+    }
+
+    /// `sink-task.flush`.
+    pub fn sink_flush(&mut self, offsets: &[TopicPartitionOffset]) -> Result<(), GuestError> {
+        self.sink("flush")?;
+        self.call("flush", |b, s| match b {
+            Bindings::Sink(b) => b.copycat_connector_sink_task().call_flush(s, offsets),
+            Bindings::Source(_) => Ok(Ok(())),
+        })
+    }
+
+    /// `sink-task.close`.
+    pub fn sink_close(&mut self, partitions: &[TopicPartition]) -> Result<(), GuestError> {
+        self.sink("close")?;
+        self.call("close", |b, s| match b {
+            Bindings::Sink(b) => b.copycat_connector_sink_task().call_close(s, partitions),
+            Bindings::Source(_) => Ok(Ok(())),
+        })
+    }
+
+    /// `sink-task.stop`.
+    pub fn sink_stop(&mut self) -> Result<(), GuestError> {
+        self.sink("stop")?;
+        self.call_infallible("stop", |b, s| match b {
+            Bindings::Sink(b) => b.copycat_connector_sink_task().call_stop(s),
+            Bindings::Source(_) => Ok(()),
+        })
+    }
+}
+
+/// Explain a failed call: a limit (memory, time) by name, or the trap with
+/// the guest's last stderr lines.
+fn trap_error(
+    store: &mut Store<TaskHost>,
+    stderr: &StderrTail,
+    timeout_ms: u128,
+    what: &str,
+    e: wasmtime::Error,
+) -> GuestError {
+    if let Some(limit) = store.data_mut().limiter.take_violation() {
+        return GuestError::Trap(format!("`{what}` failed: {limit}"));
+    }
+    if matches!(e.downcast_ref::<Trap>(), Some(Trap::Interrupt)) {
+        return GuestError::Trap(format!(
+            "`{what}` exceeded the CPU time limit of {timeout_ms} ms per call (task.call.timeout.ms) and was interrupted"
+        ));
+    }
+    let mut msg = format!("`{what}` trapped: {e:#}");
+    if let Ok(tail) = stderr.lock()
+        && !tail.is_empty()
+    {
+        msg.push_str("; guest stderr: ");
+        msg.push_str(&tail.iter().cloned().collect::<Vec<_>>().join(" | "));
+    }
+    GuestError::Trap(msg)
+}

@@ -1,0 +1,228 @@
+//! The WebAssembly engine: one `wasmtime::Engine` per worker, components
+//! compiled once (with an on-disk cache of compiled code) and kept as
+//! pre-linked `InstancePre`s, and a ticker that drives epoch deadlines.
+
+pub(crate) mod bindings;
+pub mod guest;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use wasmtime::component::{Component, InstancePre, types::ComponentItem};
+use wasmtime::{Cache, CacheConfig, Config, Engine};
+
+use crate::host::{TaskHost, WorldKind};
+
+/// How often the engine's epoch advances; call deadlines are rounded up to it.
+pub const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+/// The interface names that tell which world a component implements.
+const CONNECTOR_EXPORT: &str = "copycat:connector/connector@0.1.0";
+const SOURCE_TASK_EXPORT: &str = "copycat:connector/source-task@0.1.0";
+const SINK_TASK_EXPORT: &str = "copycat:connector/sink-task@0.1.0";
+
+/// Errors loading a component. Each names the file at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("cannot read connector component {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not a WebAssembly component (a core module, or not wasm).
+    #[error("{path} is not a WebAssembly component: {reason}")]
+    NotAComponent {
+        /// The file.
+        path: PathBuf,
+        /// What wasmtime said.
+        reason: String,
+    },
+    /// A component, but not one implementing a Copycat world.
+    #[error(
+        "{path} does not implement the copycat:connector@0.1.0 source or sink world: it must export `{CONNECTOR_EXPORT}` and either `{SOURCE_TASK_EXPORT}` or `{SINK_TASK_EXPORT}`, but it exports [{exports}]"
+    )]
+    WrongWorld {
+        /// The file.
+        path: PathBuf,
+        /// What it exports instead.
+        exports: String,
+    },
+    /// The component imports something this worker does not provide.
+    #[error("{path} cannot be linked: {reason}")]
+    Link {
+        /// The file.
+        path: PathBuf,
+        /// The unresolved import, as wasmtime reports it.
+        reason: String,
+    },
+}
+
+/// A compiled, pre-linked connector component.
+pub struct Plugin {
+    /// Where it was loaded from.
+    pub path: PathBuf,
+    /// `sha256:<hex>` of the file's bytes.
+    pub digest: String,
+    /// Source or sink.
+    pub kind: WorldKind,
+    pub(crate) pre: InstancePre<TaskHost>,
+}
+
+impl std::fmt::Debug for Plugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plugin")
+            .field("path", &self.path)
+            .field("digest", &self.digest)
+            .field("kind", &self.kind)
+            .finish()
+    }
+}
+
+/// Engine settings from the worker config.
+#[derive(Debug, Clone, Default)]
+pub struct EngineConfig {
+    /// Directory for wasmtime's cache of compiled code; `None` disables it.
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// The worker's engine and its compiled components.
+pub struct WasmEngine {
+    engine: Engine,
+    plugins: Mutex<HashMap<String, Arc<Plugin>>>,
+    ticker_stop: Arc<AtomicBool>,
+}
+
+impl WasmEngine {
+    /// Build the engine and start the epoch ticker.
+    pub fn new(cfg: &EngineConfig) -> wasmtime::Result<Self> {
+        let mut config = Config::new();
+        config.wasm_component_model(true);
+        config.epoch_interruption(true);
+        config.max_wasm_stack(1024 * 1024);
+        if let Some(dir) = &cfg.cache_dir {
+            let mut cache = CacheConfig::new();
+            cache.with_directory(dir);
+            config.cache(Some(Cache::new(cache)?));
+        }
+        let engine = Engine::new(&config)?;
+        let ticker_stop = Arc::new(AtomicBool::new(false));
+        let (e, stop) = (engine.weak(), ticker_stop.clone());
+        std::thread::Builder::new()
+            .name("copycat-epoch".into())
+            .spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(EPOCH_TICK);
+                    match e.upgrade() {
+                        Some(engine) => engine.increment_epoch(),
+                        None => break,
+                    }
+                }
+            })
+            .map_err(wasmtime::Error::msg)?;
+        Ok(Self {
+            engine,
+            plugins: Mutex::new(HashMap::new()),
+            ticker_stop,
+        })
+    }
+
+    /// The underlying engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Load (or reuse) the component at `path`: read, check the digest,
+    /// compile (cached), check its world, and pre-link it.
+    pub fn load(&self, path: &Path) -> Result<Arc<Plugin>, LoadError> {
+        let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let digest = format!("sha256:{:x}", Sha256::digest(&bytes));
+        if let Ok(plugins) = self.plugins.lock()
+            && let Some(p) = plugins.get(&digest)
+        {
+            return Ok(p.clone());
+        }
+        let plugin = Arc::new(self.compile(path, &bytes, digest.clone())?);
+        if let Ok(mut plugins) = self.plugins.lock() {
+            plugins.insert(digest, plugin.clone());
+        }
+        Ok(plugin)
+    }
+
+    fn compile(&self, path: &Path, bytes: &[u8], digest: String) -> Result<Plugin, LoadError> {
+        if !wasmparser_is_component(bytes) {
+            let reason = if bytes.starts_with(b"\0asm") {
+                "it is a core WebAssembly module; build it as a component (e.g. `cargo build --target wasm32-wasip2`, or `wasm-tools component new`)".to_owned()
+            } else {
+                "the file does not start with the WebAssembly magic bytes".to_owned()
+            };
+            return Err(LoadError::NotAComponent {
+                path: path.to_owned(),
+                reason,
+            });
+        }
+        let component = Component::new(&self.engine, bytes).map_err(|e| LoadError::NotAComponent {
+            path: path.to_owned(),
+            reason: format!("{e:#}"),
+        })?;
+        let kind = classify(&self.engine, &component).map_err(|exports| LoadError::WrongWorld {
+            path: path.to_owned(),
+            exports,
+        })?;
+        let linker = crate::host::linker(&self.engine, kind).map_err(|e| LoadError::Link {
+            path: path.to_owned(),
+            reason: format!("{e:#}"),
+        })?;
+        let pre = linker.instantiate_pre(&component).map_err(|e| LoadError::Link {
+            path: path.to_owned(),
+            reason: format!("{e:#}"),
+        })?;
+        Ok(Plugin {
+            path: path.to_owned(),
+            digest,
+            kind,
+            pre,
+        })
+    }
+}
+
+impl Drop for WasmEngine {
+    fn drop(&mut self) {
+        self.ticker_stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A component binary starts with the wasm magic and a version word whose
+/// layer field is 1 (core modules have layer 0).
+fn wasmparser_is_component(bytes: &[u8]) -> bool {
+    bytes.len() >= 8 && bytes.starts_with(b"\0asm") && bytes[6..8] == [1, 0]
+}
+
+/// Which Copycat world `component` implements, or the list of its exports.
+fn classify(engine: &Engine, component: &Component) -> Result<WorldKind, String> {
+    let ty = component.component_type();
+    let exports: Vec<String> = ty
+        .exports(engine)
+        .filter(|(_, item)| matches!(item.ty, ComponentItem::ComponentInstance(_)))
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    let has = |n: &str| exports.iter().any(|e| e == n);
+    match (has(CONNECTOR_EXPORT), has(SOURCE_TASK_EXPORT), has(SINK_TASK_EXPORT)) {
+        (true, true, false) => Ok(WorldKind::Source),
+        (true, false, true) => Ok(WorldKind::Sink),
+        _ => Err(if exports.is_empty() {
+            "nothing".to_owned()
+        } else {
+            exports.join(", ")
+        }),
+    }
+}

@@ -1,0 +1,41 @@
+//! `copycat:connector/clock`: wall-clock and monotonic time.
+
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use wasmtime::component::Linker;
+
+use super::{Ctx, TaskHost};
+use crate::engine::bindings::clock;
+
+/// Context of the clock interface: the monotonic origin of this store.
+pub struct ClockCtx {
+    origin: Instant,
+}
+
+impl ClockCtx {
+    pub(crate) fn new() -> Self {
+        Self {
+            origin: Instant::now(),
+        }
+    }
+}
+
+impl clock::Host for ClockCtx {
+    fn now_ms(&mut self) -> i64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0)
+    }
+
+    fn monotonic_ns(&mut self) -> u64 {
+        u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+}
+
+pub(crate) fn add_to_linker(
+    linker: &mut Linker<TaskHost>,
+    get: fn(&mut TaskHost) -> &mut ClockCtx,
+) -> wasmtime::Result<()> {
+    clock::add_to_linker::<TaskHost, Ctx<ClockCtx>>(linker, get)
+}

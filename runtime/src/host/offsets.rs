@@ -1,0 +1,46 @@
+//! `copycat:connector/offsets`: a source task reads its committed offsets.
+//!
+//! The host loads the connector's offsets from the offsets topic before the
+//! task starts; the guest reads that snapshot.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use wasmtime::component::Linker;
+
+use super::{Ctx, TaskHost};
+use crate::engine::bindings::offsets;
+use crate::engine::bindings::types::SourcePosition;
+
+/// Committed offsets of one connector: source partition → offset.
+pub type OffsetSnapshot = HashMap<String, String>;
+
+/// Context of the offsets interface.
+pub struct OffsetsCtx {
+    snapshot: Arc<OffsetSnapshot>,
+}
+
+impl OffsetsCtx {
+    pub(crate) fn new(snapshot: Arc<OffsetSnapshot>) -> Self {
+        Self { snapshot }
+    }
+}
+
+impl offsets::Host for OffsetsCtx {
+    fn read(&mut self, partitions: Vec<String>) -> Vec<SourcePosition> {
+        partitions
+            .into_iter()
+            .filter_map(|partition| {
+                let offset = self.snapshot.get(&partition)?.clone();
+                Some(SourcePosition { partition, offset })
+            })
+            .collect()
+    }
+}
+
+pub(crate) fn add_to_linker(
+    linker: &mut Linker<TaskHost>,
+    get: fn(&mut TaskHost) -> &mut OffsetsCtx,
+) -> wasmtime::Result<()> {
+    offsets::add_to_linker::<TaskHost, Ctx<OffsetsCtx>>(linker, get)
+}

@@ -1,0 +1,90 @@
+//! Kafka I/O: client configs, the source-offset store, and the admin calls
+//! the worker needs. All of it is rdkafka (librdkafka).
+
+pub mod offsets;
+
+use std::time::Duration;
+
+use rdkafka::ClientConfig;
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::error::RDKafkaErrorCode;
+
+use crate::config::{Props, WorkerConfig};
+
+/// A Kafka error with what Copycat was doing.
+#[derive(Debug, thiserror::Error)]
+#[error("{what}: {source}")]
+pub struct KafkaError {
+    /// What failed, e.g. "creating the producer for task x-0".
+    pub what: String,
+    /// The client's error.
+    #[source]
+    pub source: rdkafka::error::KafkaError,
+}
+
+impl KafkaError {
+    pub(crate) fn new(what: impl Into<String>, source: rdkafka::error::KafkaError) -> Self {
+        Self {
+            what: what.into(),
+            source,
+        }
+    }
+}
+
+/// A client config: `bootstrap.servers`, then the worker's `<kind>.*`
+/// settings, then the connector's overrides.
+pub fn client_config(worker: &WorkerConfig, base: &Props, overrides: &Props) -> ClientConfig {
+    let mut cfg = ClientConfig::new();
+    cfg.set("bootstrap.servers", &worker.bootstrap_servers);
+    for (k, v) in base.iter().chain(overrides.iter()) {
+        cfg.set(k, v);
+    }
+    cfg
+}
+
+/// Producer settings for source tasks: idempotent (so retries neither
+/// duplicate nor reorder), acks from all in-sync replicas.
+pub fn producer_config(worker: &WorkerConfig, overrides: &Props) -> ClientConfig {
+    let mut cfg = ClientConfig::new();
+    cfg.set("bootstrap.servers", &worker.bootstrap_servers);
+    cfg.set("enable.idempotence", "true");
+    cfg.set("acks", "all");
+    cfg.set("linger.ms", "5");
+    cfg.set("client.id", "copycat-producer");
+    for (k, v) in worker.producer.iter().chain(overrides.iter()) {
+        cfg.set(k, v);
+    }
+    cfg
+}
+
+/// Create `topic` (compacted) if it does not exist yet.
+pub async fn ensure_compacted_topic(
+    worker: &WorkerConfig,
+    topic: &str,
+    partitions: i32,
+    replication: i32,
+) -> Result<(), KafkaError> {
+    let admin: AdminClient<DefaultClientContext> = client_config(worker, &worker.admin, &Props::new())
+        .create()
+        .map_err(|e| KafkaError::new("creating the admin client", e))?;
+    let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(replication))
+        .set("cleanup.policy", "compact");
+    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
+    let results = admin
+        .create_topics([&new], &opts)
+        .await
+        .map_err(|e| KafkaError::new(format!("creating topic {topic}"), e))?;
+    for r in results {
+        match r {
+            Ok(_) | Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
+            Err((t, code)) => {
+                return Err(KafkaError::new(
+                    format!("creating topic {t}"),
+                    rdkafka::error::KafkaError::AdminOp(code),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

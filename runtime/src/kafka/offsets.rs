@@ -1,0 +1,135 @@
+//! Source offsets in a compacted Kafka topic (`offset.storage.topic`).
+//!
+//! Key: the JSON array `["<connector>","<source partition>"]` (Kafka
+//! Connect's layout, with the partition as a string). Value: the offset as a
+//! JSON string, or a tombstone once reset. The latest record per key wins.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::Message;
+use rdkafka::{Offset, TopicPartitionList};
+
+use super::{KafkaError, client_config};
+use crate::config::{Props, WorkerConfig};
+use crate::host::OffsetSnapshot;
+
+/// The key of `partition`'s offset for `connector`.
+pub fn offset_key(connector: &str, partition: &str) -> Vec<u8> {
+    serde_json::to_vec(&(connector, partition)).unwrap_or_default()
+}
+
+/// The value of an offset record.
+pub fn offset_value(offset: &str) -> Vec<u8> {
+    serde_json::to_vec(offset).unwrap_or_default()
+}
+
+fn decode(key: &[u8], value: Option<&[u8]>) -> Option<(String, String, Option<String>)> {
+    let (connector, partition): (String, String) = serde_json::from_slice(key).ok()?;
+    let offset = match value {
+        None => None,
+        Some(v) => Some(serde_json::from_slice::<String>(v).ok()?),
+    };
+    Some((connector, partition, offset))
+}
+
+/// Read the whole offsets topic (read_committed) up to its current end and
+/// return every connector's committed offsets.
+pub fn read_all(worker: &WorkerConfig) -> Result<HashMap<String, OffsetSnapshot>, KafkaError> {
+    let topic = &worker.offset_storage_topic;
+    let mut cfg = client_config(worker, &worker.consumer, &Props::new());
+    cfg.set("enable.auto.commit", "false")
+        .set("isolation.level", "read_committed")
+        .set("group.id", "copycat-offset-reader")
+        .set("enable.partition.eof", "false");
+    let consumer: BaseConsumer = cfg
+        .create()
+        .map_err(|e| KafkaError::new("creating the offsets reader", e))?;
+    let timeout = worker.offset_flush_timeout.max(Duration::from_secs(10));
+    let md = consumer
+        .fetch_metadata(Some(topic), timeout)
+        .map_err(|e| KafkaError::new(format!("reading metadata of {topic}"), e))?;
+    let mut ends = HashMap::new();
+    let mut tpl = TopicPartitionList::new();
+    for t in md.topics() {
+        for p in t.partitions() {
+            let (low, high) = consumer
+                .fetch_watermarks(topic, p.id(), timeout)
+                .map_err(|e| KafkaError::new(format!("reading the end of {topic}/{}", p.id()), e))?;
+            if high > low {
+                ends.insert(p.id(), high);
+                tpl.add_partition_offset(topic, p.id(), Offset::Beginning)
+                    .map_err(|e| KafkaError::new("assigning the offsets topic", e))?;
+            }
+        }
+    }
+    let mut all: HashMap<String, OffsetSnapshot> = HashMap::new();
+    if ends.is_empty() {
+        return Ok(all);
+    }
+    consumer
+        .assign(&tpl)
+        .map_err(|e| KafkaError::new("assigning the offsets topic", e))?;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !ends.is_empty() {
+        if Instant::now() > deadline {
+            return Err(KafkaError::new(
+                format!("reading {topic} to its end took over 60 s"),
+                rdkafka::error::KafkaError::MessageConsumption(rdkafka::types::RDKafkaErrorCode::OperationTimedOut),
+            ));
+        }
+        let Some(msg) = consumer.poll(Duration::from_millis(200)) else {
+            // A transactional marker may be the last offset: check positions.
+            if let Ok(pos) = consumer.position() {
+                for e in pos.elements() {
+                    if let (Offset::Offset(o), Some(end)) = (e.offset(), ends.get(&e.partition()))
+                        && o >= *end
+                    {
+                        ends.remove(&e.partition());
+                    }
+                }
+            }
+            continue;
+        };
+        let msg = msg.map_err(|e| KafkaError::new(format!("reading {topic}"), e))?;
+        if let Some(key) = msg.key()
+            && let Some((connector, partition, offset)) = decode(key, msg.payload())
+        {
+            let entry = all.entry(connector).or_default();
+            match offset {
+                Some(o) => entry.insert(partition, o),
+                None => entry.remove(&partition),
+            };
+        }
+        if let Some(end) = ends.get(&msg.partition())
+            && msg.offset() + 1 >= *end
+        {
+            ends.remove(&msg.partition());
+        }
+    }
+    Ok(all)
+}
+
+/// The committed offsets of one connector.
+pub fn read_connector(worker: &WorkerConfig, connector: &str) -> Result<OffsetSnapshot, KafkaError> {
+    Ok(read_all(worker)?.remove(connector).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_and_values_round_trip() {
+        let key = offset_key("files", "/data/a \"b\".txt");
+        assert_eq!(String::from_utf8_lossy(&key), r#"["files","/data/a \"b\".txt"]"#);
+        let v = offset_value("1234");
+        assert_eq!(
+            decode(&key, Some(&v)),
+            Some(("files".into(), "/data/a \"b\".txt".into(), Some("1234".into())))
+        );
+        assert_eq!(decode(&key, None), Some(("files".into(), "/data/a \"b\".txt".into(), None)));
+        assert_eq!(decode(b"not json", None), None);
+    }
+}

@@ -1,0 +1,373 @@
+//! A sink task: consume through the connector's consumer group, hand batches
+//! to the guest, and commit consumer offsets only after the guest flushed
+//! them. Partition assignment follows Kafka's group protocol: `open` on
+//! assignment (seeking to offsets the task keeps itself), flush + commit +
+//! `close` on revocation.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext};
+use rdkafka::error::KafkaResult;
+use rdkafka::message::{BorrowedMessage, Headers, Message};
+use rdkafka::types::RDKafkaRespErr;
+use rdkafka::{ClientContext, Offset, TopicPartitionList};
+
+use super::{TaskContext, TaskFailure, TaskMetrics, TaskState, pause};
+use crate::engine::guest::{Guest, GuestError, Header, SinkRecord, TopicPartition, TopicPartitionOffset};
+use crate::host::TaskHost;
+use crate::kafka::{KafkaError, client_config};
+
+type Tp = (String, i32);
+
+/// State shared between the task loop and the rebalance callback (which
+/// runs inside `consumer.poll`, on the same thread).
+struct SinkShared {
+    guest: Guest,
+    /// Next offset to commit per assigned partition (after the last record
+    /// handed to `put`).
+    next: BTreeMap<Tp, i64>,
+    /// Set when the task stops, so the final revocation only unassigns.
+    closed: bool,
+    failure: Option<String>,
+    metrics: Arc<TaskMetrics>,
+    /// Records handed to `put` since the last flush.
+    unflushed: u64,
+    /// Set by every rebalance; the loop drops records it fetched before.
+    rebalanced: bool,
+}
+
+impl SinkShared {
+    /// Flush the guest and, if it succeeds, commit `next` to the group.
+    fn flush_and_commit(&mut self, consumer: &BaseConsumer<SinkContext>) -> Result<(), TaskFailure> {
+        if self.next.is_empty() {
+            return Ok(());
+        }
+        let offsets: Vec<TopicPartitionOffset> = self
+            .next
+            .iter()
+            .map(|((topic, partition), offset)| TopicPartitionOffset {
+                topic: topic.clone(),
+                partition: *partition,
+                offset: *offset,
+            })
+            .collect();
+        match self.guest.sink_flush(&offsets) {
+            Ok(()) => {}
+            Err(GuestError::Retriable(msg)) => {
+                tracing::warn!(%msg, "flush failed with a retriable error; offsets not committed, will retry");
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        }
+        self.metrics.records_out.fetch_add(self.unflushed, Ordering::Relaxed);
+        self.unflushed = 0;
+        let mut tpl = TopicPartitionList::new();
+        for ((topic, partition), offset) in &self.next {
+            tpl.add_partition_offset(topic, *partition, Offset::Offset(*offset))
+                .map_err(|e| KafkaError::new("building the offsets to commit", e))?;
+        }
+        consumer
+            .commit(&tpl, CommitMode::Sync)
+            .map_err(|e| KafkaError::new("committing consumer offsets after a successful flush", e))?;
+        self.metrics.offset_commits.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn fail(&mut self, e: TaskFailure) {
+        if self.failure.is_none() {
+            self.failure = Some(e.0);
+        }
+    }
+}
+
+pub(crate) struct SinkContext {
+    shared: Arc<Mutex<SinkShared>>,
+}
+
+fn lock(shared: &Mutex<SinkShared>) -> MutexGuard<'_, SinkShared> {
+    match shared.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+fn partitions(tpl: &TopicPartitionList) -> Vec<TopicPartition> {
+    tpl.elements()
+        .iter()
+        .map(|e| TopicPartition {
+            topic: e.topic().to_owned(),
+            partition: e.partition(),
+        })
+        .collect()
+}
+
+impl ClientContext for SinkContext {}
+
+impl ConsumerContext for SinkContext {
+    fn rebalance(&self, consumer: &BaseConsumer<Self>, err: RDKafkaRespErr, tpl: &mut TopicPartitionList) {
+        let mut sh = lock(&self.shared);
+        sh.rebalanced = true;
+        match err {
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS => {
+                let parts = partitions(tpl);
+                tracing::info!(partitions = ?parts.iter().map(|p| format!("{}-{}", p.topic, p.partition)).collect::<Vec<_>>(), "partitions assigned");
+                if !sh.closed {
+                    match sh.guest.sink_open(&parts) {
+                        Ok(offsets) => {
+                            for o in offsets {
+                                if let Err(e) = tpl.set_partition_offset(&o.topic, o.partition, Offset::Offset(o.offset)) {
+                                    sh.fail(KafkaError::new("seeking to the offsets returned by open", e).into());
+                                }
+                            }
+                        }
+                        Err(e) => sh.fail(e.into()),
+                    }
+                }
+                if let Err(e) = consumer.assign(tpl) {
+                    sh.fail(KafkaError::new("assigning partitions", e).into());
+                }
+            }
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS => {
+                let parts = partitions(tpl);
+                tracing::info!(partitions = ?parts.iter().map(|p| format!("{}-{}", p.topic, p.partition)).collect::<Vec<_>>(), "partitions revoked");
+                if !sh.closed && sh.failure.is_none() {
+                    if let Err(e) = sh.flush_and_commit(consumer) {
+                        sh.fail(e);
+                    }
+                    if let Err(e) = sh.guest.sink_close(&parts) {
+                        sh.fail(e.into());
+                    }
+                }
+                for p in &parts {
+                    sh.next.remove(&(p.topic.clone(), p.partition));
+                }
+                if let Err(e) = consumer.unassign() {
+                    tracing::warn!(error = %e, "unassigning partitions failed");
+                }
+            }
+            other => {
+                tracing::warn!(error = ?other, "rebalance error");
+                if let Err(e) = consumer.unassign() {
+                    tracing::warn!(error = %e, "unassigning partitions failed");
+                }
+            }
+        }
+    }
+}
+
+fn to_record(m: &BorrowedMessage<'_>) -> SinkRecord {
+    let headers = m
+        .headers()
+        .map(|hs| {
+            hs.iter()
+                .map(|h| Header {
+                    key: h.key.to_owned(),
+                    value: h.value.map(<[u8]>::to_vec),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    SinkRecord {
+        topic: m.topic().to_owned(),
+        partition: m.partition(),
+        offset: m.offset(),
+        key: m.key().map(<[u8]>::to_vec),
+        value: m.payload().map(<[u8]>::to_vec),
+        headers,
+        timestamp: m.timestamp().to_millis(),
+    }
+}
+
+/// The task body.
+pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
+    let host = TaskHost::new(
+        ctx.ident.clone(),
+        &ctx.connector.limits,
+        Arc::default(),
+        ctx.connector.grants.clone(),
+    );
+    let guest = Guest::instantiate(&ctx.engine, &ctx.plugin, host, &ctx.connector.limits)?;
+    let shared = Arc::new(Mutex::new(SinkShared {
+        guest,
+        next: BTreeMap::new(),
+        closed: false,
+        failure: None,
+        metrics: ctx.status.metrics.clone(),
+        unflushed: 0,
+        rebalanced: false,
+    }));
+    lock(&shared).guest.sink_start(&ctx.task_config)?;
+
+    let mut cfg = client_config(&ctx.worker, &ctx.worker.consumer, &ctx.connector.consumer_overrides);
+    cfg.set("group.id", format!("connect-{}", ctx.ident.connector))
+        .set("client.id", format!("copycat-{}", ctx.ident))
+        .set("enable.auto.commit", "false")
+        .set("enable.auto.offset.store", "false")
+        .set("isolation.level", "read_committed");
+    for (k, v) in [("auto.offset.reset", "earliest"), ("partition.assignment.strategy", "range,roundrobin")] {
+        if !ctx.worker.consumer.contains_key(k) && !ctx.connector.consumer_overrides.contains_key(k) {
+            cfg.set(k, v);
+        }
+    }
+    let consumer: BaseConsumer<SinkContext> = cfg
+        .create_with_context(SinkContext { shared: shared.clone() })
+        .map_err(|e| KafkaError::new(format!("creating the consumer of task {}", ctx.ident), e))?;
+    subscribe(ctx, &consumer)?;
+    ctx.status.set(TaskState::Running, None);
+    tracing::info!("sink task started");
+
+    let result = consume_loop(ctx, &consumer, &shared);
+    // Final flush and commit, then close the partitions and stop the guest.
+    let mut sh = lock(&shared);
+    let finish = if result.is_ok() && sh.failure.is_none() {
+        let flushed = sh.flush_and_commit(&consumer);
+        let assigned: Vec<TopicPartition> = sh
+            .next
+            .keys()
+            .map(|(topic, partition)| TopicPartition {
+                topic: topic.clone(),
+                partition: *partition,
+            })
+            .collect();
+        let closed = sh.guest.sink_close(&assigned).map_err(TaskFailure::from);
+        flushed.and(closed)
+    } else {
+        Ok(())
+    };
+    sh.closed = true;
+    let stopped = sh.guest.sink_stop();
+    let failure = sh.failure.take();
+    drop(sh);
+    if let Err(e) = consumer.unsubscribe_and_close() {
+        tracing::debug!(error = %e, "closing the consumer");
+    }
+    result?;
+    if let Some(f) = failure {
+        return Err(TaskFailure(f));
+    }
+    finish?;
+    stopped.map_err(TaskFailure::from)
+}
+
+trait CloseExt {
+    fn unsubscribe_and_close(&self) -> KafkaResult<()>;
+}
+
+impl CloseExt for BaseConsumer<SinkContext> {
+    fn unsubscribe_and_close(&self) -> KafkaResult<()> {
+        self.unsubscribe();
+        // Serve the final revocation so the group rebalances promptly.
+        for _ in 0..10 {
+            if self.assignment()?.count() == 0 {
+                break;
+            }
+            let _ = self.poll(Duration::from_millis(50));
+        }
+        Ok(())
+    }
+}
+
+fn subscribe(ctx: &TaskContext, consumer: &BaseConsumer<SinkContext>) -> Result<(), TaskFailure> {
+    let c = &ctx.connector;
+    let pattern;
+    let topics: Vec<&str> = match &c.topics_regex {
+        Some(re) => {
+            pattern = if re.starts_with('^') { re.clone() } else { format!("^{re}") };
+            vec![pattern.as_str()]
+        }
+        None => c.topics.iter().map(String::as_str).collect(),
+    };
+    consumer
+        .subscribe(&topics)
+        .map_err(|e| KafkaError::new(format!("subscribing to {topics:?}"), e).into())
+}
+
+fn consume_loop(
+    ctx: &TaskContext,
+    consumer: &BaseConsumer<SinkContext>,
+    shared: &Arc<Mutex<SinkShared>>,
+) -> Result<(), TaskFailure> {
+    let max = ctx.connector.batch_max_records as usize;
+    let mut last_flush = Instant::now();
+    let mut batch: Vec<SinkRecord> = Vec::with_capacity(max);
+    while !ctx.stopping() {
+        if let Some(f) = lock(shared).failure.take() {
+            return Err(TaskFailure(f));
+        }
+        let mut wait = Duration::from_millis(100);
+        while batch.len() < max {
+            match consumer.poll(wait) {
+                None => {
+                    if take_rebalanced(shared) {
+                        batch.clear();
+                    }
+                    break;
+                }
+                Some(Ok(m)) => {
+                    // A rebalance ran inside this poll: records collected
+                    // before it may belong to partitions now owned elsewhere
+                    // (or rewound); their owner reads them again from the
+                    // committed offsets.
+                    if take_rebalanced(shared) {
+                        batch.clear();
+                    }
+                    batch.push(to_record(&m));
+                }
+                Some(Err(e)) => {
+                    tracing::warn!(error = %e, "consumer error");
+                    break;
+                }
+            }
+            wait = Duration::ZERO;
+        }
+        if !batch.is_empty() {
+            ctx.status
+                .metrics
+                .records_in
+                .fetch_add(batch.len() as u64, Ordering::Relaxed);
+            put_with_retry(ctx, shared, &batch)?;
+            batch.clear();
+        }
+        if last_flush.elapsed() >= ctx.worker.offset_flush_interval {
+            let mut sh = lock(shared);
+            let r = sh.flush_and_commit(consumer);
+            drop(sh);
+            r?;
+            last_flush = Instant::now();
+        }
+    }
+    Ok(())
+}
+
+fn take_rebalanced(shared: &Mutex<SinkShared>) -> bool {
+    std::mem::take(&mut lock(shared).rebalanced)
+}
+
+fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &[SinkRecord]) -> Result<(), TaskFailure> {
+    let mut backoff = Duration::from_millis(100);
+    loop {
+        let mut sh = lock(shared);
+        match sh.guest.sink_put(batch) {
+            Ok(()) => {
+                for r in batch {
+                    sh.next.insert((r.topic.clone(), r.partition), r.offset + 1);
+                }
+                sh.unflushed += batch.len() as u64;
+                return Ok(());
+            }
+            Err(GuestError::Retriable(msg)) => {
+                drop(sh);
+                tracing::warn!(%msg, backoff_ms = backoff.as_millis() as u64, "put failed with a retriable error; redelivering the batch");
+                pause(ctx, backoff);
+                backoff = (backoff * 2).min(Duration::from_secs(10));
+                if ctx.stopping() {
+                    return Ok(());
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}

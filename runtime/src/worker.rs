@@ -1,0 +1,435 @@
+//! A worker: loads connector components, validates configs, splits them
+//! into tasks and runs each task on its own thread. Standalone mode and
+//! embedding applications drive it directly.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::config::{ConfigError, ConnectorConfig, WorkerConfig};
+use crate::engine::guest::{ConfigType, ConnectorKind, Guest, GuestError, PluginInfo, WitConfig};
+use crate::engine::{EngineConfig, LoadError, Plugin, WasmEngine};
+use crate::host::{TaskHost, TaskIdent, WorldKind};
+use crate::kafka::{KafkaError, ensure_compacted_topic};
+use crate::task::{self, StatusHandle, TaskContext, TaskState, TaskStatus};
+
+/// Kafka Connect class names that map onto the connectors Copycat ships.
+const CLASS_ALIASES: &[(&str, &str)] = &[
+    ("org.apache.kafka.connect.file.FileStreamSourceConnector", "file-source"),
+    ("FileStreamSource", "file-source"),
+    ("org.apache.kafka.connect.file.FileStreamSinkConnector", "file-sink"),
+    ("FileStreamSink", "file-sink"),
+];
+
+/// Why a worker operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    /// A config is wrong.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The component could not be loaded.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// `connector.class` names nothing that exists.
+    #[error(
+        "connector.class '{class}' of connector '{connector}': no such component file, and no '{class}.wasm' in plugin.path [{searched}]"
+    )]
+    UnknownClass {
+        /// The connector.
+        connector: String,
+        /// The value of `connector.class`.
+        class: String,
+        /// The directories searched.
+        searched: String,
+    },
+    /// The connector's own code failed (or trapped) outside a task.
+    #[error("connector '{connector}' failed in {call}: {source}")]
+    Guest {
+        /// The connector.
+        connector: String,
+        /// Which call.
+        call: &'static str,
+        /// What happened.
+        source: GuestError,
+    },
+    /// Kafka could not be reached or refused a request.
+    #[error(transparent)]
+    Kafka(#[from] KafkaError),
+    /// A connector with this name already runs.
+    #[error("a connector named '{0}' already exists")]
+    Duplicate(String),
+    /// No connector with this name.
+    #[error("no connector named '{0}'")]
+    UnknownConnector(String),
+    /// The worker could not start.
+    #[error("starting the worker: {0}")]
+    Start(String),
+}
+
+/// A connector's status, in Kafka Connect's shape.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConnectorStatus {
+    /// Connector name.
+    pub name: String,
+    /// `source` or `sink`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The plugin's own name and version.
+    pub plugin: String,
+    /// Task states.
+    pub tasks: Vec<TaskStatus>,
+}
+
+struct TaskHandle {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+    status: StatusHandle,
+}
+
+impl TaskHandle {
+    fn request_stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = &self.thread {
+            t.thread().unpark();
+        }
+    }
+
+    fn join(&mut self, timeout: Duration) {
+        let Some(t) = self.thread.take() else { return };
+        let deadline = Instant::now() + timeout;
+        while !t.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if t.is_finished() {
+            if t.join().is_err() {
+                self.status.set(TaskState::Failed, Some("the task thread panicked".into()));
+            }
+        } else {
+            tracing::warn!(timeout_ms = timeout.as_millis() as u64, "task did not stop in time (task.shutdown.graceful.timeout.ms); abandoning it");
+        }
+    }
+}
+
+struct ConnectorHandle {
+    kind: WorldKind,
+    info: PluginInfo,
+    tasks: Vec<TaskHandle>,
+}
+
+/// A running worker.
+pub struct Worker {
+    config: Arc<WorkerConfig>,
+    engine: Arc<WasmEngine>,
+    connectors: Mutex<BTreeMap<String, ConnectorHandle>>,
+}
+
+impl Worker {
+    /// Start a worker: build the engine and make sure the offsets topic exists.
+    pub async fn start(config: WorkerConfig) -> Result<Self, WorkerError> {
+        let engine = WasmEngine::new(&EngineConfig {
+            cache_dir: config.component_cache_dir.clone(),
+        })
+        .map_err(|e| WorkerError::Start(format!("creating the WebAssembly engine: {e:#}")))?;
+        ensure_compacted_topic(
+            &config,
+            &config.offset_storage_topic,
+            config.offset_storage_partitions,
+            config.offset_storage_replication_factor,
+        )
+        .await?;
+        tracing::info!(bootstrap = %config.bootstrap_servers, offsets_topic = %config.offset_storage_topic, "worker started");
+        Ok(Self {
+            config: Arc::new(config),
+            engine: Arc::new(engine),
+            connectors: Mutex::new(BTreeMap::new()),
+        })
+    }
+
+    /// The worker's config.
+    pub fn config(&self) -> &WorkerConfig {
+        &self.config
+    }
+
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<String, ConnectorHandle>> {
+        match self.connectors.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// Find the component file `connector.class` names.
+    pub fn resolve_class(&self, connector: &str, class: &str) -> Result<PathBuf, WorkerError> {
+        let direct = Path::new(class);
+        if (class.ends_with(".wasm") || class.contains('/')) && direct.is_file() {
+            return Ok(direct.to_owned());
+        }
+        let name = CLASS_ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == class)
+            .map_or(class, |(_, n)| n);
+        let file = if name.ends_with(".wasm") {
+            name.to_owned()
+        } else {
+            format!("{name}.wasm")
+        };
+        for dir in &self.config.plugin_path {
+            let p = dir.join(&file);
+            if p.is_file() {
+                return Ok(p);
+            }
+        }
+        Err(WorkerError::UnknownClass {
+            connector: connector.to_owned(),
+            class: class.to_owned(),
+            searched: self
+                .config
+                .plugin_path
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+
+    fn connector_guest(&self, cfg: &ConnectorConfig, plugin: &Plugin) -> Result<Guest, WorkerError> {
+        let host = TaskHost::new(
+            TaskIdent::connector(&cfg.name),
+            &cfg.limits,
+            Arc::default(),
+            Default::default(),
+        );
+        Guest::instantiate(&self.engine, plugin, host, &cfg.limits).map_err(|source| WorkerError::Guest {
+            connector: cfg.name.clone(),
+            call: "instantiation",
+            source,
+        })
+    }
+
+    /// Load the connector's component and check its config: host-level keys,
+    /// the plugin's config definition (required keys, types), then the
+    /// connector's own `validate`. Every problem is reported, by key.
+    pub fn validate(&self, cfg: &ConnectorConfig) -> Result<(Arc<Plugin>, PluginInfo, Guest), WorkerError> {
+        let path = self.resolve_class(&cfg.name, &cfg.connector_class)?;
+        let plugin = self.engine.load(&path)?;
+        let mut guest = self.connector_guest(cfg, &plugin)?;
+        let guest_err = |call, source| WorkerError::Guest {
+            connector: cfg.name.clone(),
+            call,
+            source,
+        };
+        let info = guest.describe().map_err(|e| guest_err("describe", e))?;
+        let mut problems = Vec::new();
+        let declared = match info.kind {
+            ConnectorKind::Source => WorldKind::Source,
+            ConnectorKind::Sink => WorldKind::Sink,
+        };
+        if declared != plugin.kind {
+            problems.push((
+                "connector.class".to_owned(),
+                format!("{} describes itself as a {declared:?} but implements the {:?} world", path.display(), plugin.kind),
+            ));
+        }
+        if plugin.kind == WorldKind::Sink {
+            match (cfg.topics.is_empty(), cfg.topics_regex.is_some()) {
+                (true, false) => problems.push(("topics".into(), "a sink needs `topics` or `topics.regex`".into())),
+                (false, true) => problems.push(("topics.regex".into(), "set either `topics` or `topics.regex`, not both".into())),
+                _ => {}
+            }
+        }
+        for key in &info.config_def {
+            let value = cfg.props.get(&key.name).filter(|v| !v.is_empty());
+            match value {
+                None if key.required && key.default_value.is_none() => {
+                    problems.push((key.name.clone(), format!("missing required configuration: {}", key.doc)))
+                }
+                Some(v) => {
+                    if let Some(why) = type_problem(key.type_, v) {
+                        problems.push((key.name.clone(), format!("invalid value '{v}': {why}")));
+                    }
+                }
+                None => {}
+            }
+        }
+        let wit = cfg.wit_config();
+        if problems.is_empty() {
+            for p in guest.validate(&wit).map_err(|e| guest_err("validate", e))? {
+                problems.push((p.key, p.message));
+            }
+        }
+        if !problems.is_empty() {
+            return Err(ConfigError::Invalid {
+                context: format!(" for connector '{}' ({} {})", cfg.name, info.name, info.version),
+                problems,
+            }
+            .into());
+        }
+        Ok((plugin, info, guest))
+    }
+
+    /// Validate a connector, split it into tasks and start them.
+    pub fn start_connector(&self, cfg: ConnectorConfig) -> Result<(), WorkerError> {
+        if self.lock().contains_key(&cfg.name) {
+            return Err(WorkerError::Duplicate(cfg.name));
+        }
+        let (plugin, info, mut guest) = self.validate(&cfg)?;
+        let task_configs: Vec<WitConfig> = guest
+            .task_configs(&cfg.wit_config(), cfg.tasks_max)
+            .map_err(|source| WorkerError::Guest {
+                connector: cfg.name.clone(),
+                call: "task-configs",
+                source,
+            })?;
+        if task_configs.len() > cfg.tasks_max as usize {
+            return Err(WorkerError::Guest {
+                connector: cfg.name.clone(),
+                call: "task-configs",
+                source: GuestError::Fatal(format!(
+                    "returned {} task configs, more than tasks.max={}",
+                    task_configs.len(),
+                    cfg.tasks_max
+                )),
+            });
+        }
+        if task_configs.is_empty() {
+            tracing::warn!(connector = %cfg.name, "the connector returned no task configs; nothing will run");
+        }
+        let cfg = Arc::new(cfg);
+        let mut tasks = Vec::with_capacity(task_configs.len());
+        for (i, task_config) in task_configs.into_iter().enumerate() {
+            let id = i as u32;
+            let status = StatusHandle::new(id);
+            let stop = Arc::new(AtomicBool::new(false));
+            let ctx = TaskContext {
+                ident: TaskIdent::task(&cfg.name, id),
+                worker: self.config.clone(),
+                connector: cfg.clone(),
+                task_config,
+                engine: self.engine.clone(),
+                plugin: plugin.clone(),
+                stop: stop.clone(),
+                status: status.clone(),
+            };
+            let body: fn(&TaskContext) -> Result<(), task::TaskFailure> = match plugin.kind {
+                WorldKind::Source => task::source::run,
+                WorldKind::Sink => task::sink::run,
+            };
+            let thread = std::thread::Builder::new()
+                .name(format!("copycat-{}-{id}", cfg.name))
+                .spawn(move || task::run_task(ctx, body))
+                .map_err(|e| WorkerError::Start(format!("spawning a thread for task {}-{id}: {e}", cfg.name)))?;
+            tasks.push(TaskHandle {
+                stop,
+                thread: Some(thread),
+                status,
+            });
+        }
+        tracing::info!(connector = %cfg.name, plugin = %info.name, version = %info.version, tasks = tasks.len(), "connector started");
+        self.lock().insert(
+            cfg.name.clone(),
+            ConnectorHandle {
+                kind: plugin.kind,
+                info,
+                tasks,
+            },
+        );
+        Ok(())
+    }
+
+    /// Names of the connectors on this worker.
+    pub fn connectors(&self) -> Vec<String> {
+        self.lock().keys().cloned().collect()
+    }
+
+    /// A connector's status.
+    pub fn status(&self, name: &str) -> Result<ConnectorStatus, WorkerError> {
+        let map = self.lock();
+        let c = map.get(name).ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+        Ok(ConnectorStatus {
+            name: name.to_owned(),
+            kind: match c.kind {
+                WorldKind::Source => "source",
+                WorldKind::Sink => "sink",
+            },
+            plugin: format!("{} {}", c.info.name, c.info.version),
+            tasks: c.tasks.iter().map(|t| t.status.get()).collect(),
+        })
+    }
+
+    /// The counters of a connector's tasks.
+    pub fn task_metrics(&self, name: &str) -> Result<Vec<Arc<task::TaskMetrics>>, WorkerError> {
+        let map = self.lock();
+        let c = map.get(name).ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+        Ok(c.tasks.iter().map(|t| t.status.metrics.clone()).collect())
+    }
+
+    /// Gracefully stop one task of a connector (its partitions move to the
+    /// connector's other tasks, for sinks).
+    pub fn stop_task(&self, name: &str, task: u32) -> Result<(), WorkerError> {
+        let timeout = self.config.task_shutdown_timeout + self.config.offset_flush_timeout;
+        let handle = {
+            let mut map = self.lock();
+            let c = map.get_mut(name).ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+            let t = c
+                .tasks
+                .get_mut(task as usize)
+                .ok_or_else(|| WorkerError::UnknownConnector(format!("{name} task {task}")))?;
+            t.request_stop();
+            TaskHandle {
+                stop: t.stop.clone(),
+                thread: t.thread.take(),
+                status: t.status.clone(),
+            }
+        };
+        let mut handle = handle;
+        handle.join(timeout);
+        Ok(())
+    }
+
+    /// Gracefully stop a connector's tasks and forget it.
+    pub fn stop_connector(&self, name: &str) -> Result<(), WorkerError> {
+        let handle = self
+            .lock()
+            .remove(name)
+            .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+        self.stop_tasks(vec![handle]);
+        Ok(())
+    }
+
+    /// Stop everything: every task stops polling, flushes and commits.
+    pub fn shutdown(&self) {
+        let handles: Vec<ConnectorHandle> = std::mem::take(&mut *self.lock()).into_values().collect();
+        self.stop_tasks(handles);
+    }
+
+    fn stop_tasks(&self, mut handles: Vec<ConnectorHandle>) {
+        let timeout = self.config.task_shutdown_timeout + self.config.offset_flush_timeout;
+        for h in &handles {
+            for t in &h.tasks {
+                t.request_stop();
+            }
+        }
+        for h in &mut handles {
+            for t in &mut h.tasks {
+                t.join(timeout);
+            }
+        }
+    }
+}
+
+fn type_problem(ty: ConfigType, v: &str) -> Option<String> {
+    match ty {
+        ConfigType::Int => v.parse::<i32>().err().map(|e| format!("expected an int: {e}")),
+        ConfigType::Long => v.parse::<i64>().err().map(|e| format!("expected a long: {e}")),
+        ConfigType::Double => v.parse::<f64>().err().map(|e| format!("expected a double: {e}")),
+        ConfigType::Boolean => match v.to_ascii_lowercase().as_str() {
+            "true" | "false" => None,
+            _ => Some("expected true or false".into()),
+        },
+        ConfigType::String | ConfigType::List | ConfigType::Password => None,
+    }
+}

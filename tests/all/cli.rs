@@ -1,0 +1,97 @@
+//! The `copycat standalone` command: runs connectors from properties files,
+//! stops gracefully on SIGTERM (flush, commit, exit 0), and refuses bad
+//! input with a message naming the file.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use copycat_runtime::kafka::offsets::read_connector;
+use copycat_tests::*;
+
+fn copycat_bin() -> PathBuf {
+    // target/<profile>/deps/all-<hash> → target/<profile>/copycat
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().unwrap().parent().unwrap().join("copycat");
+    assert!(bin.is_file(), "{} is missing: build the workspace", bin.display());
+    bin
+}
+
+fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
+    eventually("copycat exits", Duration::from_secs(60), || child.try_wait().unwrap())
+}
+
+#[test]
+fn standalone_runs_connectors_and_stops_gracefully_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let topic = unique("cli");
+    let name = unique("cli-datagen");
+    let offsets = unique("offsets");
+    let worker_props = dir.path().join("worker.properties");
+    std::fs::write(
+        &worker_props,
+        format!(
+            "bootstrap.servers={}\nplugin.path={}\noffset.storage.topic={offsets}\noffset.flush.interval.ms=500\n",
+            bootstrap(),
+            plugin_dir().display()
+        ),
+    )
+    .unwrap();
+    let conn_props = dir.path().join("datagen.properties");
+    std::fs::write(
+        &conn_props,
+        format!("name={name}\nconnector.class=datagen\ntasks.max=2\ntopic={topic}\nstreams=2\ncount=1000\n"),
+    )
+    .unwrap();
+
+    let mut child = Command::new(copycat_bin())
+        .args(["standalone", worker_props.to_str().unwrap(), conn_props.to_str().unwrap()])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    eventually("2000 records", Duration::from_secs(60), || (topic_size(&topic) >= 2000).then_some(()));
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = wait_exit(&mut child);
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert!(exit.success(), "exit 0 after SIGTERM, got {exit:?}; stderr:\n{stderr}");
+    assert!(stderr.contains("task summary"), "prints a summary:\n{stderr}");
+    assert_eq!(topic_size(&topic), 2000);
+
+    // The final offsets were committed: each stream's last sequence number.
+    let cfg = worker_config(&offsets);
+    let committed = read_connector(&cfg, &name).unwrap();
+    assert_eq!(committed.get("stream-0").map(String::as_str), Some("999"), "{committed:?}");
+    assert_eq!(committed.get("stream-1").map(String::as_str), Some("999"), "{committed:?}");
+}
+
+#[test]
+fn standalone_refuses_bad_input_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let worker_props = dir.path().join("worker.properties");
+    std::fs::write(&worker_props, format!("bootstrap.servers={}\noffset.flush.interval.ms=soon\n", bootstrap())).unwrap();
+    let missing = dir.path().join("missing.properties");
+    let out = Command::new(copycat_bin())
+        .args(["standalone", worker_props.to_str().unwrap(), missing.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("offset.flush.interval.ms") && stderr.contains("worker.properties"),
+        "names the key and the file: {stderr}"
+    );
+
+    std::fs::write(&worker_props, format!("bootstrap.servers={}\n", bootstrap())).unwrap();
+    let out = Command::new(copycat_bin())
+        .args(["standalone", worker_props.to_str().unwrap(), missing.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("missing.properties"), "names the missing file: {stderr}");
+}

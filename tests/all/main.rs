@@ -1,0 +1,11 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+//! Copycat's integration tests, against a real Kafka broker
+//! (`KAFKA_BOOTSTRAP`, started by `just test`). One binary, a module per area.
+
+mod bad_input;
+mod cli;
+mod datagen;
+mod file;
+mod rebalance;
+mod sandbox;

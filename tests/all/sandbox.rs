@@ -1,0 +1,74 @@
+//! A connector that traps, one that loops forever and one that allocates
+//! past its memory cap each end FAILED with a clear reason, while another
+//! connector in the same worker keeps delivering.
+
+use std::time::Duration;
+
+use copycat_tests::*;
+
+#[test]
+fn misbehaving_connectors_fail_alone() {
+    let worker = start_worker(&unique("offsets"));
+    let good_topic = unique("healthy");
+    let good = unique("healthy");
+    worker
+        .start_connector(connector(
+            &worker,
+            &[
+                ("name", &good),
+                ("connector.class", "datagen"),
+                ("topic", &good_topic),
+                ("rate", "500"),
+                ("batch.size", "50"),
+            ],
+        ))
+        .unwrap();
+
+    let cases = [
+        ("trap", vec![], vec!["trapped", "fixture trap: deliberate panic in poll"]),
+        ("spin", vec![], vec!["CPU time limit of 2000 ms", "task.call.timeout.ms"]),
+        (
+            "memhog",
+            vec![("task.memory.max.bytes", "67108864")],
+            vec!["memory limit exceeded", "67108864", "task.memory.max.bytes"],
+        ),
+    ];
+    let mut names = Vec::new();
+    for (fixture_name, extra, _) in &cases {
+        let name = unique(fixture_name);
+        let topic = unique(fixture_name);
+        let path = fixture(fixture_name);
+        let mut pairs = vec![
+            ("name", name.as_str()),
+            ("connector.class", path.to_str().unwrap()),
+            ("topic", topic.as_str()),
+        ];
+        pairs.extend(extra.iter().copied());
+        worker.start_connector(connector(&worker, &pairs)).unwrap();
+        names.push((name, topic));
+    }
+    for ((name, topic), (fixture_name, _, expected)) in names.iter().zip(&cases) {
+        let trace = eventually(&format!("{fixture_name} fails"), Duration::from_secs(60), || {
+            match task_states(&worker, name).pop()? {
+                (s, trace) if s == "FAILED" => trace,
+                _ => None,
+            }
+        });
+        for needle in expected {
+            assert!(trace.contains(needle), "{fixture_name}: reason {trace:?} should mention {needle:?}");
+        }
+        if *fixture_name == "trap" {
+            // Records returned before the trap were delivered, not lost.
+            eventually("the trap fixture's first batch in Kafka", Duration::from_secs(30), || {
+                (topic_size(topic) > 0).then_some(())
+            });
+        }
+    }
+    // The healthy connector is untouched and still delivering.
+    let before = topic_size(&good_topic);
+    eventually("the healthy connector keeps delivering", Duration::from_secs(30), || {
+        (topic_size(&good_topic) > before + 100).then_some(())
+    });
+    assert_eq!(task_states(&worker, &good)[0].0, "RUNNING");
+    worker.shutdown();
+}
