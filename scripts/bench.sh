@@ -1,7 +1,30 @@
 #!/usr/bin/env bash
-# Placeholder: the throughput benchmark. `just bench` has already built the
-# connector components (build/plugins) and started Kafka (KAFKA_BOOTSTRAP).
+# Throughput benchmark: Copycat's datagen source component -> Kafka, against
+# a plain rdkafka producer loop with the same producer settings on the same
+# broker (the ceiling). Prints records/s, MB/s and the ratio Copycat/ceiling
+# for every run and the median. See docs/BENCHMARKS.md.
+#
+# `just bench` has already built the connector components (build/plugins) and
+# started Kafka; it sets KAFKA_BOOTSTRAP and COPYCAT_PLUGIN_DIR. Arguments go
+# to the benchmark binary, e.g.
+#   scripts/bench.sh --records 200000 --runs 5 --partitions 6
+#   scripts/bench.sh --only ceiling
+#   scripts/bench.sh --help
+#
+# Build profile: dev, NOT --release. In the dev profile all dependencies
+# (wasmtime, cranelift, librdkafka's Rust side, ...) are built with
+# opt-level 3 and the copycat-runtime crate with opt-level 2 (root
+# Cargo.toml), so the hot paths are optimised without a ~10 minute release
+# build of wasmtime. The benchmark crate itself (which holds the ceiling's
+# producer loop) is raised to opt-level 2 here, with --config, so the
+# ceiling is not handicapped by unoptimised code.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-echo "Kafka: ${KAFKA_BOOTSTRAP:-$(scripts/kafka.sh bootstrap)}"
-echo "TODO: benchmark not written yet"
+
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/copycat/target}"
+export KAFKA_BOOTSTRAP="${KAFKA_BOOTSTRAP:-$(scripts/kafka.sh bootstrap)}"
+export COPYCAT_PLUGIN_DIR="${COPYCAT_PLUGIN_DIR:-$PWD/build/plugins}"
+
+exec cargo run --quiet -p copycat-bench \
+    --config 'profile.dev.package.copycat-bench.opt-level=2' \
+    -- "$@"

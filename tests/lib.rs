@@ -160,7 +160,9 @@ pub fn read_topic(topic: &str) -> Vec<Read> {
     let mut tpl = TopicPartitionList::new();
     let mut ends = BTreeMap::new();
     for p in md.topics()[0].partitions() {
-        let (lo, hi) = consumer.fetch_watermarks(topic, p.id(), Duration::from_secs(10)).unwrap();
+        let (lo, hi) = consumer
+            .fetch_watermarks(topic, p.id(), Duration::from_secs(10))
+            .unwrap();
         if hi > lo {
             ends.insert(p.id(), hi);
             tpl.add_partition_offset(topic, p.id(), Offset::Beginning).unwrap();
@@ -173,7 +175,10 @@ pub fn read_topic(topic: &str) -> Vec<Read> {
     consumer.assign(&tpl).unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     while !ends.is_empty() {
-        assert!(Instant::now() < deadline, "reading {topic} timed out; still missing {ends:?}");
+        assert!(
+            Instant::now() < deadline,
+            "reading {topic} timed out; still missing {ends:?}"
+        );
         let Some(m) = consumer.poll(Duration::from_millis(200)) else {
             continue;
         };
@@ -219,7 +224,10 @@ pub fn eventually<T>(what: &str, timeout: Duration, mut check: impl FnMut() -> O
         if let Some(v) = check() {
             return v;
         }
-        assert!(Instant::now() < deadline, "timed out after {timeout:?} waiting for: {what}");
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {timeout:?} waiting for: {what}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }

@@ -107,10 +107,14 @@ impl TaskHandle {
         }
         if t.is_finished() {
             if t.join().is_err() {
-                self.status.set(TaskState::Failed, Some("the task thread panicked".into()));
+                self.status
+                    .set(TaskState::Failed, Some("the task thread panicked".into()));
             }
         } else {
-            tracing::warn!(timeout_ms = timeout.as_millis() as u64, "task did not stop in time (task.shutdown.graceful.timeout.ms); abandoning it");
+            tracing::warn!(
+                timeout_ms = timeout.as_millis() as u64,
+                "task did not stop in time (task.shutdown.graceful.timeout.ms); abandoning it"
+            );
         }
     }
 }
@@ -231,13 +235,20 @@ impl Worker {
         if declared != plugin.kind {
             problems.push((
                 "connector.class".to_owned(),
-                format!("{} describes itself as a {declared:?} but implements the {:?} world", path.display(), plugin.kind),
+                format!(
+                    "{} describes itself as a {declared:?} but implements the {:?} world",
+                    path.display(),
+                    plugin.kind
+                ),
             ));
         }
         if plugin.kind == WorldKind::Sink {
             match (cfg.topics.is_empty(), cfg.topics_regex.is_some()) {
                 (true, false) => problems.push(("topics".into(), "a sink needs `topics` or `topics.regex`".into())),
-                (false, true) => problems.push(("topics.regex".into(), "set either `topics` or `topics.regex`, not both".into())),
+                (false, true) => problems.push((
+                    "topics.regex".into(),
+                    "set either `topics` or `topics.regex`, not both".into(),
+                )),
                 _ => {}
             }
         }
@@ -277,13 +288,14 @@ impl Worker {
             return Err(WorkerError::Duplicate(cfg.name));
         }
         let (plugin, info, mut guest) = self.validate(&cfg)?;
-        let task_configs: Vec<WitConfig> = guest
-            .task_configs(&cfg.wit_config(), cfg.tasks_max)
-            .map_err(|source| WorkerError::Guest {
-                connector: cfg.name.clone(),
-                call: "task-configs",
-                source,
-            })?;
+        let task_configs: Vec<WitConfig> =
+            guest
+                .task_configs(&cfg.wit_config(), cfg.tasks_max)
+                .map_err(|source| WorkerError::Guest {
+                    connector: cfg.name.clone(),
+                    call: "task-configs",
+                    source,
+                })?;
         if task_configs.len() > cfg.tasks_max as usize {
             return Err(WorkerError::Guest {
                 connector: cfg.name.clone(),
@@ -348,7 +360,9 @@ impl Worker {
     /// A connector's status.
     pub fn status(&self, name: &str) -> Result<ConnectorStatus, WorkerError> {
         let map = self.lock();
-        let c = map.get(name).ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+        let c = map
+            .get(name)
+            .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
         Ok(ConnectorStatus {
             name: name.to_owned(),
             kind: match c.kind {
@@ -363,7 +377,9 @@ impl Worker {
     /// The counters of a connector's tasks.
     pub fn task_metrics(&self, name: &str) -> Result<Vec<Arc<task::TaskMetrics>>, WorkerError> {
         let map = self.lock();
-        let c = map.get(name).ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+        let c = map
+            .get(name)
+            .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
         Ok(c.tasks.iter().map(|t| t.status.metrics.clone()).collect())
     }
 
@@ -373,7 +389,9 @@ impl Worker {
         let timeout = self.config.task_shutdown_timeout + self.config.offset_flush_timeout;
         let handle = {
             let mut map = self.lock();
-            let c = map.get_mut(name).ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+            let c = map
+                .get_mut(name)
+                .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
             let t = c
                 .tasks
                 .get_mut(task as usize)

@@ -21,10 +21,16 @@ fn bad_configs_and_components_are_refused_with_clear_errors() {
     let err = ConnectorConfig::from_props(props(&[("name", "x")]), worker.config())
         .unwrap_err()
         .to_string();
-    assert!(err.contains("connector.class") && err.contains("missing required"), "{err}");
+    assert!(
+        err.contains("connector.class") && err.contains("missing required"),
+        "{err}"
+    );
 
     // A key the plugin requires is missing, another has the wrong type.
-    let err = start_err(&worker, &[("name", "dg"), ("connector.class", "datagen"), ("streams", "many")]);
+    let err = start_err(
+        &worker,
+        &[("name", "dg"), ("connector.class", "datagen"), ("streams", "many")],
+    );
     assert!(err.contains("topic: missing required"), "{err}");
     assert!(err.contains("streams: invalid value 'many'"), "{err}");
     assert!(err.contains("connector 'dg'"), "{err}");
@@ -32,27 +38,64 @@ fn bad_configs_and_components_are_refused_with_clear_errors() {
     // A sink without topics.
     let err = start_err(
         &worker,
-        &[("name", "fs"), ("connector.class", "file-sink"), ("directory", "/tmp/x")],
+        &[
+            ("name", "fs"),
+            ("connector.class", "file-sink"),
+            ("directory", "/tmp/x"),
+        ],
     );
     assert!(err.contains("topics"), "{err}");
 
     // An unknown connector.class.
-    let err = start_err(&worker, &[("name", "u"), ("connector.class", "no-such-plugin"), ("topic", "t")]);
-    assert!(err.contains("connector.class 'no-such-plugin'") && err.contains("plugin.path"), "{err}");
+    let err = start_err(
+        &worker,
+        &[("name", "u"), ("connector.class", "no-such-plugin"), ("topic", "t")],
+    );
+    assert!(
+        err.contains("connector.class 'no-such-plugin'") && err.contains("plugin.path"),
+        "{err}"
+    );
 
     // A file that is not a component: text, and a core module.
     let text = dir.path().join("notes.wasm");
     std::fs::write(&text, "this is not wasm").unwrap();
-    let err = start_err(&worker, &[("name", "t"), ("connector.class", text.to_str().unwrap()), ("topic", "t")]);
-    assert!(err.contains("notes.wasm") && err.contains("not a WebAssembly component"), "{err}");
+    let err = start_err(
+        &worker,
+        &[
+            ("name", "t"),
+            ("connector.class", text.to_str().unwrap()),
+            ("topic", "t"),
+        ],
+    );
+    assert!(
+        err.contains("notes.wasm") && err.contains("not a WebAssembly component"),
+        "{err}"
+    );
     let core = dir.path().join("core.wasm");
     std::fs::write(&core, b"\0asm\x01\0\0\0").unwrap();
-    let err = start_err(&worker, &[("name", "c"), ("connector.class", core.to_str().unwrap()), ("topic", "t")]);
-    assert!(err.contains("core.wasm") && err.contains("core WebAssembly module"), "{err}");
+    let err = start_err(
+        &worker,
+        &[
+            ("name", "c"),
+            ("connector.class", core.to_str().unwrap()),
+            ("topic", "t"),
+        ],
+    );
+    assert!(
+        err.contains("core.wasm") && err.contains("core WebAssembly module"),
+        "{err}"
+    );
 
     // A component implementing another world (a wasi:cli command).
     let wrong = fixture("wrong-world");
-    let err = start_err(&worker, &[("name", "w"), ("connector.class", wrong.to_str().unwrap()), ("topic", "t")]);
+    let err = start_err(
+        &worker,
+        &[
+            ("name", "w"),
+            ("connector.class", wrong.to_str().unwrap()),
+            ("topic", "t"),
+        ],
+    );
     assert!(err.contains("does not implement the copycat:connector@0.1.0"), "{err}");
     assert!(err.contains("wasi:cli/run"), "names what it exports instead: {err}");
 
@@ -62,12 +105,19 @@ fn bad_configs_and_components_are_refused_with_clear_errors() {
     worker
         .start_connector(connector(
             &worker,
-            &[("name", &name), ("connector.class", "datagen"), ("topic", &topic), ("count", "10")],
+            &[
+                ("name", &name),
+                ("connector.class", "datagen"),
+                ("topic", &topic),
+                ("count", "10"),
+            ],
         ))
         .unwrap();
-    eventually("the good connector delivers", std::time::Duration::from_secs(60), || {
-        (topic_size(&topic) == 10).then_some(())
-    });
+    eventually(
+        "the good connector delivers",
+        std::time::Duration::from_secs(60),
+        || (topic_size(&topic) == 10).then_some(()),
+    );
     assert!(worker.connectors().contains(&name));
     assert_eq!(worker.connectors().len(), 1, "refused connectors are not registered");
     worker.shutdown();

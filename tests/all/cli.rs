@@ -45,11 +45,17 @@ fn standalone_runs_connectors_and_stops_gracefully_on_sigterm() {
     .unwrap();
 
     let mut child = Command::new(copycat_bin())
-        .args(["standalone", worker_props.to_str().unwrap(), conn_props.to_str().unwrap()])
+        .args([
+            "standalone",
+            worker_props.to_str().unwrap(),
+            conn_props.to_str().unwrap(),
+        ])
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    eventually("2000 records", Duration::from_secs(60), || (topic_size(&topic) >= 2000).then_some(()));
+    eventually("2000 records", Duration::from_secs(60), || {
+        (topic_size(&topic) >= 2000).then_some(())
+    });
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -65,15 +71,27 @@ fn standalone_runs_connectors_and_stops_gracefully_on_sigterm() {
     // The final offsets were committed: each stream's last sequence number.
     let cfg = worker_config(&offsets);
     let committed = read_connector(&cfg, &name).unwrap();
-    assert_eq!(committed.get("stream-0").map(String::as_str), Some("999"), "{committed:?}");
-    assert_eq!(committed.get("stream-1").map(String::as_str), Some("999"), "{committed:?}");
+    assert_eq!(
+        committed.get("stream-0").map(String::as_str),
+        Some("999"),
+        "{committed:?}"
+    );
+    assert_eq!(
+        committed.get("stream-1").map(String::as_str),
+        Some("999"),
+        "{committed:?}"
+    );
 }
 
 #[test]
 fn standalone_refuses_bad_input_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let worker_props = dir.path().join("worker.properties");
-    std::fs::write(&worker_props, format!("bootstrap.servers={}\noffset.flush.interval.ms=soon\n", bootstrap())).unwrap();
+    std::fs::write(
+        &worker_props,
+        format!("bootstrap.servers={}\noffset.flush.interval.ms=soon\n", bootstrap()),
+    )
+    .unwrap();
     let missing = dir.path().join("missing.properties");
     let out = Command::new(copycat_bin())
         .args(["standalone", worker_props.to_str().unwrap(), missing.to_str().unwrap()])
@@ -93,5 +111,8 @@ fn standalone_refuses_bad_input_naming_the_file() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("missing.properties"), "names the missing file: {stderr}");
+    assert!(
+        stderr.contains("missing.properties"),
+        "names the missing file: {stderr}"
+    );
 }

@@ -9,7 +9,11 @@ use copycat_tests::*;
 /// Parse `stream-<i>:<seq>` keys.
 fn parse_key(key: &str) -> (u32, u64) {
     let (stream, seq) = key.split_once(':').expect("key has a ':'");
-    let i = stream.strip_prefix("stream-").expect("key starts with stream-").parse().unwrap();
+    let i = stream
+        .strip_prefix("stream-")
+        .expect("key starts with stream-")
+        .parse()
+        .unwrap();
     (i, seq.parse().unwrap())
 }
 
@@ -33,7 +37,11 @@ fn datagen_writes_exactly_the_expected_records() {
         ],
     );
     worker.start_connector(cfg).unwrap();
-    assert_eq!(worker.status(&name).unwrap().tasks.len(), 2, "3 streams over tasks.max=2");
+    assert_eq!(
+        worker.status(&name).unwrap().tasks.len(),
+        2,
+        "3 streams over tasks.max=2"
+    );
     eventually("600 records in Kafka", Duration::from_secs(60), || {
         (topic_size(&topic) >= 600).then_some(())
     });
@@ -89,7 +97,10 @@ fn restart_resumes_from_committed_offsets_without_gaps() {
     // Graceful stop: stop polling, wait for acks, commit offsets.
     first.shutdown();
     let before_restart = topic_size(&topic);
-    assert!(before_restart < total, "stopped before the end ({before_restart} of {total})");
+    assert!(
+        before_restart < total,
+        "stopped before the end ({before_restart} of {total})"
+    );
 
     let second = start_worker(&offsets);
     second.start_connector(connector(&second, &pairs)).unwrap();
@@ -112,7 +123,15 @@ fn restart_resumes_from_committed_offsets_without_gaps() {
         // was committed, so nothing is sent twice. (After a crash, at most
         // the records of batches not yet committed — `batch.size` per task —
         // would be repeated.)
-        assert_eq!(produced - seqs.len(), 0, "stream {stream}: duplicates after a graceful restart");
-        assert_eq!(seqs, (0..3000).collect::<Vec<u64>>(), "stream {stream}: gaps after the restart");
+        assert_eq!(
+            produced - seqs.len(),
+            0,
+            "stream {stream}: duplicates after a graceful restart"
+        );
+        assert_eq!(
+            seqs,
+            (0..3000).collect::<Vec<u64>>(),
+            "stream {stream}: gaps after the restart"
+        );
     }
 }

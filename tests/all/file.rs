@@ -67,7 +67,10 @@ fn file_source_to_kafka_to_file_sink_round_trips_lines() {
         (text.lines().count() >= 800).then_some(text)
     });
     for name in [&source, &sink] {
-        assert!(task_states(&worker, name).iter().all(|(s, _)| s == "RUNNING"), "{name} runs");
+        assert!(
+            task_states(&worker, name).iter().all(|(s, _)| s == "RUNNING"),
+            "{name} runs"
+        );
     }
     worker.shutdown();
 

@@ -25,8 +25,16 @@ fn misbehaving_connectors_fail_alone() {
         .unwrap();
 
     let cases = [
-        ("trap", vec![], vec!["trapped", "fixture trap: deliberate panic in poll"]),
-        ("spin", vec![], vec!["CPU time limit of 2000 ms", "task.call.timeout.ms"]),
+        (
+            "trap",
+            vec![],
+            vec!["trapped", "fixture trap: deliberate panic in poll"],
+        ),
+        (
+            "spin",
+            vec![],
+            vec!["CPU time limit of 2000 ms", "task.call.timeout.ms"],
+        ),
         (
             "memhog",
             vec![("task.memory.max.bytes", "67108864")],
@@ -48,27 +56,36 @@ fn misbehaving_connectors_fail_alone() {
         names.push((name, topic));
     }
     for ((name, topic), (fixture_name, _, expected)) in names.iter().zip(&cases) {
-        let trace = eventually(&format!("{fixture_name} fails"), Duration::from_secs(60), || {
-            match task_states(&worker, name).pop()? {
+        let trace = eventually(
+            &format!("{fixture_name} fails"),
+            Duration::from_secs(60),
+            || match task_states(&worker, name).pop()? {
                 (s, trace) if s == "FAILED" => trace,
                 _ => None,
-            }
-        });
+            },
+        );
         for needle in expected {
-            assert!(trace.contains(needle), "{fixture_name}: reason {trace:?} should mention {needle:?}");
+            assert!(
+                trace.contains(needle),
+                "{fixture_name}: reason {trace:?} should mention {needle:?}"
+            );
         }
         if *fixture_name == "trap" {
             // Records returned before the trap were delivered, not lost.
-            eventually("the trap fixture's first batch in Kafka", Duration::from_secs(30), || {
-                (topic_size(topic) > 0).then_some(())
-            });
+            eventually(
+                "the trap fixture's first batch in Kafka",
+                Duration::from_secs(30),
+                || (topic_size(topic) > 0).then_some(()),
+            );
         }
     }
     // The healthy connector is untouched and still delivering.
     let before = topic_size(&good_topic);
-    eventually("the healthy connector keeps delivering", Duration::from_secs(30), || {
-        (topic_size(&good_topic) > before + 100).then_some(())
-    });
+    eventually(
+        "the healthy connector keeps delivering",
+        Duration::from_secs(30),
+        || (topic_size(&good_topic) > before + 100).then_some(()),
+    );
     assert_eq!(task_states(&worker, &good)[0].0, "RUNNING");
     worker.shutdown();
 }

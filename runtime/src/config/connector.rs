@@ -64,7 +64,10 @@ impl ConnectorConfig {
             r.problems.push(("tasks.max".into(), "must be at least 1".into()));
         }
         if name.contains(['/', '\\']) || name.chars().any(char::is_control) {
-            r.problems.push(("name".into(), format!("'{name}' must not contain '/', '\\' or control characters")));
+            r.problems.push((
+                "name".into(),
+                format!("'{name}' must not contain '/', '\\' or control characters"),
+            ));
         }
         let grants = match FileGrants::parse(r.str("grants.fs.read"), r.str("grants.fs.write")) {
             Ok(g) => g,

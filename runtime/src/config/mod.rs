@@ -55,7 +55,10 @@ pub fn load_properties(path: &Path) -> Result<Props, ConfigError> {
         path: path.to_owned(),
         reason: e.to_string(),
     })?;
-    Ok(map.into_iter().map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned())).collect())
+    Ok(map
+        .into_iter()
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect())
 }
 
 /// Typed access to [`Props`] that collects problems instead of stopping at
@@ -81,7 +84,8 @@ impl<'a> Reader<'a> {
         match self.str(key) {
             Some(v) => v.to_owned(),
             None => {
-                self.problems.push((key.to_owned(), "missing required configuration".to_owned()));
+                self.problems
+                    .push((key.to_owned(), "missing required configuration".to_owned()));
                 String::new()
             }
         }
@@ -96,7 +100,8 @@ impl<'a> Reader<'a> {
             Some(v) => match v.parse() {
                 Ok(x) => x,
                 Err(e) => {
-                    self.problems.push((key.to_owned(), format!("invalid value '{v}': {e}")));
+                    self.problems
+                        .push((key.to_owned(), format!("invalid value '{v}': {e}")));
                     default
                 }
             },

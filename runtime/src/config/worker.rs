@@ -112,13 +112,18 @@ impl WorkerConfig {
             raw: props.clone(),
         };
         if cfg.offset_storage_partitions < 1 {
-            r.problems.push(("offset.storage.partitions".into(), "must be at least 1".into()));
+            r.problems
+                .push(("offset.storage.partitions".into(), "must be at least 1".into()));
         }
         if cfg.limits.memory_bytes < 1024 * 1024 {
-            r.problems.push(("task.memory.max.bytes".into(), "must be at least 1048576 (1 MiB)".into()));
+            r.problems.push((
+                "task.memory.max.bytes".into(),
+                "must be at least 1048576 (1 MiB)".into(),
+            ));
         }
         if cfg.limits.call_timeout.is_zero() {
-            r.problems.push(("task.call.timeout.ms".into(), "must be positive".into()));
+            r.problems
+                .push(("task.call.timeout.ms".into(), "must be positive".into()));
         }
         r.finish(String::new())?;
         for key in props.keys() {

@@ -11,8 +11,8 @@ use super::{EPOCH_TICK, Plugin, WasmEngine};
 use crate::host::{TaskHost, TaskLimits, WorldKind};
 
 pub use super::bindings::types::{
-    ConfigKey, ConfigProblem, ConfigType, ConnectorKind, Header, Importance, PluginInfo, SinkRecord,
-    SourcePosition, SourceRecord, TopicPartition, TopicPartitionOffset,
+    ConfigKey, ConfigProblem, ConfigType, ConnectorKind, Header, Importance, PluginInfo, SinkRecord, SourcePosition,
+    SourceRecord, TopicPartition, TopicPartitionOffset,
 };
 
 use super::bindings::types::ConnectorError;

@@ -14,9 +14,7 @@ pub struct ClockCtx {
 
 impl ClockCtx {
     pub(crate) fn new() -> Self {
-        Self {
-            origin: Instant::now(),
-        }
+        Self { origin: Instant::now() }
     }
 }
 

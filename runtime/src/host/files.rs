@@ -159,10 +159,7 @@ impl files::Host for FilesCtx {
 
     fn sync(&mut self, path: String) -> Result<(), FileError> {
         let p = self.grants.check(&path, Access::Write)?;
-        let f = OpenOptions::new()
-            .append(true)
-            .open(&p)
-            .map_err(|e| io_error(&p, e))?;
+        let f = OpenOptions::new().append(true).open(&p).map_err(|e| io_error(&p, e))?;
         f.sync_all().map_err(|e| io_error(&p, e))
     }
 }

@@ -40,17 +40,16 @@ pub struct TaskHost {
 
 impl TaskHost {
     /// Store data for one task (or for the connector-level instance).
-    pub fn new(
-        ident: TaskIdent,
-        limits: &TaskLimits,
-        offsets: Arc<OffsetSnapshot>,
-        grants: FileGrants,
-    ) -> Self {
+    pub fn new(ident: TaskIdent, limits: &TaskLimits, offsets: Arc<OffsetSnapshot>, grants: FileGrants) -> Self {
         let ident = Arc::new(ident);
         let stderr_tail = StderrTail::default();
         let wasi = WasiCtx::builder()
             .stdout(stdio::LogStream::new(ident.clone(), "stdout", None))
-            .stderr(stdio::LogStream::new(ident.clone(), "stderr", Some(stderr_tail.clone())))
+            .stderr(stdio::LogStream::new(
+                ident.clone(),
+                "stderr",
+                Some(stderr_tail.clone()),
+            ))
             .build();
         Self {
             wasi,

@@ -9,8 +9,8 @@ use tokio::io::AsyncWrite;
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 
 use super::logging::{TaskIdent, emit};
-use crate::engine::guest::StderrTail;
 use crate::engine::bindings::logging::Level;
+use crate::engine::guest::StderrTail;
 
 /// Longest partial line buffered before it is logged anyway.
 const MAX_PENDING: usize = 8 * 1024;

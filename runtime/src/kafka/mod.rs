@@ -68,8 +68,7 @@ pub async fn ensure_compacted_topic(
     let admin: AdminClient<DefaultClientContext> = client_config(worker, &worker.admin, &Props::new())
         .create()
         .map_err(|e| KafkaError::new("creating the admin client", e))?;
-    let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(replication))
-        .set("cleanup.policy", "compact");
+    let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(replication)).set("cleanup.policy", "compact");
     let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
     let results = admin
         .create_topics([&new], &opts)

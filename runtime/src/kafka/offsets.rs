@@ -129,7 +129,10 @@ mod tests {
             decode(&key, Some(&v)),
             Some(("files".into(), "/data/a \"b\".txt".into(), Some("1234".into())))
         );
-        assert_eq!(decode(&key, None), Some(("files".into(), "/data/a \"b\".txt".into(), None)));
+        assert_eq!(
+            decode(&key, None),
+            Some(("files".into(), "/data/a \"b\".txt".into(), None))
+        );
         assert_eq!(decode(b"not json", None), None);
     }
 }

@@ -29,6 +29,8 @@ struct SinkShared {
     /// Next offset to commit per assigned partition (after the last record
     /// handed to `put`).
     next: BTreeMap<Tp, i64>,
+    /// What was last committed to the group.
+    committed: BTreeMap<Tp, i64>,
     /// Set when the task stops, so the final revocation only unassigns.
     closed: bool,
     failure: Option<String>,
@@ -42,7 +44,7 @@ struct SinkShared {
 impl SinkShared {
     /// Flush the guest and, if it succeeds, commit `next` to the group.
     fn flush_and_commit(&mut self, consumer: &BaseConsumer<SinkContext>) -> Result<(), TaskFailure> {
-        if self.next.is_empty() {
+        if self.next.is_empty() || (self.unflushed == 0 && self.next == self.committed) {
             return Ok(());
         }
         let offsets: Vec<TopicPartitionOffset> = self
@@ -73,6 +75,7 @@ impl SinkShared {
             .commit(&tpl, CommitMode::Sync)
             .map_err(|e| KafkaError::new("committing consumer offsets after a successful flush", e))?;
         self.metrics.offset_commits.fetch_add(1, Ordering::Relaxed);
+        self.committed = self.next.clone();
         Ok(())
     }
 
@@ -118,7 +121,9 @@ impl ConsumerContext for SinkContext {
                     match sh.guest.sink_open(&parts) {
                         Ok(offsets) => {
                             for o in offsets {
-                                if let Err(e) = tpl.set_partition_offset(&o.topic, o.partition, Offset::Offset(o.offset)) {
+                                if let Err(e) =
+                                    tpl.set_partition_offset(&o.topic, o.partition, Offset::Offset(o.offset))
+                                {
                                     sh.fail(KafkaError::new("seeking to the offsets returned by open", e).into());
                                 }
                             }
@@ -142,7 +147,9 @@ impl ConsumerContext for SinkContext {
                     }
                 }
                 for p in &parts {
-                    sh.next.remove(&(p.topic.clone(), p.partition));
+                    let tp = (p.topic.clone(), p.partition);
+                    sh.next.remove(&tp);
+                    sh.committed.remove(&tp);
                 }
                 if let Err(e) = consumer.unassign() {
                     tracing::warn!(error = %e, "unassigning partitions failed");
@@ -193,6 +200,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     let shared = Arc::new(Mutex::new(SinkShared {
         guest,
         next: BTreeMap::new(),
+        committed: BTreeMap::new(),
         closed: false,
         failure: None,
         metrics: ctx.status.metrics.clone(),
@@ -207,7 +215,10 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         .set("enable.auto.commit", "false")
         .set("enable.auto.offset.store", "false")
         .set("isolation.level", "read_committed");
-    for (k, v) in [("auto.offset.reset", "earliest"), ("partition.assignment.strategy", "range,roundrobin")] {
+    for (k, v) in [
+        ("auto.offset.reset", "earliest"),
+        ("partition.assignment.strategy", "range,roundrobin"),
+    ] {
         if !ctx.worker.consumer.contains_key(k) && !ctx.connector.consumer_overrides.contains_key(k) {
             cfg.set(k, v);
         }
@@ -275,7 +286,11 @@ fn subscribe(ctx: &TaskContext, consumer: &BaseConsumer<SinkContext>) -> Result<
     let pattern;
     let topics: Vec<&str> = match &c.topics_regex {
         Some(re) => {
-            pattern = if re.starts_with('^') { re.clone() } else { format!("^{re}") };
+            pattern = if re.starts_with('^') {
+                re.clone()
+            } else {
+                format!("^{re}")
+            };
             vec![pattern.as_str()]
         }
         None => c.topics.iter().map(String::as_str).collect(),

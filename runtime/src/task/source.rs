@@ -61,7 +61,6 @@ impl AckState {
         }
         merged
     }
-
 }
 
 /// Delivery callbacks: run inside `producer.poll`, on the task's thread.
@@ -183,7 +182,10 @@ impl SourceRunner<'_> {
                 Ok(r) => r,
                 Err(GuestError::Retriable(msg)) => {
                     tracing::warn!(%msg, "poll failed with a retriable error; retrying");
-                    pause(self.ctx, self.ctx.connector.idle_backoff.max(Duration::from_millis(100)));
+                    pause(
+                        self.ctx,
+                        self.ctx.connector.idle_backoff.max(Duration::from_millis(100)),
+                    );
                     continue;
                 }
                 Err(e) => return Err(e.into()),
@@ -339,7 +341,9 @@ impl SourceRunner<'_> {
     /// Wait for every record in flight, commit the last offsets, and notify
     /// the guest; each wait bounded by `offset.flush.timeout.ms`.
     fn drain(&mut self) -> Result<(), TaskFailure> {
-        self.wait_for("records", |st| st.batches.iter().all(|b| b.pending == 0) && st.writes.is_empty())?;
+        self.wait_for("records", |st| {
+            st.batches.iter().all(|b| b.pending == 0) && st.writes.is_empty()
+        })?;
         self.commit_offsets()?;
         self.wait_for("offsets", |st| st.writes.is_empty())?;
         self.notify_durable();
