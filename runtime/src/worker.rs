@@ -69,6 +69,28 @@ pub enum WorkerError {
     /// The worker could not start.
     #[error("starting the worker: {0}")]
     Start(String),
+    /// A problem in a config file, named.
+    #[error("{}: {source}", .path.display())]
+    InFile {
+        /// The config file.
+        path: PathBuf,
+        /// The problem.
+        source: Box<WorkerError>,
+    },
+}
+
+/// A connector config that passed validation, ready to start.
+pub struct Validated {
+    plugin: Arc<Plugin>,
+    info: PluginInfo,
+    guest: Guest,
+}
+
+impl Validated {
+    /// What the plugin says about itself.
+    pub fn info(&self) -> &PluginInfo {
+        &self.info
+    }
 }
 
 /// A connector's status, in Kafka Connect's shape.
@@ -217,7 +239,7 @@ impl Worker {
     /// Load the connector's component and check its config: host-level keys,
     /// the plugin's config definition (required keys, types), then the
     /// connector's own `validate`. Every problem is reported, by key.
-    pub fn validate(&self, cfg: &ConnectorConfig) -> Result<(Arc<Plugin>, PluginInfo, Guest), WorkerError> {
+    pub fn validate(&self, cfg: &ConnectorConfig) -> Result<Validated, WorkerError> {
         let path = self.resolve_class(&cfg.name, &cfg.connector_class)?;
         let plugin = self.engine.load(&path)?;
         let mut guest = self.connector_guest(cfg, &plugin)?;
@@ -279,7 +301,7 @@ impl Worker {
             }
             .into());
         }
-        Ok((plugin, info, guest))
+        Ok(Validated { plugin, info, guest })
     }
 
     /// Validate a connector, split it into tasks and start them.
@@ -287,7 +309,20 @@ impl Worker {
         if self.lock().contains_key(&cfg.name) {
             return Err(WorkerError::Duplicate(cfg.name));
         }
-        let (plugin, info, mut guest) = self.validate(&cfg)?;
+        let validated = self.validate(&cfg)?;
+        self.start_validated(cfg, validated)
+    }
+
+    /// Split an already validated connector into tasks and start them.
+    pub fn start_validated(&self, cfg: ConnectorConfig, validated: Validated) -> Result<(), WorkerError> {
+        if self.lock().contains_key(&cfg.name) {
+            return Err(WorkerError::Duplicate(cfg.name));
+        }
+        let Validated {
+            plugin,
+            info,
+            mut guest,
+        } = validated;
         let task_configs: Vec<WitConfig> =
             guest
                 .task_configs(&cfg.wit_config(), cfg.tasks_max)

@@ -115,4 +115,44 @@ fn standalone_refuses_bad_input_naming_the_file() {
         stderr.contains("missing.properties"),
         "names the missing file: {stderr}"
     );
+
+    // Every connector config is checked before any connector starts: a bad
+    // second file means the first never produces.
+    let topic = unique("never");
+    let good = dir.path().join("good.properties");
+    std::fs::write(
+        &good,
+        format!(
+            "name={}\nconnector.class=datagen\ntopic={topic}\ncount=10\n",
+            unique("good")
+        ),
+    )
+    .unwrap();
+    let bad = dir.path().join("bad.properties");
+    std::fs::write(&bad, "name=bad\nconnector.class=no-such-plugin\n").unwrap();
+    std::fs::write(
+        &worker_props,
+        format!(
+            "bootstrap.servers={}\nplugin.path={}\n",
+            bootstrap(),
+            plugin_dir().display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(copycat_bin())
+        .args([
+            "standalone",
+            worker_props.to_str().unwrap(),
+            good.to_str().unwrap(),
+            bad.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("bad.properties") && stderr.contains("connector.class 'no-such-plugin'"),
+        "names the file and the key: {stderr}"
+    );
+    assert_eq!(topic_size(&topic), 0, "the good connector never started");
 }

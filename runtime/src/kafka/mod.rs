@@ -3,7 +3,7 @@
 
 pub mod offsets;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
@@ -51,6 +51,9 @@ pub fn producer_config(worker: &WorkerConfig, overrides: &Props) -> ClientConfig
     cfg.set("enable.idempotence", "true");
     cfg.set("acks", "all");
     cfg.set("linger.ms", "5");
+    // Java's partitioner, so a key lands on the same partition as with Kafka
+    // Connect or any Java producer.
+    cfg.set("partitioner", "murmur2_random");
     cfg.set("client.id", "copycat-producer");
     for (k, v) in worker.producer.iter().chain(overrides.iter()) {
         cfg.set(k, v);
@@ -85,5 +88,31 @@ pub async fn ensure_compacted_topic(
             }
         }
     }
-    Ok(())
+    // A new topic's partitions need a leader before anyone can read them.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let ready = admin
+            .inner()
+            .fetch_metadata(Some(topic), Duration::from_secs(5))
+            .map(|md| {
+                md.topics().iter().all(|t| {
+                    t.error().is_none()
+                        && !t.partitions().is_empty()
+                        && t.partitions().iter().all(|p| p.error().is_none() && p.leader() >= 0)
+                })
+            });
+        match ready {
+            Ok(true) => return Ok(()),
+            Err(e) if Instant::now() >= deadline => {
+                return Err(KafkaError::new(format!("waiting for the partitions of {topic}"), e));
+            }
+            _ if Instant::now() >= deadline => {
+                return Err(KafkaError::new(
+                    format!("waiting for the partitions of {topic} to get a leader (30 s)"),
+                    rdkafka::error::KafkaError::AdminOp(RDKafkaErrorCode::LeaderNotAvailable),
+                ));
+            }
+            _ => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
 }
