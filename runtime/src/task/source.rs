@@ -2,15 +2,15 @@
 //! commit the batches' source offsets once Kafka acknowledged every record
 //! up to them (at-least-once).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rdkafka::ClientContext;
 use rdkafka::error::{KafkaError as RdKafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header as KHeader, OwnedHeaders};
-use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
+use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
 
 use super::{TaskContext, TaskFailure, TaskState, pause};
 use crate::engine::guest::{Guest, GuestError, SourcePosition, SourceRecord};
@@ -18,76 +18,56 @@ use crate::host::TaskHost;
 use crate::kafka::offsets::{offset_key, offset_value, read_connector};
 use crate::kafka::{KafkaError, producer_config};
 
-/// Low bit of a delivery opaque: 0 = a data batch, 1 = an offset commit.
+/// Low bit of a delivery opaque: 0 = a data batch, 1 = an offsets write.
 const KIND_OFFSETS: usize = 1;
+
+/// Batches in flight at once; each has a slot in a ring of counters, so a
+/// delivery callback is one atomic decrement (no lock, no lookup).
+const RING: usize = 1024;
 
 /// Records of one poll still waiting for Kafka's acknowledgement.
 struct Batch {
-    pending: usize,
+    id: u64,
     /// Latest offset per source partition in this batch.
     offsets: Vec<(String, String)>,
 }
 
-/// An offsets write waiting for its acknowledgement.
-struct OffsetWrite {
-    id: u64,
-    pending: usize,
-    positions: Vec<SourcePosition>,
-}
-
-#[derive(Default)]
-struct AckState {
-    /// Id of `batches[0]`.
-    first_batch: u64,
-    batches: VecDeque<Batch>,
-    writes: VecDeque<OffsetWrite>,
-    next_write: u64,
-    /// Offsets durable in the offsets topic, not yet told to the guest.
-    durable: Vec<SourcePosition>,
+/// State shared with the delivery callbacks, which run on the producer's
+/// polling thread.
+struct Acks {
+    /// Unacknowledged records per batch slot (`id % RING`).
+    pending: Box<[AtomicUsize]>,
+    /// Unacknowledged records of the offsets write in flight.
+    offsets_pending: AtomicUsize,
+    /// Records acknowledged so far.
+    acked: AtomicU64,
     /// The first delivery failure; it fails the task.
-    failure: Option<String>,
-    acked: u64,
+    failure: Mutex<Option<String>>,
 }
 
-impl AckState {
-    /// Take the offsets of the acknowledged prefix of batches.
-    fn take_committable(&mut self) -> BTreeMap<String, String> {
-        let mut merged = BTreeMap::new();
-        while self.batches.front().is_some_and(|b| b.pending == 0) {
-            if let Some(b) = self.batches.pop_front() {
-                self.first_batch += 1;
-                merged.extend(b.offsets);
-            }
-        }
-        merged
-    }
-}
-
-/// Delivery callbacks: run inside `producer.poll`, on the task's thread.
-struct AckContext {
-    state: Mutex<AckState>,
-}
-
-impl AckContext {
-    fn lock(&self) -> MutexGuard<'_, AckState> {
-        match self.state.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
+impl Acks {
+    fn failure(&self) -> Option<String> {
+        match self.failure.lock() {
+            Ok(f) => f.clone(),
+            Err(p) => p.into_inner().clone(),
         }
     }
 }
 
-impl ClientContext for AckContext {}
+impl ClientContext for Acks {}
 
-impl ProducerContext for AckContext {
+impl ProducerContext for Acks {
     type DeliveryOpaque = usize;
 
     fn delivery(&self, result: &DeliveryResult<'_>, opaque: usize) {
-        let mut st = self.lock();
         if let Err((e, msg)) = result {
             use rdkafka::message::Message;
-            if st.failure.is_none() {
-                st.failure = Some(format!(
+            let mut f = match self.failure.lock() {
+                Ok(f) => f,
+                Err(p) => p.into_inner(),
+            };
+            if f.is_none() {
+                *f = Some(format!(
                     "Kafka did not accept a record for topic {} (partition {}): {e}",
                     msg.topic(),
                     msg.partition()
@@ -95,35 +75,28 @@ impl ProducerContext for AckContext {
             }
             return;
         }
-        let id = (opaque >> 1) as u64;
         if opaque & KIND_OFFSETS == 0 {
-            st.acked += 1;
-            let first = st.first_batch;
-            if let Some(b) = id.checked_sub(first).and_then(|i| st.batches.get_mut(i as usize)) {
-                b.pending = b.pending.saturating_sub(1);
+            self.acked.fetch_add(1, Ordering::Relaxed);
+            if let Some(c) = self.pending.get(opaque >> 1) {
+                c.fetch_sub(1, Ordering::Release);
             }
         } else {
-            let mut done = Vec::new();
-            if let Some(w) = st.writes.iter_mut().find(|w| w.id == id) {
-                w.pending = w.pending.saturating_sub(1);
-            }
-            while st.writes.front().is_some_and(|w| w.pending == 0) {
-                if let Some(w) = st.writes.pop_front() {
-                    done.extend(w.positions);
-                }
-            }
-            st.durable.extend(done);
+            self.offsets_pending.fetch_sub(1, Ordering::Release);
         }
     }
 }
 
-type Kproducer = BaseProducer<AckContext>;
+type Kproducer = ThreadedProducer<Acks>;
 
 struct SourceRunner<'a> {
     ctx: &'a TaskContext,
     guest: Guest,
     producer: Kproducer,
     next_batch: u64,
+    /// Batches sent and not yet committed, oldest first.
+    batches: VecDeque<Batch>,
+    /// The offsets write in flight, if any.
+    writing: Option<Vec<SourcePosition>>,
     last_commit: Instant,
 }
 
@@ -141,8 +114,11 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     let mut pcfg = producer_config(&ctx.worker, &ctx.connector.producer_overrides);
     pcfg.set("client.id", format!("copycat-{}", ctx.ident));
     let producer: Kproducer = pcfg
-        .create_with_context(AckContext {
-            state: Mutex::new(AckState::default()),
+        .create_with_context(Acks {
+            pending: (0..RING).map(|_| AtomicUsize::new(0)).collect(),
+            offsets_pending: AtomicUsize::new(0),
+            acked: AtomicU64::new(0),
+            failure: Mutex::new(None),
         })
         .map_err(|e| KafkaError::new(format!("creating the producer of task {}", ctx.ident), e))?;
     let mut runner = SourceRunner {
@@ -150,6 +126,8 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         guest,
         producer,
         next_batch: 0,
+        batches: VecDeque::new(),
+        writing: None,
         last_commit: Instant::now(),
     };
     runner.guest.source_start(&ctx.task_config)?;
@@ -165,33 +143,29 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
 }
 
 impl SourceRunner<'_> {
-    fn acks(&self) -> MutexGuard<'_, AckState> {
-        self.producer.context().lock()
+    fn acks(&self) -> &Acks {
+        self.producer.context()
     }
 
     fn poll_loop(&mut self) -> Result<(), TaskFailure> {
         let max = self.ctx.connector.batch_max_records;
         while !self.ctx.stopping() {
-            self.producer.poll(Duration::ZERO);
             self.check_failure()?;
+            self.complete_write();
             if self.last_commit.elapsed() >= self.ctx.worker.offset_flush_interval {
                 self.commit_offsets()?;
             }
-            self.notify_durable();
             let records = match self.guest.source_poll(max) {
                 Ok(r) => r,
                 Err(GuestError::Retriable(msg)) => {
                     tracing::warn!(%msg, "poll failed with a retriable error; retrying");
-                    pause(
-                        self.ctx,
-                        self.ctx.connector.idle_backoff.max(Duration::from_millis(100)),
-                    );
+                    pause(self.ctx, self.ctx.connector.idle_backoff.max(Duration::from_millis(100)));
                     continue;
                 }
                 Err(e) => return Err(e.into()),
             };
             if records.is_empty() {
-                self.producer.poll(self.ctx.connector.idle_backoff);
+                pause(self.ctx, self.ctx.connector.idle_backoff);
                 continue;
             }
             self.ctx
@@ -204,19 +178,43 @@ impl SourceRunner<'_> {
         Ok(())
     }
 
+    /// The latest offset per source partition of `records`, in one backward
+    /// pass (batches usually hold a handful of partitions).
+    fn latest_offsets(records: &[SourceRecord]) -> Vec<(String, String)> {
+        let mut latest: Vec<(String, String)> = Vec::new();
+        let mut last: Option<&str> = None;
+        for r in records.iter().rev() {
+            if last == Some(r.source_partition.as_str()) {
+                continue;
+            }
+            last = Some(&r.source_partition);
+            if !latest.iter().any(|(p, _)| *p == r.source_partition) {
+                latest.push((r.source_partition.clone(), r.source_offset.clone()));
+            }
+        }
+        latest
+    }
+
     fn send_batch(&mut self, records: Vec<SourceRecord>) -> Result<(), TaskFailure> {
+        // Every ring slot busy: wait for the oldest batch.
+        while self.batches.len() >= RING {
+            self.commit_offsets()?;
+            if self.batches.len() >= RING {
+                self.check_failure()?;
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
         let id = self.next_batch;
         self.next_batch += 1;
-        let mut latest: HashMap<&str, &str> = HashMap::new();
-        for r in &records {
-            latest.insert(&r.source_partition, &r.source_offset);
+        let slot = (id % RING as u64) as usize;
+        if let Some(c) = self.acks().pending.get(slot) {
+            c.store(records.len(), Ordering::Release);
         }
-        let offsets = latest.into_iter().map(|(p, o)| (p.to_owned(), o.to_owned())).collect();
-        self.acks().batches.push_back(Batch {
-            pending: records.len(),
-            offsets,
+        self.batches.push_back(Batch {
+            id,
+            offsets: Self::latest_offsets(&records),
         });
-        let opaque = (id as usize) << 1;
+        let opaque = slot << 1;
         let default_topic = self.ctx.connector.topic.as_deref();
         for r in &records {
             let topic = r.topic.as_deref().or(default_topic).ok_or_else(|| {
@@ -253,15 +251,15 @@ impl SourceRunner<'_> {
         Ok(())
     }
 
-    /// Enqueue one record, waiting (while serving callbacks) when the
-    /// producer's queue is full.
+    /// Enqueue one record, waiting when the producer's queue is full.
     fn send<'r>(&self, mut rec: BaseRecord<'r, [u8], [u8], usize>) -> Result<(), TaskFailure> {
         loop {
             match self.producer.send(rec) {
                 Ok(()) => return Ok(()),
                 Err((RdKafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
                     rec = back;
-                    self.producer.poll(Duration::from_millis(10));
+                    self.check_failure()?;
+                    std::thread::sleep(Duration::from_millis(1));
                 }
                 Err((e, back)) => {
                     return Err(TaskFailure(format!(
@@ -274,36 +272,60 @@ impl SourceRunner<'_> {
     }
 
     fn check_failure(&self) -> Result<(), TaskFailure> {
-        match self.acks().failure.clone() {
+        match self.acks().failure() {
             Some(f) => Err(TaskFailure(f)),
             None => Ok(()),
         }
     }
 
-    /// Write the offsets of every acknowledged batch to the offsets topic.
+    fn batch_done(&self, b: &Batch) -> bool {
+        let slot = (b.id % RING as u64) as usize;
+        self.acks().pending.get(slot).is_none_or(|c| c.load(Ordering::Acquire) == 0)
+    }
+
+    /// If the offsets write in flight is acknowledged, tell the guest.
+    fn complete_write(&mut self) {
+        if self.writing.is_none() || self.acks().offsets_pending.load(Ordering::Acquire) != 0 {
+            return;
+        }
+        let Some(positions) = self.writing.take() else { return };
+        let metrics = &self.ctx.status.metrics;
+        metrics.offset_commits.fetch_add(1, Ordering::Relaxed);
+        metrics
+            .records_out
+            .store(self.acks().acked.load(Ordering::Relaxed), Ordering::Relaxed);
+        if let Err(e) = self.guest.source_commit(&positions) {
+            tracing::warn!(error = %e, "the task's commit notification failed");
+        }
+    }
+
+    /// Write the offsets of the acknowledged prefix of batches to the offsets
+    /// topic (one write in flight at a time; later batches wait for the next).
     fn commit_offsets(&mut self) -> Result<(), TaskFailure> {
+        self.complete_write();
+        if self.writing.is_some() {
+            return Ok(());
+        }
         self.last_commit = Instant::now();
-        let (positions, id) = {
-            let mut st = self.acks();
-            let merged = st.take_committable();
-            if merged.is_empty() {
-                return Ok(());
+        let mut merged: BTreeMap<String, String> = BTreeMap::new();
+        while let Some(front) = self.batches.front() {
+            if !self.batch_done(front) {
+                break;
             }
-            let id = st.next_write;
-            st.next_write += 1;
-            let positions: Vec<SourcePosition> = merged
-                .into_iter()
-                .map(|(partition, offset)| SourcePosition { partition, offset })
-                .collect();
-            st.writes.push_back(OffsetWrite {
-                id,
-                pending: positions.len(),
-                positions: positions.clone(),
-            });
-            (positions, id)
-        };
+            if let Some(b) = self.batches.pop_front() {
+                merged.extend(b.offsets);
+            }
+        }
+        if merged.is_empty() {
+            return Ok(());
+        }
+        let positions: Vec<SourcePosition> = merged
+            .into_iter()
+            .map(|(partition, offset)| SourcePosition { partition, offset })
+            .collect();
+        self.acks().offsets_pending.store(positions.len(), Ordering::Release);
         let topic = &self.ctx.worker.offset_storage_topic;
-        let opaque = ((id as usize) << 1) | KIND_OFFSETS;
+        let opaque = KIND_OFFSETS;
         for p in &positions {
             let key = offset_key(&self.ctx.ident.connector, &p.partition);
             let value = offset_value(&p.offset);
@@ -312,55 +334,37 @@ impl SourceRunner<'_> {
                 .payload(value.as_slice());
             self.send(rec)?;
         }
+        self.writing = Some(positions);
         Ok(())
-    }
-
-    /// Tell the guest which offsets are durable now.
-    fn notify_durable(&mut self) {
-        let durable = std::mem::take(&mut self.acks().durable);
-        if durable.is_empty() {
-            return;
-        }
-        let metrics = &self.ctx.status.metrics;
-        metrics.offset_commits.fetch_add(1, Ordering::Relaxed);
-        metrics.records_out.store(self.acks().acked, Ordering::Relaxed);
-        // Keep only the latest offset per partition.
-        let mut latest: BTreeMap<String, String> = BTreeMap::new();
-        for p in durable {
-            latest.insert(p.partition, p.offset);
-        }
-        let positions: Vec<SourcePosition> = latest
-            .into_iter()
-            .map(|(partition, offset)| SourcePosition { partition, offset })
-            .collect();
-        if let Err(e) = self.guest.source_commit(&positions) {
-            tracing::warn!(error = %e, "the task's commit notification failed");
-        }
     }
 
     /// Wait for every record in flight, commit the last offsets, and notify
     /// the guest; each wait bounded by `offset.flush.timeout.ms`.
     fn drain(&mut self) -> Result<(), TaskFailure> {
-        self.wait_for("records", |st| {
-            st.batches.iter().all(|b| b.pending == 0) && st.writes.is_empty()
+        self.wait_for("records", |r| r.batches.iter().all(|b| r.batch_done(b)))?;
+        self.wait_for("offsets", |r| {
+            r.acks().offsets_pending.load(Ordering::Acquire) == 0
         })?;
+        self.complete_write();
         self.commit_offsets()?;
-        self.wait_for("offsets", |st| st.writes.is_empty())?;
-        self.notify_durable();
+        self.wait_for("offsets", |r| {
+            r.acks().offsets_pending.load(Ordering::Acquire) == 0
+        })?;
+        self.complete_write();
         self.ctx
             .status
             .metrics
             .records_out
-            .store(self.acks().acked, Ordering::Relaxed);
+            .store(self.acks().acked.load(Ordering::Relaxed), Ordering::Relaxed);
         Ok(())
     }
 
-    fn wait_for(&self, what: &str, done: impl Fn(&AckState) -> bool) -> Result<(), TaskFailure> {
+    fn wait_for(&self, what: &str, done: impl Fn(&Self) -> bool) -> Result<(), TaskFailure> {
         let timeout = self.ctx.worker.offset_flush_timeout;
         let deadline = Instant::now() + timeout;
         loop {
             self.check_failure()?;
-            if done(&self.acks()) {
+            if done(self) {
                 return Ok(());
             }
             if Instant::now() >= deadline {
@@ -369,7 +373,7 @@ impl SourceRunner<'_> {
                     timeout.as_millis()
                 )));
             }
-            self.producer.poll(Duration::from_millis(20));
+            std::thread::sleep(Duration::from_millis(2));
         }
     }
 }
