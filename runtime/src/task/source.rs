@@ -4,7 +4,9 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rdkafka::ClientContext;
@@ -46,6 +48,16 @@ struct Acks {
 }
 
 impl Acks {
+    fn fail(&self, msg: String) {
+        let mut f = match self.failure.lock() {
+            Ok(f) => f,
+            Err(p) => p.into_inner(),
+        };
+        if f.is_none() {
+            *f = Some(msg);
+        }
+    }
+
     fn failure(&self) -> Option<String> {
         match self.failure.lock() {
             Ok(f) => f.clone(),
@@ -62,17 +74,11 @@ impl ProducerContext for Acks {
     fn delivery(&self, result: &DeliveryResult<'_>, opaque: usize) {
         if let Err((e, msg)) = result {
             use rdkafka::message::Message;
-            let mut f = match self.failure.lock() {
-                Ok(f) => f,
-                Err(p) => p.into_inner(),
-            };
-            if f.is_none() {
-                *f = Some(format!(
-                    "Kafka did not accept a record for topic {} (partition {}): {e}",
-                    msg.topic(),
-                    msg.partition()
-                ));
-            }
+            self.fail(format!(
+                "Kafka did not accept a record for topic {} (partition {}): {e}",
+                msg.topic(),
+                msg.partition()
+            ));
             return;
         }
         if opaque & KIND_OFFSETS == 0 {
@@ -88,10 +94,17 @@ impl ProducerContext for Acks {
 
 type Kproducer = ThreadedProducer<Acks>;
 
+/// Hands a batch (with its delivery opaque) to the sender thread.
+type BatchSender = SyncSender<(usize, Vec<SourceRecord>)>;
+
 struct SourceRunner<'a> {
     ctx: &'a TaskContext,
     guest: Guest,
-    producer: Kproducer,
+    producer: Arc<Kproducer>,
+    /// Batches handed to the sender thread, which produces them while the
+    /// task thread polls the guest for the next one.
+    sender: Option<BatchSender>,
+    sender_thread: Option<JoinHandle<()>>,
     next_batch: u64,
     /// Batches sent and not yet committed, oldest first.
     batches: VecDeque<Batch>,
@@ -102,15 +115,9 @@ struct SourceRunner<'a> {
 
 /// The task body.
 pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
-    let offsets = read_connector(&ctx.worker, &ctx.ident.connector)?;
-    tracing::info!(committed = offsets.len(), "loaded committed source offsets");
-    let host = TaskHost::new(
-        ctx.ident.clone(),
-        &ctx.connector.limits,
-        Arc::new(offsets),
-        ctx.connector.grants.clone(),
-    );
-    let guest = Guest::instantiate(&ctx.engine, &ctx.plugin, host, &ctx.connector.limits)?;
+    // The producer first: an idempotent producer spends its first few
+    // hundred milliseconds getting a producer id, which then overlaps with
+    // reading offsets and instantiating the guest.
     let mut pcfg = producer_config(&ctx.worker, &ctx.connector.producer_overrides);
     pcfg.set("client.id", format!("copycat-{}", ctx.ident));
     let producer: Kproducer = pcfg
@@ -121,10 +128,23 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
             failure: Mutex::new(None),
         })
         .map_err(|e| KafkaError::new(format!("creating the producer of task {}", ctx.ident), e))?;
+    let offsets = read_connector(&ctx.worker, &ctx.ident.connector)?;
+    tracing::info!(committed = offsets.len(), "loaded committed source offsets");
+    let host = TaskHost::new(
+        ctx.ident.clone(),
+        &ctx.connector.limits,
+        Arc::new(offsets),
+        ctx.connector.grants.clone(),
+    );
+    let guest = Guest::instantiate(&ctx.engine, &ctx.plugin, host, &ctx.connector.limits)?;
+    let producer = Arc::new(producer);
+    let (sender, sender_thread) = spawn_sender(ctx, producer.clone())?;
     let mut runner = SourceRunner {
         ctx,
         guest,
         producer,
+        sender: Some(sender),
+        sender_thread: Some(sender_thread),
         next_batch: 0,
         batches: VecDeque::new(),
         writing: None,
@@ -159,7 +179,10 @@ impl SourceRunner<'_> {
                 Ok(r) => r,
                 Err(GuestError::Retriable(msg)) => {
                     tracing::warn!(%msg, "poll failed with a retriable error; retrying");
-                    pause(self.ctx, self.ctx.connector.idle_backoff.max(Duration::from_millis(100)));
+                    pause(
+                        self.ctx,
+                        self.ctx.connector.idle_backoff.max(Duration::from_millis(100)),
+                    );
                     continue;
                 }
                 Err(e) => return Err(e.into()),
@@ -214,61 +237,15 @@ impl SourceRunner<'_> {
             id,
             offsets: Self::latest_offsets(&records),
         });
-        let opaque = slot << 1;
-        let default_topic = self.ctx.connector.topic.as_deref();
-        for r in &records {
-            let topic = r.topic.as_deref().or(default_topic).ok_or_else(|| {
-                TaskFailure(format!(
-                    "a record from source partition '{}' names no topic and the connector config has no `topic`",
-                    r.source_partition
-                ))
-            })?;
-            let mut rec = BaseRecord::<[u8], [u8], usize>::with_opaque_to(topic, opaque);
-            if let Some(k) = &r.key {
-                rec = rec.key(k.as_slice());
-            }
-            if let Some(v) = &r.value {
-                rec = rec.payload(v.as_slice());
-            }
-            if let Some(p) = r.partition {
-                rec = rec.partition(p);
-            }
-            if let Some(ts) = r.timestamp {
-                rec = rec.timestamp(ts);
-            }
-            if !r.headers.is_empty() {
-                let mut hs = OwnedHeaders::new_with_capacity(r.headers.len());
-                for h in &r.headers {
-                    hs = hs.insert(KHeader {
-                        key: &h.key,
-                        value: h.value.as_deref(),
-                    });
-                }
-                rec = rec.headers(hs);
-            }
-            self.send(rec)?;
+        let handed = self
+            .sender
+            .as_ref()
+            .is_some_and(|tx| tx.send((slot << 1, records)).is_ok());
+        if !handed {
+            self.check_failure()?;
+            return Err(TaskFailure("the task's sender thread stopped unexpectedly".into()));
         }
         Ok(())
-    }
-
-    /// Enqueue one record, waiting when the producer's queue is full.
-    fn send<'r>(&self, mut rec: BaseRecord<'r, [u8], [u8], usize>) -> Result<(), TaskFailure> {
-        loop {
-            match self.producer.send(rec) {
-                Ok(()) => return Ok(()),
-                Err((RdKafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
-                    rec = back;
-                    self.check_failure()?;
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                Err((e, back)) => {
-                    return Err(TaskFailure(format!(
-                        "cannot produce to topic {} (partition {:?}): {e}",
-                        back.topic, back.partition
-                    )));
-                }
-            }
-        }
     }
 
     fn check_failure(&self) -> Result<(), TaskFailure> {
@@ -280,7 +257,10 @@ impl SourceRunner<'_> {
 
     fn batch_done(&self, b: &Batch) -> bool {
         let slot = (b.id % RING as u64) as usize;
-        self.acks().pending.get(slot).is_none_or(|c| c.load(Ordering::Acquire) == 0)
+        self.acks()
+            .pending
+            .get(slot)
+            .is_none_or(|c| c.load(Ordering::Acquire) == 0)
     }
 
     /// If the offsets write in flight is acknowledged, tell the guest.
@@ -332,7 +312,7 @@ impl SourceRunner<'_> {
             let rec = BaseRecord::<[u8], [u8], usize>::with_opaque_to(topic, opaque)
                 .key(key.as_slice())
                 .payload(value.as_slice());
-            self.send(rec)?;
+            send(&self.producer, rec)?;
         }
         self.writing = Some(positions);
         Ok(())
@@ -341,15 +321,18 @@ impl SourceRunner<'_> {
     /// Wait for every record in flight, commit the last offsets, and notify
     /// the guest; each wait bounded by `offset.flush.timeout.ms`.
     fn drain(&mut self) -> Result<(), TaskFailure> {
+        // Let the sender thread finish the batches it holds.
+        self.sender = None;
+        if let Some(t) = self.sender_thread.take()
+            && t.join().is_err()
+        {
+            return Err(TaskFailure("the task's sender thread panicked".into()));
+        }
         self.wait_for("records", |r| r.batches.iter().all(|b| r.batch_done(b)))?;
-        self.wait_for("offsets", |r| {
-            r.acks().offsets_pending.load(Ordering::Acquire) == 0
-        })?;
+        self.wait_for("offsets", |r| r.acks().offsets_pending.load(Ordering::Acquire) == 0)?;
         self.complete_write();
         self.commit_offsets()?;
-        self.wait_for("offsets", |r| {
-            r.acks().offsets_pending.load(Ordering::Acquire) == 0
-        })?;
+        self.wait_for("offsets", |r| r.acks().offsets_pending.load(Ordering::Acquire) == 0)?;
         self.complete_write();
         self.ctx
             .status
@@ -374,6 +357,93 @@ impl SourceRunner<'_> {
                 )));
             }
             std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+/// Start the thread that produces the batches the task thread hands over.
+fn spawn_sender(
+    ctx: &TaskContext,
+    producer: Arc<Kproducer>,
+) -> Result<(BatchSender, JoinHandle<()>), TaskFailure> {
+    let (tx, rx) = sync_channel::<(usize, Vec<SourceRecord>)>(2);
+    let default_topic = ctx.connector.topic.clone();
+    let span = tracing::Span::current();
+    let thread = std::thread::Builder::new()
+        .name(format!("copycat-{}-send", ctx.ident))
+        .spawn(move || {
+            let _enter = span.enter();
+            for (opaque, records) in rx {
+                if let Err(TaskFailure(msg)) = produce(&producer, default_topic.as_deref(), opaque, &records) {
+                    producer.context().fail(msg);
+                    break;
+                }
+            }
+        })
+        .map_err(|e| TaskFailure(format!("spawning the sender thread of task {}: {e}", ctx.ident)))?;
+    Ok((tx, thread))
+}
+
+/// Produce one batch's records.
+fn produce(
+    producer: &Kproducer,
+    default_topic: Option<&str>,
+    opaque: usize,
+    records: &[SourceRecord],
+) -> Result<(), TaskFailure> {
+    for r in records {
+        let topic = r.topic.as_deref().or(default_topic).ok_or_else(|| {
+            TaskFailure(format!(
+                "a record from source partition '{}' names no topic and the connector config has no `topic`",
+                r.source_partition
+            ))
+        })?;
+        let mut rec = BaseRecord::<[u8], [u8], usize>::with_opaque_to(topic, opaque);
+        if let Some(k) = &r.key {
+            rec = rec.key(k.as_slice());
+        }
+        if let Some(v) = &r.value {
+            rec = rec.payload(v.as_slice());
+        }
+        if let Some(p) = r.partition {
+            rec = rec.partition(p);
+        }
+        if let Some(ts) = r.timestamp {
+            rec = rec.timestamp(ts);
+        }
+        if !r.headers.is_empty() {
+            let mut hs = OwnedHeaders::new_with_capacity(r.headers.len());
+            for h in &r.headers {
+                hs = hs.insert(KHeader {
+                    key: &h.key,
+                    value: h.value.as_deref(),
+                });
+            }
+            rec = rec.headers(hs);
+        }
+        send(producer, rec)?;
+    }
+    Ok(())
+}
+
+/// Enqueue one record, waiting when the producer's queue is full.
+fn send<'r>(producer: &Kproducer, mut rec: BaseRecord<'r, [u8], [u8], usize>) -> Result<(), TaskFailure> {
+    loop {
+        match producer.send(rec) {
+            Ok(()) => return Ok(()),
+            Err((RdKafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                rec = back;
+                if let Some(f) = producer.context().failure() {
+                    return Err(TaskFailure(f));
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err((e, back)) => {
+                return Err(TaskFailure(format!(
+                    "cannot produce to topic {} (partition {:?}): {e}",
+                    back.topic, back.partition
+                )));
+            }
         }
     }
 }
