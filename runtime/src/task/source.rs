@@ -362,10 +362,7 @@ impl SourceRunner<'_> {
 }
 
 /// Start the thread that produces the batches the task thread hands over.
-fn spawn_sender(
-    ctx: &TaskContext,
-    producer: Arc<Kproducer>,
-) -> Result<(BatchSender, JoinHandle<()>), TaskFailure> {
+fn spawn_sender(ctx: &TaskContext, producer: Arc<Kproducer>) -> Result<(BatchSender, JoinHandle<()>), TaskFailure> {
     let (tx, rx) = sync_channel::<(usize, Vec<SourceRecord>)>(2);
     let default_topic = ctx.connector.topic.clone();
     let span = tracing::Span::current();
