@@ -10,14 +10,19 @@ fn lines(path: &std::path::Path) -> usize {
     std::fs::read_to_string(path).map(|t| t.lines().count()).unwrap_or(0)
 }
 
+fn produce_round(topic: &str, round: &str) {
+    for p in 0..4 {
+        let recs: Vec<(String, String)> = (0..100)
+            .map(|i| (format!("k{i}"), format!("p{p}-{round}-{i}")))
+            .collect();
+        produce(topic, Some(p), &recs);
+    }
+}
+
 #[test]
 fn sink_tasks_share_partitions_and_take_over_when_one_stops() {
     let topic = unique("rebalance");
     block_on(create_topic(&topic, 4));
-    for p in 0..4 {
-        let recs: Vec<(String, String)> = (0..100).map(|i| (format!("k{i}"), format!("p{p}-first-{i}"))).collect();
-        produce(&topic, Some(p), &recs);
-    }
     let out = tempfile::tempdir().unwrap();
     let worker = start_worker(&unique("offsets"));
     let name = unique("sink");
@@ -37,28 +42,33 @@ fn sink_tasks_share_partitions_and_take_over_when_one_stops() {
     let files: Vec<_> = (0..4).map(|p| out.path().join(format!("{topic}-{p}.txt"))).collect();
     let metrics = worker.task_metrics(&name).unwrap();
     assert_eq!(metrics.len(), 2);
+    let assigned = |t: usize| metrics[t].assigned_partitions.load(Ordering::Relaxed);
+    let received = |t: usize| metrics[t].records_in.load(Ordering::Relaxed);
+
+    // The group splits the 4 partitions between the two tasks.
     eventually(
-        "both tasks consume and every partition is written",
+        "the group splits the 4 partitions 2 + 2",
         Duration::from_secs(60),
-        || {
-            let both = metrics.iter().all(|m| m.records_in.load(Ordering::Relaxed) > 0);
-            (both && files.iter().all(|f| lines(f) == 100)).then_some(())
-        },
+        || (assigned(0) == 2 && assigned(1) == 2).then_some(()),
     );
-    let task1_before = metrics[1].records_in.load(Ordering::Relaxed);
-    assert!(
-        task1_before < 400,
-        "task 1 had only part of the partitions ({task1_before} records)"
+    produce_round(&topic, "first");
+    eventually("every partition is written", Duration::from_secs(60), || {
+        files.iter().all(|f| lines(f) == 100).then_some(())
+    });
+    assert_eq!(
+        (received(0), received(1)),
+        (200, 200),
+        "each task read its own 2 partitions"
     );
 
+    // One task stops: the other gets all partitions and continues from the
+    // committed offsets.
     worker.stop_task(&name, 0).unwrap();
     assert_eq!(task_states(&worker, &name)[0].0, "STOPPED");
-    for p in 0..4 {
-        let recs: Vec<(String, String)> = (0..100)
-            .map(|i| (format!("k{i}"), format!("p{p}-second-{i}")))
-            .collect();
-        produce(&topic, Some(p), &recs);
-    }
+    eventually("task 1 takes over all 4 partitions", Duration::from_secs(60), || {
+        (assigned(1) == 4).then_some(())
+    });
+    produce_round(&topic, "second");
     eventually(
         "task 1 writes every partition's new records",
         Duration::from_secs(60),
@@ -72,11 +82,7 @@ fn sink_tasks_share_partitions_and_take_over_when_one_stops() {
             f.display()
         );
     }
-    assert_eq!(
-        metrics[1].records_in.load(Ordering::Relaxed) - task1_before,
-        400,
-        "task 1 received all 4 partitions' new records"
-    );
+    assert_eq!(received(1), 200 + 400, "task 1 received all 4 partitions' new records");
     assert_eq!(task_states(&worker, &name)[1].0, "RUNNING");
     worker.shutdown();
 }

@@ -51,6 +51,8 @@ pub struct TaskMetrics {
     pub records_out: AtomicU64,
     /// Offset commits completed.
     pub offset_commits: AtomicU64,
+    /// Sinks: topic partitions currently assigned to the task.
+    pub assigned_partitions: AtomicU64,
 }
 
 /// Shared, thread-safe view of one task's state.

@@ -134,6 +134,9 @@ impl ConsumerContext for SinkContext {
                 if let Err(e) = consumer.assign(tpl) {
                     sh.fail(KafkaError::new("assigning partitions", e).into());
                 }
+                sh.metrics
+                    .assigned_partitions
+                    .store(parts.len() as u64, Ordering::Relaxed);
             }
             RDKafkaRespErr::RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS => {
                 let parts = partitions(tpl);
@@ -154,6 +157,7 @@ impl ConsumerContext for SinkContext {
                 if let Err(e) = consumer.unassign() {
                     tracing::warn!(error = %e, "unassigning partitions failed");
                 }
+                sh.metrics.assigned_partitions.store(0, Ordering::Relaxed);
             }
             other => {
                 tracing::warn!(error = ?other, "rebalance error");
