@@ -99,6 +99,23 @@ fn bad_configs_and_components_are_refused_with_clear_errors() {
     assert!(err.contains("does not implement the copycat:connector@0.1.0"), "{err}");
     assert!(err.contains("wasi:cli/run"), "names what it exports instead: {err}");
 
+    // A connector that refuses its config through the WIT error variant.
+    let bad_config = fixture("bad-config");
+    let err = start_err(
+        &worker,
+        &[
+            ("name", "bc"),
+            ("connector.class", bad_config.to_str().unwrap()),
+            ("topic", "t"),
+        ],
+    );
+    assert!(
+        err.contains(
+            "connector 'bc' failed in task-configs: configuration error reported by the connector: fixture bad-config"
+        ),
+        "{err}"
+    );
+
     // Nothing crashed: the worker still runs a good connector.
     let topic = unique("after-bad-input");
     let name = unique("ok");
