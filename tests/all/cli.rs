@@ -116,6 +116,33 @@ fn standalone_refuses_bad_input_naming_the_file() {
         "names the missing file: {stderr}"
     );
 
+    // An unreachable cluster is named, not a bare timeout.
+    let unreachable = dir.path().join("unreachable.properties");
+    std::fs::write(
+        &unreachable,
+        format!(
+            "bootstrap.servers=127.0.0.1:1\nplugin.path={}\n",
+            plugin_dir().display()
+        ),
+    )
+    .unwrap();
+    let good_config = dir.path().join("one.properties");
+    std::fs::write(&good_config, "name=one\nconnector.class=datagen\ntopic=t\n").unwrap();
+    let out = Command::new(copycat_bin())
+        .args([
+            "standalone",
+            unreachable.to_str().unwrap(),
+            good_config.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot reach Kafka at bootstrap.servers=127.0.0.1:1"),
+        "{stderr}"
+    );
+
     // Every connector config is checked before any connector starts: a bad
     // second file means the first never produces.
     let topic = unique("never");

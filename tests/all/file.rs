@@ -83,3 +83,46 @@ fn file_source_to_kafka_to_file_sink_round_trips_lines() {
     want.sort();
     assert_eq!(got, want, "output lines equal input lines");
 }
+
+/// A sink that keeps its own offsets returns them from `open`; the host
+/// seeks there instead of using the consumer group's committed offsets.
+#[test]
+fn sink_offsets_returned_by_open_are_where_consumption_starts() {
+    let topic = unique("seek");
+    block_on(create_topic(&topic, 2));
+    for p in 0..2 {
+        let recs: Vec<(String, String)> = (0..100).map(|i| (format!("k{i}"), format!("v{p}-{i}"))).collect();
+        produce(&topic, Some(p), &recs);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("seen.txt");
+    let worker = start_worker(&unique("offsets"));
+    let fixture_path = fixture("seek-sink");
+    worker
+        .start_connector(connector(
+            &worker,
+            &[
+                ("name", &unique("seek")),
+                ("connector.class", fixture_path.to_str().unwrap()),
+                ("topics", &topic),
+                ("start.offset", "60"),
+                ("output", output.to_str().unwrap()),
+                ("grants.fs.write", dir.path().to_str().unwrap()),
+            ],
+        ))
+        .unwrap();
+    let text = eventually("records from offset 60 on", Duration::from_secs(60), || {
+        let text = std::fs::read_to_string(&output).ok()?;
+        (text.lines().count() >= 80).then_some(text)
+    });
+    worker.shutdown();
+    for p in 0..2 {
+        let got: Vec<String> = text
+            .lines()
+            .filter(|l| l.starts_with(&format!("{topic}/{p}/")))
+            .map(str::to_owned)
+            .collect();
+        let want: Vec<String> = (60..100).map(|i| format!("{topic}/{p}/{i}/v{p}-{i}")).collect();
+        assert_eq!(got, want, "partition {p} starts at the offset open returned");
+    }
+}

@@ -71,6 +71,19 @@ pub async fn ensure_compacted_topic(
     let admin: AdminClient<DefaultClientContext> = client_config(worker, &worker.admin, &Props::new())
         .create()
         .map_err(|e| KafkaError::new("creating the admin client", e))?;
+    // Fail fast, and say so, when the cluster cannot be reached at all.
+    admin
+        .inner()
+        .fetch_metadata(None, Duration::from_secs(10))
+        .map_err(|e| {
+            KafkaError::new(
+                format!(
+                    "cannot reach Kafka at bootstrap.servers={} within 10 s",
+                    worker.bootstrap_servers
+                ),
+                e,
+            )
+        })?;
     let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(replication)).set("cleanup.policy", "compact");
     let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
     let results = admin
