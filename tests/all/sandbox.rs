@@ -89,3 +89,45 @@ fn misbehaving_connectors_fail_alone() {
     assert_eq!(task_states(&worker, &good)[0].0, "RUNNING");
     worker.shutdown();
 }
+
+/// WASI is linked with an empty context: a component built with `std`
+/// loads, but reaches no file, no environment variable and no socket.
+#[test]
+fn wasi_grants_nothing_by_default() {
+    let worker = start_worker(&unique("offsets"));
+    let topic = unique("snoop");
+    let path = fixture("snoop");
+    let secret = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(secret.path(), "host secret").unwrap();
+    worker
+        .start_connector(connector(
+            &worker,
+            &[
+                ("name", &unique("snoop")),
+                ("connector.class", path.to_str().unwrap()),
+                ("topic", &topic),
+                ("probe.file", secret.path().to_str().unwrap()),
+                ("probe.address", &bootstrap()),
+            ],
+        ))
+        .unwrap();
+    eventually("the probe results", Duration::from_secs(60), || {
+        (topic_size(&topic) >= 5).then_some(())
+    });
+    worker.shutdown();
+    let results: Vec<String> = read_topic(&topic).into_iter().filter_map(|r| r.value).collect();
+    assert_eq!(results.len(), 5, "{results:?}");
+    for probe in [
+        "file: denied",
+        "dir: denied",
+        "env: denied",
+        "args: 0 arguments",
+        "net: denied",
+    ] {
+        assert!(
+            results.iter().any(|r| r.starts_with(probe)),
+            "expected {probe:?} in {results:?}"
+        );
+    }
+    assert!(!results.iter().any(|r| r.contains("ALLOWED")), "{results:?}");
+}
