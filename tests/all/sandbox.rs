@@ -131,3 +131,60 @@ fn wasi_grants_nothing_by_default() {
     }
     assert!(!results.iter().any(|r| r.contains("ALLOWED")), "{results:?}");
 }
+
+/// Errors come back as WIT variants: a retriable `poll` error is retried
+/// (nothing lost, nothing repeated), a fatal one fails the task with the
+/// connector's message.
+#[test]
+fn retriable_errors_are_retried_and_fatal_ones_fail_the_task() {
+    let worker = start_worker(&unique("offsets"));
+    let path = fixture("flaky");
+    let retry_topic = unique("flaky");
+    let retry = unique("flaky");
+    let fatal = unique("fatal");
+    worker
+        .start_connector(connector(
+            &worker,
+            &[
+                ("name", &retry),
+                ("connector.class", path.to_str().unwrap()),
+                ("topic", &retry_topic),
+                ("count", "5"),
+            ],
+        ))
+        .unwrap();
+    worker
+        .start_connector(connector(
+            &worker,
+            &[
+                ("name", &fatal),
+                ("connector.class", path.to_str().unwrap()),
+                ("topic", &unique("fatal")),
+                ("mode", "fatal"),
+            ],
+        ))
+        .unwrap();
+    let trace = eventually("the fatal task fails", Duration::from_secs(60), || {
+        match task_states(&worker, &fatal).pop()? {
+            (s, trace) if s == "FAILED" => trace,
+            _ => None,
+        }
+    });
+    assert!(
+        trace.contains("fatal error reported by the connector: fixture flaky: the source is gone for good"),
+        "{trace}"
+    );
+    eventually(
+        "5 records despite the retriable errors",
+        Duration::from_secs(60),
+        || (topic_size(&retry_topic) >= 5).then_some(()),
+    );
+    assert_eq!(
+        task_states(&worker, &retry)[0].0,
+        "RUNNING",
+        "retriable errors do not fail the task"
+    );
+    worker.shutdown();
+    let values: Vec<String> = read_topic(&retry_topic).into_iter().filter_map(|r| r.value).collect();
+    assert_eq!(values, (0..5).map(|n| format!("flaky-{n}")).collect::<Vec<_>>());
+}
