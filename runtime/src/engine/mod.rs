@@ -159,7 +159,7 @@ impl WasmEngine {
     }
 
     fn compile(&self, path: &Path, bytes: &[u8], digest: String) -> Result<Plugin, LoadError> {
-        if !wasmparser_is_component(bytes) {
+        if !is_component_binary(bytes) {
             let reason = if bytes.starts_with(b"\0asm") {
                 "it is a core WebAssembly module; build it as a component (e.g. `cargo build --target wasm32-wasip2`, or `wasm-tools component new`)".to_owned()
             } else {
@@ -203,7 +203,7 @@ impl Drop for WasmEngine {
 
 /// A component binary starts with the wasm magic and a version word whose
 /// layer field is 1 (core modules have layer 0).
-fn wasmparser_is_component(bytes: &[u8]) -> bool {
+fn is_component_binary(bytes: &[u8]) -> bool {
     bytes.len() >= 8 && bytes.starts_with(b"\0asm") && bytes[6..8] == [1, 0]
 }
 

@@ -256,8 +256,8 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     let stopped = sh.guest.sink_stop();
     let failure = sh.failure.take();
     drop(sh);
-    if let Err(e) = consumer.unsubscribe_and_close() {
-        tracing::debug!(error = %e, "closing the consumer");
+    if let Err(e) = leave_group(&consumer) {
+        tracing::debug!(error = %e, "leaving the consumer group");
     }
     result?;
     if let Some(f) = failure {
@@ -267,22 +267,17 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     stopped.map_err(TaskFailure::from)
 }
 
-trait CloseExt {
-    fn unsubscribe_and_close(&self) -> KafkaResult<()>;
-}
-
-impl CloseExt for BaseConsumer<SinkContext> {
-    fn unsubscribe_and_close(&self) -> KafkaResult<()> {
-        self.unsubscribe();
-        // Serve the final revocation so the group rebalances promptly.
-        for _ in 0..10 {
-            if self.assignment()?.count() == 0 {
-                break;
-            }
-            let _ = self.poll(Duration::from_millis(50));
+/// Unsubscribe and serve the final revocation, so the group rebalances
+/// promptly instead of waiting for the session to time out.
+fn leave_group(consumer: &BaseConsumer<SinkContext>) -> KafkaResult<()> {
+    consumer.unsubscribe();
+    for _ in 0..10 {
+        if consumer.assignment()?.count() == 0 {
+            break;
         }
-        Ok(())
+        let _ = consumer.poll(Duration::from_millis(50));
     }
+    Ok(())
 }
 
 fn subscribe(ctx: &TaskContext, consumer: &BaseConsumer<SinkContext>) -> Result<(), TaskFailure> {
