@@ -490,6 +490,22 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     })
 }
 
+/// One table row: ceiling rec/s and MB/s, Copycat rec/s and MB/s, ratio,
+/// start-up ms, steady-state rec/s.
+fn print_row(label: &str, [c, k, ratio, start, steady]: [Option<f64>; 5], mb: impl Fn(f64) -> f64) {
+    println!(
+        "{:<6} {} {} {} {} {} {} {}",
+        label,
+        cell(c, 14, 0),
+        cell(c.map(&mb), 8, 1),
+        cell(k, 14, 0),
+        cell(k.map(&mb), 8, 1),
+        cell(ratio, 7, 3),
+        cell(start, 12, 0),
+        cell(steady, 15, 0),
+    );
+}
+
 fn cell(v: Option<f64>, width: usize, decimals: usize) -> String {
     match v {
         Some(x) => format!("{x:>width$.decimals$}"),
@@ -525,30 +541,10 @@ fn report(args: &Args, runs: &[Run]) {
         for (col, v) in cols.iter_mut().zip([c, k, ratio, start, steady]) {
             col.extend(v);
         }
-        println!(
-            "{:<6} {} {} {} {} {} {} {}",
-            i + 1,
-            cell(c, 14, 0),
-            cell(c.map(mb), 8, 1),
-            cell(k, 14, 0),
-            cell(k.map(mb), 8, 1),
-            cell(ratio, 7, 3),
-            cell(start, 12, 0),
-            cell(steady, 15, 0),
-        );
+        print_row(&(i + 1).to_string(), [c, k, ratio, start, steady], mb);
     }
     let [c, k, ratio, start, steady] = cols.map(median);
-    println!(
-        "{:<6} {} {} {} {} {} {} {}",
-        "median",
-        cell(c, 14, 0),
-        cell(c.map(mb), 8, 1),
-        cell(k, 14, 0),
-        cell(k.map(mb), 8, 1),
-        cell(ratio, 7, 3),
-        cell(start, 12, 0),
-        cell(steady, 15, 0),
-    );
+    print_row("median", [c, k, ratio, start, steady], mb);
     if let Some(r) = ratio {
         println!("Copycat / ceiling (median of per-run ratios): {r:.3}");
     }
