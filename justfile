@@ -59,6 +59,9 @@ lint:
 
 # Lint, build components, start Kafka, run all tests (broker is left running)
 test *args: lint build-connectors kafka-start
+    # The CLI tests run the `copycat` binary, which `cargo test` does not
+    # build for another package's tests.
+    cargo build -p copycat-runtime --bin copycat
     KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" \
     COPYCAT_PLUGIN_DIR="{{plugin_dir}}" \
     COPYCAT_FIXTURE_DIR="{{fixture_dir}}" \
