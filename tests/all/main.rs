@@ -6,6 +6,7 @@
 mod bad_input;
 mod cli;
 mod datagen;
+mod delivery;
 mod engine;
 mod file;
 mod rebalance;

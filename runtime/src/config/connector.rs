@@ -6,6 +6,28 @@ use std::time::Duration;
 use super::{ConfigError, Props, Reader, WorkerConfig, load_properties};
 use crate::host::{FileGrants, TaskLimits};
 
+/// What a source connector's records are guaranteed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryGuarantee {
+    /// Offsets are committed before the records are sent: after a crash,
+    /// records may be lost but are never repeated.
+    AtMostOnce,
+    /// Offsets are committed after Kafka acknowledged the records: after a
+    /// crash, records may be repeated but are never lost.
+    AtLeastOnce,
+    /// Records and their offsets are written in one Kafka transaction.
+    ExactlyOnce,
+}
+
+/// When a source task's transaction commits (`transaction.boundary`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransactionBoundary {
+    /// One transaction per non-empty `poll`.
+    Poll,
+    /// One transaction per `transaction.boundary.interval.ms`.
+    Interval(Duration),
+}
+
 /// The host's view of one connector's config. The whole map (`props`) is
 /// also what the connector itself receives.
 #[derive(Debug, Clone)]
@@ -33,6 +55,12 @@ pub struct ConnectorConfig {
     pub batch_max_records: u32,
     /// `poll.idle.backoff.ms`: pause after an empty poll.
     pub idle_backoff: Duration,
+    /// Sources: `delivery.guarantee` (at-most-once, at-least-once,
+    /// exactly-once); defaults to exactly-once when the worker has
+    /// `exactly.once.source.support=enabled`, else at-least-once.
+    pub delivery: DeliveryGuarantee,
+    /// Sources with exactly-once: `transaction.boundary`.
+    pub transaction_boundary: TransactionBoundary,
     /// `producer.override.*` client settings.
     pub producer_overrides: Props,
     /// `consumer.override.*` client settings.
@@ -88,8 +116,58 @@ impl ConnectorConfig {
             .get("max.poll.records")
             .and_then(|v| v.parse().ok())
             .unwrap_or(2_000);
+        let delivery = match r.str("delivery.guarantee") {
+            None if worker.exactly_once_source => DeliveryGuarantee::ExactlyOnce,
+            None => DeliveryGuarantee::AtLeastOnce,
+            Some("at-most-once") => DeliveryGuarantee::AtMostOnce,
+            Some("at-least-once") => DeliveryGuarantee::AtLeastOnce,
+            Some("exactly-once") => DeliveryGuarantee::ExactlyOnce,
+            Some(other) => {
+                r.problems.push((
+                    "delivery.guarantee".into(),
+                    format!("'{other}' is not one of at-most-once, at-least-once, exactly-once"),
+                ));
+                DeliveryGuarantee::AtLeastOnce
+            }
+        };
+        match r.str("exactly.once.support").unwrap_or("requested") {
+            "requested" => {}
+            "required" if delivery == DeliveryGuarantee::ExactlyOnce => {}
+            "required" => r.problems.push((
+                "exactly.once.support".into(),
+                "is 'required' but this connector does not run exactly-once: set exactly.once.source.support=enabled on the worker (or delivery.guarantee=exactly-once)".into(),
+            )),
+            other => r.problems.push((
+                "exactly.once.support".into(),
+                format!("'{other}' is not one of requested, required"),
+            )),
+        }
+        let interval = Duration::from_millis(r.parse(
+            "transaction.boundary.interval.ms",
+            worker.offset_flush_interval.as_millis() as u64,
+        ));
+        let transaction_boundary = match r.str("transaction.boundary").unwrap_or("poll") {
+            "poll" => TransactionBoundary::Poll,
+            "interval" => TransactionBoundary::Interval(interval),
+            "connector" => {
+                r.problems.push((
+                    "transaction.boundary".into(),
+                    "'connector' is not supported yet; use poll or interval".into(),
+                ));
+                TransactionBoundary::Poll
+            }
+            other => {
+                r.problems.push((
+                    "transaction.boundary".into(),
+                    format!("'{other}' is not one of poll, interval, connector"),
+                ));
+                TransactionBoundary::Poll
+            }
+        };
         let cfg = Self {
             name: name.clone(),
+            delivery,
+            transaction_boundary,
             connector_class,
             tasks_max,
             topic: r.str("topic").map(str::to_owned),

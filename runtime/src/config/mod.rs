@@ -8,7 +8,7 @@ mod worker;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use connector::ConnectorConfig;
+pub use connector::{ConnectorConfig, DeliveryGuarantee, TransactionBoundary};
 pub use worker::WorkerConfig;
 
 /// Raw key/value settings.

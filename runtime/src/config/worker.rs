@@ -26,6 +26,9 @@ pub struct WorkerConfig {
     pub offset_flush_timeout: Duration,
     /// `task.shutdown.graceful.timeout.ms`.
     pub task_shutdown_timeout: Duration,
+    /// `exactly.once.source.support`: `enabled` makes exactly-once the
+    /// default guarantee of source connectors on this worker.
+    pub exactly_once_source: bool,
     /// `component.cache.dir` (`none` disables the compiled-code cache).
     pub component_cache_dir: Option<PathBuf>,
     /// Default per-task limits: `task.memory.max.bytes`, `task.call.timeout.ms`.
@@ -66,6 +69,7 @@ const KNOWN: &[&str] = &[
     "component.cache.dir",
     "task.memory.max.bytes",
     "task.call.timeout.ms",
+    "exactly.once.source.support",
 ];
 
 impl WorkerConfig {
@@ -99,6 +103,7 @@ impl WorkerConfig {
             offset_flush_interval: Duration::from_millis(r.parse("offset.flush.interval.ms", 5_000)),
             offset_flush_timeout: Duration::from_millis(r.parse("offset.flush.timeout.ms", 5_000)),
             task_shutdown_timeout: Duration::from_millis(r.parse("task.shutdown.graceful.timeout.ms", 5_000)),
+            exactly_once_source: false,
             component_cache_dir: cache,
             limits: TaskLimits {
                 memory_bytes: r.parse("task.memory.max.bytes", default_limits.memory_bytes),
@@ -111,6 +116,15 @@ impl WorkerConfig {
             admin: r.prefixed("admin."),
             raw: props.clone(),
         };
+        let mut cfg = cfg;
+        match r.str("exactly.once.source.support").unwrap_or("disabled") {
+            "enabled" => cfg.exactly_once_source = true,
+            "disabled" | "preparing" => {}
+            other => r.problems.push((
+                "exactly.once.source.support".into(),
+                format!("'{other}' is not one of enabled, preparing, disabled"),
+            )),
+        }
         if cfg.offset_storage_partitions < 1 {
             r.problems
                 .push(("offset.storage.partitions".into(), "must be at least 1".into()));

@@ -15,13 +15,20 @@ use rdkafka::message::{Header as KHeader, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
 
 use super::{TaskContext, TaskFailure, TaskState, pause};
+use crate::config::{DeliveryGuarantee, TransactionBoundary};
 use crate::engine::guest::{Guest, GuestError, SourcePosition, SourceRecord};
 use crate::host::TaskHost;
 use crate::kafka::offsets::{offset_key, offset_value, read_connector};
 use crate::kafka::{KafkaError, producer_config};
 
-/// Low bit of a delivery opaque: 0 = a data batch, 1 = an offsets write.
+/// Low two bits of a delivery opaque: what the record was.
+const KIND_MASK: usize = 0b11;
+/// A record of a tracked batch; the slot is `opaque >> 2`.
+const KIND_TRACKED: usize = 0;
+/// A record of the offsets write in flight.
 const KIND_OFFSETS: usize = 1;
+/// A record nobody waits for individually (at-most-once, transactions).
+const KIND_UNTRACKED: usize = 2;
 
 /// Batches in flight at once; each has a slot in a ring of counters, so a
 /// delivery callback is one atomic decrement (no lock, no lookup).
@@ -81,13 +88,19 @@ impl ProducerContext for Acks {
             ));
             return;
         }
-        if opaque & KIND_OFFSETS == 0 {
-            self.acked.fetch_add(1, Ordering::Relaxed);
-            if let Some(c) = self.pending.get(opaque >> 1) {
-                c.fetch_sub(1, Ordering::Release);
+        match opaque & KIND_MASK {
+            KIND_TRACKED => {
+                self.acked.fetch_add(1, Ordering::Relaxed);
+                if let Some(c) = self.pending.get(opaque >> 2) {
+                    c.fetch_sub(1, Ordering::Release);
+                }
             }
-        } else {
-            self.offsets_pending.fetch_sub(1, Ordering::Release);
+            KIND_OFFSETS => {
+                self.offsets_pending.fetch_sub(1, Ordering::Release);
+            }
+            _ => {
+                self.acked.fetch_add(1, Ordering::Relaxed);
+            }
         }
     }
 }
@@ -111,6 +124,15 @@ struct SourceRunner<'a> {
     /// The offsets write in flight, if any.
     writing: Option<Vec<SourcePosition>>,
     last_commit: Instant,
+    /// Exactly-once: the open transaction, if any.
+    txn: Option<OpenTxn>,
+}
+
+/// An open transaction: when it began and the latest offset per source
+/// partition of the records in it.
+struct OpenTxn {
+    began: Instant,
+    offsets: BTreeMap<String, String>,
 }
 
 /// The task body.
@@ -120,6 +142,18 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     // reading offsets and instantiating the guest.
     let mut pcfg = producer_config(&ctx.worker, &ctx.connector.producer_overrides);
     pcfg.set("client.id", format!("copycat-{}", ctx.ident));
+    let exactly_once = ctx.connector.delivery == DeliveryGuarantee::ExactlyOnce;
+    if exactly_once {
+        // Stable per (offsets topic, connector, task): a restarted or
+        // duplicated instance of this task fences the previous one.
+        pcfg.set("transactional.id", transactional_id(ctx));
+        pcfg.set(
+            "transaction.timeout.ms",
+            (ctx.worker.offset_flush_timeout.as_millis() as u64 * 6)
+                .max(60_000)
+                .to_string(),
+        );
+    }
     let producer: Kproducer = pcfg
         .create_with_context(Acks {
             pending: (0..RING).map(|_| AtomicUsize::new(0)).collect(),
@@ -128,6 +162,14 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
             failure: Mutex::new(None),
         })
         .map_err(|e| KafkaError::new(format!("creating the producer of task {}", ctx.ident), e))?;
+    // Fence any other instance of this task *before* reading the offsets:
+    // nothing it commits afterwards can be missed.
+    if exactly_once {
+        producer
+            .init_transactions(ctx.worker.offset_flush_timeout.max(Duration::from_secs(30)))
+            .map_err(|e| txn_failure(ctx, "initialising transactions", e))?;
+        tracing::info!(transactional_id = %transactional_id(ctx), "exactly-once: transactions initialised");
+    }
     let offsets = read_connector(&ctx.worker, &ctx.ident.connector)?;
     tracing::info!(committed = offsets.len(), "loaded committed source offsets");
     let host = TaskHost::new(
@@ -138,13 +180,20 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     );
     let guest = Guest::instantiate(&ctx.engine, &ctx.plugin, host, &ctx.connector.limits)?;
     let producer = Arc::new(producer);
-    let (sender, sender_thread) = spawn_sender(ctx, producer.clone())?;
+    // Exactly-once produces on the task thread, inside the transaction.
+    let (sender, sender_thread) = if exactly_once {
+        (None, None)
+    } else {
+        let (tx, thread) = spawn_sender(ctx, producer.clone())?;
+        (Some(tx), Some(thread))
+    };
     let mut runner = SourceRunner {
         ctx,
         guest,
         producer,
-        sender: Some(sender),
-        sender_thread: Some(sender_thread),
+        sender,
+        sender_thread,
+        txn: None,
         next_batch: 0,
         batches: VecDeque::new(),
         writing: None,
@@ -172,6 +221,7 @@ impl SourceRunner<'_> {
         while !self.ctx.stopping() {
             self.check_failure()?;
             self.complete_write();
+            self.commit_transaction_if_due()?;
             if self.last_commit.elapsed() >= self.ctx.worker.offset_flush_interval {
                 self.commit_offsets()?;
             }
@@ -196,9 +246,150 @@ impl SourceRunner<'_> {
                 .metrics
                 .records_in
                 .fetch_add(records.len() as u64, Ordering::Relaxed);
-            self.send_batch(records)?;
+            match self.ctx.connector.delivery {
+                DeliveryGuarantee::AtLeastOnce => self.send_batch(records)?,
+                DeliveryGuarantee::AtMostOnce => {
+                    self.commit_before_send(&records)?;
+                    self.hand_over(KIND_UNTRACKED, records)?;
+                }
+                DeliveryGuarantee::ExactlyOnce => self.send_in_transaction(records)?,
+            }
         }
         Ok(())
+    }
+
+    /// Hand `records` to the sender thread.
+    fn hand_over(&mut self, opaque: usize, records: Vec<SourceRecord>) -> Result<(), TaskFailure> {
+        let handed = self
+            .sender
+            .as_ref()
+            .is_some_and(|tx| tx.send((opaque, records)).is_ok());
+        if !handed {
+            self.check_failure()?;
+            return Err(TaskFailure("the task's sender thread stopped unexpectedly".into()));
+        }
+        Ok(())
+    }
+
+    /// At-most-once: make the batch's offsets durable before its records
+    /// are sent, so a crash can lose them but never repeat them.
+    fn commit_before_send(&mut self, records: &[SourceRecord]) -> Result<(), TaskFailure> {
+        let positions: Vec<SourcePosition> = Self::latest_offsets(records)
+            .into_iter()
+            .map(|(partition, offset)| SourcePosition { partition, offset })
+            .collect();
+        self.write_offsets(&positions, KIND_OFFSETS)?;
+        self.wait_for("offsets", |r| r.acks().offsets_pending.load(Ordering::Acquire) == 0)?;
+        self.ctx.status.metrics.offset_commits.fetch_add(1, Ordering::Relaxed);
+        if let Err(e) = self.guest.source_commit(&positions) {
+            tracing::warn!(error = %e, "the task's commit notification failed");
+        }
+        Ok(())
+    }
+
+    /// Produce offset records for `positions` to the offsets topic.
+    fn write_offsets(&self, positions: &[SourcePosition], kind: usize) -> Result<(), TaskFailure> {
+        if kind == KIND_OFFSETS {
+            self.acks().offsets_pending.store(positions.len(), Ordering::Release);
+        }
+        let topic = &self.ctx.worker.offset_storage_topic;
+        for p in positions {
+            let key = offset_key(&self.ctx.ident.connector, &p.partition);
+            let value = offset_value(&p.offset);
+            let rec = BaseRecord::<[u8], [u8], usize>::with_opaque_to(topic, kind)
+                .key(key.as_slice())
+                .payload(value.as_slice());
+            send(&self.producer, rec)?;
+        }
+        Ok(())
+    }
+
+    /// Exactly-once: add the batch to the open transaction (beginning one if
+    /// needed) and commit at the boundary.
+    fn send_in_transaction(&mut self, records: Vec<SourceRecord>) -> Result<(), TaskFailure> {
+        if self.txn.is_none() {
+            self.producer
+                .begin_transaction()
+                .map_err(|e| txn_failure(self.ctx, "beginning a transaction", e))?;
+            self.txn = Some(OpenTxn {
+                began: Instant::now(),
+                offsets: BTreeMap::new(),
+            });
+        }
+        if let Err(e) = produce(
+            &self.producer,
+            self.ctx.connector.topic.as_deref(),
+            KIND_UNTRACKED,
+            &records,
+        ) {
+            self.abort();
+            return Err(e);
+        }
+        if let Some(txn) = &mut self.txn {
+            txn.offsets.extend(Self::latest_offsets(&records));
+        }
+        if self.ctx.connector.transaction_boundary == TransactionBoundary::Poll {
+            self.commit_transaction()?;
+        }
+        Ok(())
+    }
+
+    /// Interval boundary: commit the open transaction once it is old enough.
+    fn commit_transaction_if_due(&mut self) -> Result<(), TaskFailure> {
+        if let (TransactionBoundary::Interval(every), Some(txn)) = (self.ctx.connector.transaction_boundary, &self.txn)
+            && txn.began.elapsed() >= every
+        {
+            self.commit_transaction()?;
+        }
+        Ok(())
+    }
+
+    /// Write the transaction's offsets into it and commit: records and
+    /// offsets become visible together, or not at all.
+    fn commit_transaction(&mut self) -> Result<(), TaskFailure> {
+        let Some(txn) = self.txn.take() else { return Ok(()) };
+        let positions: Vec<SourcePosition> = txn
+            .offsets
+            .into_iter()
+            .map(|(partition, offset)| SourcePosition { partition, offset })
+            .collect();
+        if let Err(e) = self.write_offsets(&positions, KIND_UNTRACKED) {
+            self.txn = Some(OpenTxn {
+                began: txn.began,
+                offsets: BTreeMap::new(),
+            });
+            self.abort();
+            return Err(e);
+        }
+        let timeout = self.ctx.worker.offset_flush_timeout.max(Duration::from_secs(30));
+        if let Err(e) = self.producer.commit_transaction(timeout) {
+            let failure = txn_failure(self.ctx, "committing a transaction", e);
+            self.txn = Some(OpenTxn {
+                began: txn.began,
+                offsets: BTreeMap::new(),
+            });
+            self.abort();
+            return Err(failure);
+        }
+        let metrics = &self.ctx.status.metrics;
+        metrics.offset_commits.fetch_add(1, Ordering::Relaxed);
+        metrics
+            .records_out
+            .store(self.acks().acked.load(Ordering::Relaxed), Ordering::Relaxed);
+        if let Err(e) = self.guest.source_commit(&positions) {
+            tracing::warn!(error = %e, "the task's commit notification failed");
+        }
+        Ok(())
+    }
+
+    /// Abort the open transaction (best effort): its records and offsets
+    /// never become visible to read_committed consumers.
+    fn abort(&mut self) {
+        if self.txn.take().is_some()
+            && let Err(e) = self.producer.abort_transaction(Duration::from_secs(10))
+        {
+            tracing::warn!(error = %e, "aborting the transaction failed");
+        }
     }
 
     /// The latest offset per source partition of `records`, in one backward
@@ -237,15 +428,7 @@ impl SourceRunner<'_> {
             id,
             offsets: Self::latest_offsets(&records),
         });
-        let handed = self
-            .sender
-            .as_ref()
-            .is_some_and(|tx| tx.send((slot << 1, records)).is_ok());
-        if !handed {
-            self.check_failure()?;
-            return Err(TaskFailure("the task's sender thread stopped unexpectedly".into()));
-        }
-        Ok(())
+        self.hand_over((slot << 2) | KIND_TRACKED, records)
     }
 
     fn check_failure(&self) -> Result<(), TaskFailure> {
@@ -303,17 +486,7 @@ impl SourceRunner<'_> {
             .into_iter()
             .map(|(partition, offset)| SourcePosition { partition, offset })
             .collect();
-        self.acks().offsets_pending.store(positions.len(), Ordering::Release);
-        let topic = &self.ctx.worker.offset_storage_topic;
-        let opaque = KIND_OFFSETS;
-        for p in &positions {
-            let key = offset_key(&self.ctx.ident.connector, &p.partition);
-            let value = offset_value(&p.offset);
-            let rec = BaseRecord::<[u8], [u8], usize>::with_opaque_to(topic, opaque)
-                .key(key.as_slice())
-                .payload(value.as_slice());
-            send(&self.producer, rec)?;
-        }
+        self.write_offsets(&positions, KIND_OFFSETS)?;
         self.writing = Some(positions);
         Ok(())
     }
@@ -327,6 +500,28 @@ impl SourceRunner<'_> {
             && t.join().is_err()
         {
             return Err(TaskFailure("the task's sender thread panicked".into()));
+        }
+        match self.ctx.connector.delivery {
+            DeliveryGuarantee::ExactlyOnce => {
+                // A failed task's open transaction is aborted, a stopping
+                // one's committed.
+                if self.acks().failure().is_some() {
+                    self.abort();
+                    return self.check_failure();
+                }
+                return self.commit_transaction();
+            }
+            DeliveryGuarantee::AtMostOnce => {
+                // Offsets are already durable; deliver what was handed over.
+                let _ = self.producer.flush(self.ctx.worker.offset_flush_timeout);
+                self.ctx
+                    .status
+                    .metrics
+                    .records_out
+                    .store(self.acks().acked.load(Ordering::Relaxed), Ordering::Relaxed);
+                return self.check_failure();
+            }
+            DeliveryGuarantee::AtLeastOnce => {}
         }
         self.wait_for("records", |r| r.batches.iter().all(|b| r.batch_done(b)))?;
         self.wait_for("offsets", |r| r.acks().offsets_pending.load(Ordering::Acquire) == 0)?;
@@ -442,5 +637,33 @@ fn send<'r>(producer: &Kproducer, mut rec: BaseRecord<'r, [u8], [u8], usize>) ->
                 )));
             }
         }
+    }
+}
+
+/// The transactional id of a task: stable for (offsets topic, connector,
+/// task), so a restarted or duplicated instance fences the previous one.
+fn transactional_id(ctx: &TaskContext) -> String {
+    format!(
+        "copycat-{}-{}-{}",
+        ctx.worker.offset_storage_topic,
+        ctx.ident.connector,
+        ctx.ident.task.unwrap_or(0)
+    )
+}
+
+/// Explain a transaction error; fencing says which instance won.
+fn txn_failure(ctx: &TaskContext, what: &str, e: RdKafkaError) -> TaskFailure {
+    let fenced = matches!(
+        e.rdkafka_error_code(),
+        Some(RDKafkaErrorCode::ProducerFenced | RDKafkaErrorCode::InvalidProducerEpoch | RDKafkaErrorCode::Fenced)
+    );
+    if fenced {
+        TaskFailure(format!(
+            "fenced: another instance of task {} (transactional.id {}) took over; this one stopped without committing ({what}: {e})",
+            ctx.ident,
+            transactional_id(ctx)
+        ))
+    } else {
+        TaskFailure(format!("exactly-once: {what} failed: {e} ({e:?})"))
     }
 }

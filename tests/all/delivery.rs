@@ -1,0 +1,187 @@
+//! Delivery guarantees for sources, proven with `kill -9`: exactly-once
+//! (records and offsets in one transaction) repeats and loses nothing;
+//! at-most-once never repeats; a duplicated task instance is fenced.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use copycat_runtime::kafka::offsets::read_connector;
+use copycat_tests::*;
+
+fn copycat_bin() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().join("copycat")
+}
+
+fn spawn(worker: &Path, connector: &Path) -> Child {
+    Command::new(copycat_bin())
+        .args(["standalone", worker.to_str().unwrap(), connector.to_str().unwrap()])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn kill(child: &mut Child, signal: &str) {
+    let ok = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    eventually("copycat exits", Duration::from_secs(60), || child.try_wait().unwrap());
+}
+
+/// The smallest committed sequence number over `streams` streams.
+fn committed_min(offsets: &str, name: &str, streams: u32) -> Option<u64> {
+    let committed = read_connector(&worker_config(offsets), name).ok()?;
+    (0..streams)
+        .map(|i| committed.get(&format!("stream-{i}"))?.parse::<u64>().ok())
+        .collect::<Option<Vec<u64>>>()?
+        .into_iter()
+        .min()
+}
+
+/// Sequence numbers per stream, as read with read_committed.
+fn seqs(topic: &str) -> BTreeMap<String, Vec<u64>> {
+    let mut out: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for r in read_topic(topic) {
+        let key = r.key.unwrap();
+        let (stream, seq) = key.split_once(':').unwrap();
+        out.entry(stream.to_owned()).or_default().push(seq.parse().unwrap());
+    }
+    out
+}
+
+/// Run datagen under `guarantee`, kill -9 the worker twice mid-stream,
+/// let a third run finish, and return what a read_committed consumer sees.
+fn crash_twice(guarantee: &str, extra_worker: &str) -> BTreeMap<String, Vec<u64>> {
+    let dir = tempfile::tempdir().unwrap();
+    let topic = unique(&format!("crash-{guarantee}"));
+    let name = unique(guarantee);
+    let offsets = unique("offsets");
+    block_on(create_topic(&topic, 2));
+    let worker = dir.path().join("worker.properties");
+    std::fs::write(
+        &worker,
+        format!(
+            "bootstrap.servers={}\nplugin.path={}\noffset.storage.topic={offsets}\noffset.storage.partitions=3\noffset.flush.interval.ms=100\n{extra_worker}",
+            bootstrap(),
+            plugin_dir().display()
+        ),
+    )
+    .unwrap();
+    let conn = dir.path().join("datagen.properties");
+    std::fs::write(
+        &conn,
+        format!(
+            "name={name}\nconnector.class=datagen\ntasks.max=2\ntopic={topic}\nstreams=2\ncount=3000\nrate=1500\nbatch.size=50\ndelivery.guarantee={guarantee}\n"
+        ),
+    )
+    .unwrap();
+    for until in [600, 1800] {
+        let mut child = spawn(&worker, &conn);
+        eventually(
+            &format!("committed offsets past {until}"),
+            Duration::from_secs(60),
+            || committed_min(&offsets, &name, 2).filter(|c| *c >= until),
+        );
+        kill(&mut child, "-KILL");
+    }
+    let mut child = spawn(&worker, &conn);
+    eventually("every record committed", Duration::from_secs(60), || {
+        committed_min(&offsets, &name, 2).filter(|c| *c == 2999)
+    });
+    kill(&mut child, "-TERM");
+    seqs(&topic)
+}
+
+#[test]
+fn exactly_once_survives_kill_9_without_loss_or_duplicates() {
+    let seen = crash_twice("exactly-once", "exactly.once.source.support=enabled\n");
+    assert_eq!(seen.len(), 2);
+    for (stream, mut s) in seen {
+        // A stream's records spread over both partitions by key hash.
+        s.sort_unstable();
+        assert_eq!(s, (0..3000).collect::<Vec<u64>>(), "{stream}: each record exactly once");
+    }
+}
+
+#[test]
+fn at_most_once_survives_kill_9_without_duplicates() {
+    let seen = crash_twice("at-most-once", "");
+    for (stream, mut s) in seen {
+        let n = s.len();
+        s.sort_unstable();
+        s.dedup();
+        assert_eq!(s.len(), n, "{stream}: no record twice");
+        assert!(s.iter().all(|x| *x < 3000), "{stream}");
+    }
+}
+
+#[test]
+fn a_duplicate_task_instance_is_fenced() {
+    let offsets = unique("offsets");
+    let topic = unique("fencing");
+    let name = unique("fenced");
+    block_on(create_topic(&topic, 1));
+    let pairs = [
+        ("name", name.as_str()),
+        ("connector.class", "datagen"),
+        ("topic", topic.as_str()),
+        ("rate", "500"),
+        ("batch.size", "20"),
+        ("delivery.guarantee", "exactly-once"),
+    ];
+    let first = start_worker(&offsets);
+    first.start_connector(connector(&first, &pairs)).unwrap();
+    eventually("the first instance commits", Duration::from_secs(60), || {
+        committed_min(&offsets, &name, 1).filter(|c| *c > 50)
+    });
+    // A second worker runs the same task: same transactional id.
+    let second = start_worker(&offsets);
+    second.start_connector(connector(&second, &pairs)).unwrap();
+    let trace = eventually(
+        "the first instance is fenced",
+        Duration::from_secs(60),
+        || match task_states(&first, &name).pop()? {
+            (s, trace) if s == "FAILED" => trace,
+            _ => None,
+        },
+    );
+    assert!(trace.contains("fenced: another instance of task"), "{trace}");
+    let before = committed_min(&offsets, &name, 1).unwrap_or(0);
+    eventually("the second instance carries on", Duration::from_secs(60), || {
+        committed_min(&offsets, &name, 1).filter(|c| *c > before + 50)
+    });
+    assert_eq!(task_states(&second, &name)[0].0, "RUNNING");
+    second.shutdown();
+    first.shutdown();
+    let s = seqs(&topic).remove("stream-0").unwrap();
+    assert_eq!(
+        s,
+        (0..s.len() as u64).collect::<Vec<u64>>(),
+        "no gap, no duplicate across the takeover"
+    );
+}
+
+#[test]
+fn exactly_once_required_needs_it_enabled() {
+    let worker = start_worker(&unique("offsets"));
+    let err = copycat_runtime::ConnectorConfig::from_props(
+        props(&[
+            ("name", "x"),
+            ("connector.class", "datagen"),
+            ("topic", "t"),
+            ("exactly.once.support", "required"),
+        ]),
+        worker.config(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("exactly.once.support") && err.contains("exactly.once.source.support=enabled"),
+        "{err}"
+    );
+}
