@@ -33,6 +33,26 @@ pub fn sync(path: &str) -> Result<(), FileError> {
     imp::sync(path)
 }
 
+/// Rename `from` to `to`, replacing `to` if it exists. Atomic when both are
+/// on one file system: readers see the old `to` or the complete `from`,
+/// never a partial file, which makes "write a temporary file, sync it,
+/// rename it" a commit. Both paths need a write grant; the host also syncs
+/// the directory so the rename survives a crash.
+pub fn rename(from: &str, to: &str) -> Result<(), FileError> {
+    imp::rename(from, to)
+}
+
+/// The names (not paths) of the entries of directory `dir`, sorted. Needs a
+/// read (or write) grant covering `dir`.
+pub fn list(dir: &str) -> Result<Vec<String>, FileError> {
+    imp::list(dir)
+}
+
+/// Delete the file at `path`. Needs a write grant.
+pub fn remove(path: &str) -> Result<(), FileError> {
+    imp::remove(path)
+}
+
 #[cfg(target_arch = "wasm32")]
 mod imp {
     use crate::__bindings::source::copycat::connector::files::{self, FileError as E};
@@ -60,6 +80,18 @@ mod imp {
 
     pub(super) fn sync(path: &str) -> Result<(), FileError> {
         files::sync(path).map_err(convert)
+    }
+
+    pub(super) fn rename(from: &str, to: &str) -> Result<(), FileError> {
+        files::rename(from, to).map_err(convert)
+    }
+
+    pub(super) fn list(dir: &str) -> Result<Vec<String>, FileError> {
+        files::list(dir).map_err(convert)
+    }
+
+    pub(super) fn remove(path: &str) -> Result<(), FileError> {
+        files::remove(path).map_err(convert)
     }
 }
 
@@ -110,5 +142,28 @@ mod imp {
         File::open(path)
             .and_then(|f| f.sync_all())
             .map_err(|e| convert(path, e))
+    }
+
+    pub(super) fn rename(from: &str, to: &str) -> Result<(), FileError> {
+        if let Some(parent) = Path::new(to).parent() {
+            fs::create_dir_all(parent).map_err(|e| convert(to, e))?;
+        }
+        fs::rename(from, to).map_err(|e| convert(from, e))
+    }
+
+    pub(super) fn list(dir: &str) -> Result<Vec<String>, FileError> {
+        let read = || -> io::Result<Vec<String>> {
+            let mut names = Vec::new();
+            for entry in fs::read_dir(dir)? {
+                names.push(entry?.file_name().to_string_lossy().into_owned());
+            }
+            names.sort();
+            Ok(names)
+        };
+        read().map_err(|e| convert(dir, e))
+    }
+
+    pub(super) fn remove(path: &str) -> Result<(), FileError> {
+        fs::remove_file(path).map_err(|e| convert(path, e))
     }
 }

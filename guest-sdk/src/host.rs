@@ -20,3 +20,22 @@ pub(crate) fn read_offsets<P: AsRef<str>>(partitions: &[P]) -> HashMap<String, S
     let _ = partitions;
     HashMap::new()
 }
+
+/// `copycat:connector/transactions.commit` / `.abort`, behind
+/// `SourceTask::commit_transaction` / `abort_transaction`.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn transaction(commit: bool) {
+    use crate::__bindings::source::copycat::connector::transactions;
+
+    if commit {
+        transactions::commit();
+    } else {
+        transactions::abort();
+    }
+}
+
+/// Off WebAssembly (unit tests) there is no transaction to end.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn transaction(commit: bool) {
+    let _ = commit;
+}

@@ -148,6 +148,7 @@ pub mod __bindings {
                     import copycat:connector/logging@0.1.0;
                     import copycat:connector/clock@0.1.0;
                     import copycat:connector/offsets@0.1.0;
+                    import copycat:connector/transactions@0.1.0;
                     import copycat:connector/files@0.1.0;
                     export copycat:connector/source-task@0.1.0;
                 }

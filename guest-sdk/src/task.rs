@@ -78,6 +78,21 @@ pub trait SourceTask: Sized + 'static {
     fn read_offsets<P: AsRef<str>>(partitions: &[P]) -> HashMap<String, String> {
         crate::host::read_offsets(partitions)
     }
+
+    /// Exactly-once with `transaction.boundary=connector`: commit the open
+    /// transaction right after the batch the current [`poll`](Self::poll)
+    /// returns. Ignored under any other boundary or guarantee.
+    fn commit_transaction() {
+        crate::host::transaction(true);
+    }
+
+    /// Exactly-once with `transaction.boundary=connector`: abort the open
+    /// transaction, including the batch the current [`poll`](Self::poll)
+    /// returns; none of it reaches read_committed consumers and its offsets
+    /// are not committed. Ignored under any other boundary or guarantee.
+    fn abort_transaction() {
+        crate::host::transaction(false);
+    }
 }
 
 /// A sink task: receives batches of Kafka records and writes them out.

@@ -11,6 +11,7 @@ pub mod config;
 pub mod engine;
 pub mod host;
 pub mod kafka;
+pub mod offsets_admin;
 pub mod standalone;
 pub mod task;
 pub mod worker;

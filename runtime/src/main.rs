@@ -28,6 +28,79 @@ enum Command {
         #[arg(required = true)]
         connectors: Vec<PathBuf>,
     },
+    /// Read, alter or reset a stopped connector's offsets (KIP-875), in
+    /// Kafka Connect's REST JSON shape.
+    Offsets {
+        #[command(subcommand)]
+        action: OffsetsAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum OffsetsAction {
+    /// Print the connector's offsets as JSON on stdout.
+    Get {
+        /// The worker config.
+        worker: PathBuf,
+        /// The connector's config.
+        connector: PathBuf,
+    },
+    /// Set the offsets of the partitions listed in a JSON file
+    /// (`{"offsets":[{"partition":{..},"offset":{..}}]}`; `"offset": null`
+    /// resets one partition). The connector must be stopped.
+    Alter {
+        /// The worker config.
+        worker: PathBuf,
+        /// The connector's config.
+        connector: PathBuf,
+        /// The offsets document.
+        offsets: PathBuf,
+    },
+    /// Reset all of the connector's offsets. The connector must be stopped.
+    Reset {
+        /// The worker config.
+        worker: PathBuf,
+        /// The connector's config.
+        connector: PathBuf,
+    },
+}
+
+async fn offsets(action: OffsetsAction) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use copycat_runtime::offsets_admin::{self, ConnectorOffsets};
+    use copycat_runtime::{ConnectorConfig, WorkerConfig};
+
+    let load = |worker: &PathBuf, connector: &PathBuf| -> anyhow::Result<(WorkerConfig, ConnectorConfig)> {
+        let w = WorkerConfig::load(worker)?;
+        let c = ConnectorConfig::load(connector, &w)?;
+        Ok((w, c))
+    };
+    match action {
+        OffsetsAction::Get { worker, connector } => {
+            let (w, c) = load(&worker, &connector)?;
+            let offsets = offsets_admin::get(&w, &c)?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&offsets).context("printing the offsets")?
+            );
+        }
+        OffsetsAction::Alter {
+            worker,
+            connector,
+            offsets,
+        } => {
+            let (w, c) = load(&worker, &connector)?;
+            let doc = ConnectorOffsets::load(&offsets)?;
+            offsets_admin::alter(&w, &c, &doc).await?;
+            eprintln!("altered {} offset(s) of connector '{}'", doc.offsets.len(), c.name);
+        }
+        OffsetsAction::Reset { worker, connector } => {
+            let (w, c) = load(&worker, &connector)?;
+            offsets_admin::reset(&w, &c).await?;
+            eprintln!("reset the offsets of connector '{}'", c.name);
+        }
+    }
+    Ok(())
 }
 
 /// Install SIGINT/SIGTERM handlers *now*, before anything starts, so a
@@ -71,9 +144,10 @@ async fn main() -> ExitCode {
         .with_ansi(std::io::stderr().is_terminal())
         .init();
     let result = match cli.command {
-        Command::Standalone { worker, connectors } => {
-            copycat_runtime::standalone::run(worker, connectors, shutdown).await
-        }
+        Command::Standalone { worker, connectors } => copycat_runtime::standalone::run(worker, connectors, shutdown)
+            .await
+            .map_err(anyhow::Error::from),
+        Command::Offsets { action } => offsets(action).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -185,3 +185,43 @@ fn exactly_once_required_needs_it_enabled() {
         "{err}"
     );
 }
+
+/// `transaction.boundary=connector`: the connector commits and aborts
+/// through the `transactions` import; an aborted transaction never reaches
+/// read_committed consumers.
+#[test]
+fn connector_defined_transactions_commit_and_abort() {
+    let offsets = unique("offsets");
+    let topic = unique("txn");
+    let name = unique("txn");
+    block_on(create_topic(&topic, 1));
+    let worker = start_worker(&offsets);
+    let path = fixture("txn-source");
+    worker
+        .start_connector(connector(
+            &worker,
+            &[
+                ("name", &name),
+                ("connector.class", path.to_str().unwrap()),
+                ("topic", &topic),
+                ("delivery.guarantee", "exactly-once"),
+                ("transaction.boundary", "connector"),
+            ],
+        ))
+        .unwrap();
+    eventually("the last transaction commits", Duration::from_secs(60), || {
+        let committed = read_connector(&worker_config(&offsets), &name).ok()?;
+        (committed.get("txn").map(String::as_str) == Some("119")).then_some(())
+    });
+    worker.shutdown();
+    let values: Vec<u64> = read_topic(&topic)
+        .into_iter()
+        .map(|r| r.value.unwrap().parse().unwrap())
+        .collect();
+    // The transaction open when the connector aborted held 30..60.
+    let expected: Vec<u64> = (0..30).chain(60..120).collect();
+    assert_eq!(
+        values, expected,
+        "the aborted transaction is invisible, the rest visible once"
+    );
+}

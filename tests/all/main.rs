@@ -8,6 +8,8 @@ mod cli;
 mod datagen;
 mod delivery;
 mod engine;
+mod exactly_once;
 mod file;
+mod offsets;
 mod rebalance;
 mod sandbox;

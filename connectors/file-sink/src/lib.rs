@@ -6,6 +6,16 @@
 //! import and fsyncs the file, and only then reports success, so the host
 //! commits consumer offsets only for data that is on disk (at-least-once).
 //! The directory must be granted with `grants.fs.write`.
+//!
+//! With `exactly.once=true` the sink keeps its own offsets in the file names
+//! (the HDFS connector's pattern): each `flush` writes a partition's buffer to
+//! `<directory>/.<topic>-<partition>.tmp`, syncs it and atomically renames it
+//! to `<topic>-<partition>-<first offset>-<last offset>.txt` (offsets
+//! zero-padded to 20 digits, so names sort). `open` lists the directory,
+//! resumes each partition after the highest committed last offset (the host
+//! seeks there, whatever the consumer group says) and removes leftover
+//! temporary files. A crash before a rename loses only the temporary file,
+//! whose records are then read again; a crash after it cannot repeat them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -29,6 +39,12 @@ impl Connector for FileSink {
                     .required()
                     .doc("Absolute path of the output directory (grant it with grants.fs.write)"),
             )
+            .config(ConfigKey::boolean("exactly.once").default_value("false").doc(
+                "Write one file per flush and partition, \
+                         <topic>-<partition>-<first offset>-<last offset>.txt, committed by an \
+                         atomic rename, and resume from the files instead of the consumer \
+                         group's offsets: every record lands exactly once",
+            ))
             .config(
                 ConfigKey::list("topics")
                     .importance(Importance::High)
@@ -60,12 +76,74 @@ pub struct FileSinkTask {
     buffers: BTreeMap<TopicPartition, Vec<u8>>,
     /// Files appended to but not yet synced (after a failed sync).
     unsynced: BTreeSet<String>,
+    /// `exactly.once`.
+    exactly_once: bool,
+    /// Exactly-once: the first and last offset of the records in each
+    /// partition's buffer (records without a value included).
+    ranges: BTreeMap<TopicPartition, (i64, i64)>,
+    /// Exactly-once: the next offset each partition expects; records below it
+    /// are already in a committed file and are skipped.
+    next: BTreeMap<TopicPartition, i64>,
 }
+
+/// Digits of the zero-padded offsets in exactly-once file names.
+const OFFSET_DIGITS: usize = 20;
 
 impl FileSinkTask {
     fn path(&self, tp: &TopicPartition) -> String {
         format!("{}/{}-{}.txt", self.directory, tp.topic, tp.partition)
     }
+
+    fn temp_path(&self, tp: &TopicPartition) -> String {
+        format!("{}/.{}-{}.tmp", self.directory, tp.topic, tp.partition)
+    }
+
+    fn final_path(&self, tp: &TopicPartition, first: i64, last: i64) -> String {
+        format!(
+            "{}/{}-{}-{first:0w$}-{last:0w$}.txt",
+            self.directory,
+            tp.topic,
+            tp.partition,
+            w = OFFSET_DIGITS
+        )
+    }
+
+    /// Exactly-once: write each partition's buffer to its temporary file,
+    /// sync it and rename it to its final name. A partition's buffer is
+    /// dropped only after its rename; a retried flush starts its temporary
+    /// file afresh.
+    fn flush_exactly_once(&mut self) -> Result<(), Error> {
+        let pending: Vec<(TopicPartition, (i64, i64))> = self.ranges.iter().map(|(tp, r)| (tp.clone(), *r)).collect();
+        for (tp, (first, last)) in pending {
+            let temp = self.temp_path(&tp);
+            let fin = self.final_path(&tp, first, last);
+            match files::remove(&temp) {
+                Ok(()) | Err(FileError::NotFound(_)) => {}
+                Err(e) => return Err(file_error(&temp, e)),
+            }
+            let data = self.buffers.get(&tp).map(Vec::as_slice).unwrap_or_default();
+            files::append(&temp, data).map_err(|e| file_error(&temp, e))?;
+            files::sync(&temp).map_err(|e| file_error(&temp, e))?;
+            files::rename(&temp, &fin).map_err(|e| file_error(&fin, e))?;
+            self.buffers.remove(&tp);
+            self.ranges.remove(&tp);
+            self.next.insert(tp, last + 1);
+        }
+        Ok(())
+    }
+}
+
+/// The `(first, last)` offsets of a committed exactly-once file of `tp`, if
+/// `name` is one.
+fn committed_range(name: &str, tp: &TopicPartition) -> Option<(i64, i64)> {
+    let rest = name.strip_prefix(&format!("{}-{}-", tp.topic, tp.partition))?;
+    let rest = rest.strip_suffix(".txt")?;
+    let (first, last) = rest.split_once('-')?;
+    let digits = |s: &str| s.len() == OFFSET_DIGITS && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(first) || !digits(last) {
+        return None;
+    }
+    Some((first.parse().ok()?, last.parse().ok()?))
 }
 
 fn file_error(path: &str, e: FileError) -> Error {
@@ -88,20 +166,82 @@ impl SinkTask for FileSinkTask {
                 "config 'directory': '{directory}' is not an absolute path"
             )));
         }
+        let exactly_once = match config.get("exactly.once").map(str::trim) {
+            None | Some("") => false,
+            Some(v) if v.eq_ignore_ascii_case("true") => true,
+            Some(v) if v.eq_ignore_ascii_case("false") => false,
+            Some(v) => {
+                return Err(Error::config(format!(
+                    "config 'exactly.once': '{v}' is not true or false"
+                )));
+            }
+        };
         Ok(Self {
             directory: directory.to_string(),
             buffers: BTreeMap::new(),
             unsynced: BTreeSet::new(),
+            exactly_once,
+            ranges: BTreeMap::new(),
+            next: BTreeMap::new(),
         })
+    }
+
+    fn open(&mut self, partitions: Vec<TopicPartition>) -> Result<Vec<TopicPartitionOffset>, Error> {
+        if !self.exactly_once {
+            return Ok(Vec::new());
+        }
+        let names = match files::list(&self.directory) {
+            Ok(names) => names,
+            Err(FileError::NotFound(_)) => Vec::new(),
+            Err(e) => return Err(file_error(&self.directory, e)),
+        };
+        let mut resume = Vec::new();
+        for tp in partitions {
+            let temp_name = format!(".{}-{}.tmp", tp.topic, tp.partition);
+            if names.contains(&temp_name) {
+                let temp = self.temp_path(&tp);
+                match files::remove(&temp) {
+                    Ok(()) | Err(FileError::NotFound(_)) => {
+                        log::info(format!("removed the uncommitted leftover {temp}"));
+                    }
+                    Err(e) => return Err(file_error(&temp, e)),
+                }
+            }
+            self.buffers.remove(&tp);
+            self.ranges.remove(&tp);
+            let last = names
+                .iter()
+                .filter_map(|n| committed_range(n, &tp))
+                .map(|(_, l)| l)
+                .max();
+            match last {
+                Some(last) => {
+                    self.next.insert(tp.clone(), last + 1);
+                    resume.push(TopicPartitionOffset::new(tp.topic, tp.partition, last + 1));
+                }
+                None => {
+                    self.next.remove(&tp);
+                }
+            }
+        }
+        Ok(resume)
     }
 
     fn put(&mut self, records: Vec<SinkRecord>) -> Result<(), Error> {
         for record in records {
+            let tp = TopicPartition::new(record.topic, record.partition);
+            if self.exactly_once {
+                if self.next.get(&tp).is_some_and(|next| record.offset < *next) {
+                    continue; // already in a committed file
+                }
+                if self.ranges.get(&tp).is_some_and(|(_, last)| record.offset <= *last) {
+                    continue; // already buffered
+                }
+                let range = self.ranges.entry(tp.clone()).or_insert((record.offset, record.offset));
+                range.1 = record.offset;
+            }
             let Some(value) = record.value else { continue };
-            let buffer = self
-                .buffers
-                .entry(TopicPartition::new(record.topic, record.partition))
-                .or_default();
+            let buffer = self.buffers.entry(tp).or_default();
             buffer.extend_from_slice(&value);
             buffer.push(b'\n');
         }
@@ -109,6 +249,9 @@ impl SinkTask for FileSinkTask {
     }
 
     fn flush(&mut self, _offsets: Vec<TopicPartitionOffset>) -> Result<(), Error> {
+        if self.exactly_once {
+            return self.flush_exactly_once();
+        }
         // A buffer is dropped only once appended, and a file leaves `unsynced`
         // only once synced: after a retriable failure the host calls `flush`
         // again and the rest is written, nothing twice.
@@ -136,6 +279,8 @@ impl SinkTask for FileSinkTask {
 
     fn close(&mut self, partitions: Vec<TopicPartition>) -> Result<(), Error> {
         for tp in partitions {
+            self.ranges.remove(&tp);
+            self.next.remove(&tp);
             if let Some(buffer) = self.buffers.remove(&tp)
                 && !buffer.is_empty()
             {
@@ -192,6 +337,93 @@ mod tests {
         task.flush(Vec::new()).unwrap();
         task.flush(Vec::new()).unwrap();
         assert_eq!(std::fs::read_to_string(format!("{dir}/t-1.txt")).unwrap(), "b\nd\n");
+    }
+
+    fn read_partition(dir: &str, topic: &str, partition: i32) -> (Vec<String>, String) {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| committed_range(n, &TopicPartition::new(topic, partition)).is_some())
+            .collect();
+        names.sort();
+        let text = names
+            .iter()
+            .map(|n| std::fs::read_to_string(format!("{dir}/{n}")).unwrap())
+            .collect();
+        (names, text)
+    }
+
+    #[test]
+    fn exactly_once_commits_files_by_rename_and_resumes_from_them() {
+        let dir = std::env::temp_dir().join(format!("copycat-file-sink-eos-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let dir = dir.to_string_lossy().into_owned();
+        let config = Config::new().with("directory", &dir).with("exactly.once", "true");
+        let tp = |p| TopicPartition::new("t-1", p);
+        let mut task = FileSinkTask::start(config.clone()).unwrap();
+        assert!(
+            task.open(vec![tp(0), tp(1)]).unwrap().is_empty(),
+            "no files: the group decides"
+        );
+        task.put(vec![
+            record("t-1", 0, 5, Some("a")),
+            record("t-1", 0, 6, None),
+            record("t-1", 0, 7, Some("b")),
+            record("t-1", 1, 0, Some("x")),
+        ])
+        .unwrap();
+        task.flush(Vec::new()).unwrap();
+        task.flush(Vec::new()).unwrap(); // nothing new: no empty files
+        task.put(vec![record("t-1", 0, 8, Some("c")), record("t-1", 0, 7, Some("dup"))])
+            .unwrap();
+        task.flush(Vec::new()).unwrap();
+        let (names, text) = read_partition(&dir, "t-1", 0);
+        assert_eq!(
+            names,
+            vec![
+                "t-1-0-00000000000000000005-00000000000000000007.txt",
+                "t-1-0-00000000000000000008-00000000000000000008.txt"
+            ]
+        );
+        assert_eq!(text, "a\nb\nc\n");
+        assert_eq!(read_partition(&dir, "t-1", 1).1, "x\n");
+
+        // A crash mid-flush leaves a temporary file and unflushed records; a
+        // new task removes the former and resumes after the committed files.
+        task.put(vec![record("t-1", 1, 1, Some("lost"))]).unwrap();
+        std::fs::write(format!("{dir}/.t-1-1.tmp"), "partial").unwrap();
+        // A file of another topic whose name shares the prefix is ignored.
+        std::fs::write(
+            format!("{dir}/t-1-1-0-00000000000000000000-00000000000000000099.txt"),
+            "",
+        )
+        .unwrap();
+        drop(task);
+        let mut task = FileSinkTask::start(config).unwrap();
+        let mut resume = task.open(vec![tp(0), tp(1)]).unwrap();
+        resume.sort();
+        assert_eq!(
+            resume,
+            vec![
+                TopicPartitionOffset::new("t-1", 0, 9),
+                TopicPartitionOffset::new("t-1", 1, 1)
+            ]
+        );
+        assert!(
+            !std::path::Path::new(&format!("{dir}/.t-1-1.tmp")).exists(),
+            "leftover removed"
+        );
+        task.put(vec![record("t-1", 1, 0, Some("x")), record("t-1", 1, 1, Some("y"))])
+            .unwrap();
+        task.flush(Vec::new()).unwrap();
+        assert_eq!(read_partition(&dir, "t-1", 1).1, "x\ny\n", "each record once");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn exactly_once_must_be_a_boolean() {
+        let config = Config::new().with("directory", "/tmp/x").with("exactly.once", "yes");
+        assert!(FileSinkTask::start(config).is_err());
     }
 
     #[test]

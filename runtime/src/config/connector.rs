@@ -26,6 +26,8 @@ pub enum TransactionBoundary {
     Poll,
     /// One transaction per `transaction.boundary.interval.ms`.
     Interval(Duration),
+    /// The connector commits or aborts through the `transactions` import.
+    Connector,
 }
 
 /// The host's view of one connector's config. The whole map (`props`) is
@@ -149,13 +151,7 @@ impl ConnectorConfig {
         let transaction_boundary = match r.str("transaction.boundary").unwrap_or("poll") {
             "poll" => TransactionBoundary::Poll,
             "interval" => TransactionBoundary::Interval(interval),
-            "connector" => {
-                r.problems.push((
-                    "transaction.boundary".into(),
-                    "'connector' is not supported yet; use poll or interval".into(),
-                ));
-                TransactionBoundary::Poll
-            }
+            "connector" => TransactionBoundary::Connector,
             other => {
                 r.problems.push((
                     "transaction.boundary".into(),

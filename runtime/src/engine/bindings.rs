@@ -22,4 +22,4 @@ pub(crate) mod sink {
     });
 }
 
-pub(crate) use source::copycat::connector::{clock, files, logging, offsets, types};
+pub(crate) use source::copycat::connector::{clock, files, logging, offsets, transactions, types};

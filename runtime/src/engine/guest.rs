@@ -207,6 +207,12 @@ impl Guest {
         })
     }
 
+    /// The transaction request (`copycat:connector/transactions`) the guest
+    /// made during its last call, if any.
+    pub fn take_transaction_request(&mut self) -> Option<crate::host::transactions::TransactionRequest> {
+        self.store.data_mut().transactions.take()
+    }
+
     /// `source-task.commit`.
     pub fn source_commit(&mut self, offsets: &[SourcePosition]) -> Result<(), GuestError> {
         self.source("commit")?;

@@ -162,6 +162,41 @@ impl files::Host for FilesCtx {
         let f = OpenOptions::new().append(true).open(&p).map_err(|e| io_error(&p, e))?;
         f.sync_all().map_err(|e| io_error(&p, e))
     }
+
+    fn rename(&mut self, from: String, to: String) -> Result<(), FileError> {
+        let src = self.grants.check(&from, Access::Write)?;
+        let dst = self.grants.check(&to, Access::Write)?;
+        if fs::metadata(&src).map_err(|e| io_error(&src, e))?.is_dir() {
+            return Err(FileError::Io(format!("{from}: is a directory")));
+        }
+        if let Some(parent) = dst.parent() {
+            fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
+        }
+        fs::rename(&src, &dst).map_err(|e| io_error(&src, e))?;
+        // Make the rename itself durable.
+        if let Some(parent) = dst.parent()
+            && let Ok(d) = fs::File::open(parent)
+        {
+            d.sync_all().map_err(|e| io_error(parent, e))?;
+        }
+        Ok(())
+    }
+
+    fn list(&mut self, dir: String) -> Result<Vec<String>, FileError> {
+        let p = self.grants.check(&dir, Access::Read)?;
+        let mut names = Vec::new();
+        for entry in fs::read_dir(&p).map_err(|e| io_error(&p, e))? {
+            let entry = entry.map_err(|e| io_error(&p, e))?;
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    fn remove(&mut self, path: String) -> Result<(), FileError> {
+        let p = self.grants.check(&path, Access::Write)?;
+        fs::remove_file(&p).map_err(|e| io_error(&p, e))
+    }
 }
 
 pub(crate) fn add_to_linker(
@@ -191,6 +226,75 @@ mod tests {
             Err(FileError::Denied(msg)) => assert!(msg.contains("grants.fs.write"), "{msg}"),
             other => panic!("write without a write grant: {other:?}"),
         }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("copycat-files-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap_or_default();
+        dir
+    }
+
+    fn s(p: &Path) -> String {
+        p.display().to_string()
+    }
+
+    #[test]
+    fn rename_list_and_remove_inside_a_write_grant() {
+        let dir = scratch("rw");
+        let mut ctx = FilesCtx::new(FileGrants::parse(None, Some(&s(&dir))).unwrap_or_default());
+        let tmp = dir.join(".t-0.tmp");
+        assert_eq!(ctx.append(s(&tmp), b"abc".to_vec()).ok(), Some(3));
+        ctx.append(s(&dir.join("b.txt")), b"x".to_vec()).ok();
+        assert_eq!(
+            ctx.list(s(&dir)).ok(),
+            Some(vec![".t-0.tmp".to_owned(), "b.txt".to_owned()])
+        );
+        let fin = dir.join("a.txt");
+        assert!(ctx.rename(s(&tmp), s(&fin)).is_ok());
+        assert_eq!(fs::read(&fin).ok().as_deref(), Some(&b"abc"[..]));
+        assert!(!tmp.exists());
+        // Renaming over an existing file replaces it.
+        ctx.append(s(&tmp), b"new".to_vec()).ok();
+        assert!(ctx.rename(s(&tmp), s(&dir.join("b.txt"))).is_ok());
+        assert_eq!(fs::read(dir.join("b.txt")).ok().as_deref(), Some(&b"new"[..]));
+        assert_eq!(
+            ctx.list(s(&dir)).ok(),
+            Some(vec!["a.txt".to_owned(), "b.txt".to_owned()])
+        );
+        assert!(ctx.remove(s(&fin)).is_ok());
+        assert!(matches!(ctx.remove(s(&fin)), Err(FileError::NotFound(_))));
+        assert!(matches!(ctx.list(s(&dir.join("missing"))), Err(FileError::NotFound(_))));
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn rename_list_and_remove_check_grants() {
+        let dir = scratch("deny");
+        let inside = dir.join("in");
+        let outside = dir.join("out");
+        fs::create_dir_all(&outside).unwrap_or_default();
+        fs::write(outside.join("f"), b"x").unwrap_or_default();
+        // Read-only grant on `outside`, write grant on `inside`.
+        let mut ctx = FilesCtx::new(FileGrants::parse(Some(&s(&outside)), Some(&s(&inside))).unwrap_or_default());
+        ctx.append(s(&inside.join("f")), b"y".to_vec()).ok();
+        let denied_write =
+            |r: Result<(), FileError>| matches!(r, Err(FileError::Denied(m)) if m.contains("grants.fs.write"));
+        // Moving a file out of the write grant, or into it from a read-only
+        // path, is refused; so is removing a read-only file.
+        assert!(denied_write(ctx.rename(s(&inside.join("f")), s(&outside.join("g")))));
+        assert!(denied_write(ctx.rename(s(&outside.join("f")), s(&inside.join("g")))));
+        assert!(denied_write(ctx.remove(s(&outside.join("f")))));
+        assert!(denied_write(ctx.remove("/etc/passwd".into())));
+        assert!(outside.join("f").exists() && inside.join("f").exists());
+        // Listing needs a read grant (a write grant implies one).
+        assert_eq!(ctx.list(s(&outside)).ok(), Some(vec!["f".to_owned()]));
+        assert_eq!(ctx.list(s(&inside)).ok(), Some(vec!["f".to_owned()]));
+        match ctx.list("/etc".into()) {
+            Err(FileError::Denied(m)) => assert!(m.contains("grants.fs.read"), "{m}"),
+            other => panic!("listing /etc: {other:?}"),
+        }
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

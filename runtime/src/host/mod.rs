@@ -13,6 +13,7 @@ pub mod limits;
 pub mod logging;
 pub mod offsets;
 mod stdio;
+pub mod transactions;
 
 use std::sync::Arc;
 
@@ -36,6 +37,7 @@ pub struct TaskHost {
     pub(crate) clock: clock::ClockCtx,
     pub(crate) offsets: offsets::OffsetsCtx,
     pub(crate) files: files::FilesCtx,
+    pub(crate) transactions: transactions::TransactionsCtx,
 }
 
 impl TaskHost {
@@ -60,6 +62,7 @@ impl TaskHost {
             clock: clock::ClockCtx::new(),
             offsets: offsets::OffsetsCtx::new(offsets),
             files: files::FilesCtx::new(grants),
+            transactions: transactions::TransactionsCtx::default(),
         }
     }
 }
@@ -104,6 +107,7 @@ pub fn linker(engine: &wasmtime::Engine, world: WorldKind) -> wasmtime::Result<L
     files::add_to_linker(&mut linker, |h| &mut h.files)?;
     if world == WorldKind::Source {
         offsets::add_to_linker(&mut linker, |h| &mut h.offsets)?;
+        transactions::add_to_linker(&mut linker, |h| &mut h.transactions)?;
     }
     Ok(linker)
 }

@@ -18,6 +18,7 @@ use super::{TaskContext, TaskFailure, TaskState, pause};
 use crate::config::{DeliveryGuarantee, TransactionBoundary};
 use crate::engine::guest::{Guest, GuestError, SourcePosition, SourceRecord};
 use crate::host::TaskHost;
+use crate::host::transactions::TransactionRequest;
 use crate::kafka::offsets::{offset_key, offset_value, read_connector};
 use crate::kafka::{KafkaError, producer_config};
 
@@ -81,6 +82,13 @@ impl ProducerContext for Acks {
     fn delivery(&self, result: &DeliveryResult<'_>, opaque: usize) {
         if let Err((e, msg)) = result {
             use rdkafka::message::Message;
+            // Records of an aborted transaction are purged, as they should be.
+            if matches!(
+                e,
+                RdKafkaError::MessageProduction(RDKafkaErrorCode::PurgeQueue | RDKafkaErrorCode::PurgeInflight)
+            ) {
+                return;
+            }
             self.fail(format!(
                 "Kafka did not accept a record for topic {} (partition {}): {e}",
                 msg.topic(),
@@ -238,6 +246,10 @@ impl SourceRunner<'_> {
                 Err(e) => return Err(e.into()),
             };
             if records.is_empty() {
+                if self.txn.is_some() {
+                    // A connector may end its transaction on an empty poll.
+                    self.transaction_boundary_reached()?;
+                }
                 pause(self.ctx, self.ctx.connector.idle_backoff);
                 continue;
             }
@@ -328,8 +340,29 @@ impl SourceRunner<'_> {
         if let Some(txn) = &mut self.txn {
             txn.offsets.extend(Self::latest_offsets(&records));
         }
-        if self.ctx.connector.transaction_boundary == TransactionBoundary::Poll {
-            self.commit_transaction()?;
+        self.transaction_boundary_reached()
+    }
+
+    /// After a `poll`: commit or abort as the boundary (or the connector) says.
+    fn transaction_boundary_reached(&mut self) -> Result<(), TaskFailure> {
+        match (
+            self.ctx.connector.transaction_boundary,
+            self.guest.take_transaction_request(),
+        ) {
+            (TransactionBoundary::Poll, _) | (TransactionBoundary::Connector, Some(TransactionRequest::Commit)) => {
+                self.commit_transaction()?;
+            }
+            (TransactionBoundary::Connector, Some(TransactionRequest::Abort)) => {
+                tracing::info!("the connector aborted its transaction");
+                self.abort();
+            }
+            (_, Some(request)) => {
+                tracing::debug!(
+                    ?request,
+                    "transaction request ignored: transaction.boundary is not 'connector'"
+                );
+            }
+            (_, None) => {}
         }
         Ok(())
     }
@@ -508,6 +541,12 @@ impl SourceRunner<'_> {
                 if self.acks().failure().is_some() {
                     self.abort();
                     return self.check_failure();
+                }
+                // The connector draws its own boundaries: a transaction it
+                // has not committed is not complete, so it is aborted.
+                if self.ctx.connector.transaction_boundary == TransactionBoundary::Connector {
+                    self.abort();
+                    return Ok(());
                 }
                 return self.commit_transaction();
             }

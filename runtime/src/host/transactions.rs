@@ -1,0 +1,50 @@
+//! `copycat:connector/transactions`: an exactly-once source with
+//! `transaction.boundary=connector` asks to commit or abort the open
+//! transaction; the task loop acts on the request after the `poll` call.
+
+use wasmtime::component::Linker;
+
+use super::{Ctx, TaskHost};
+use crate::engine::bindings::transactions;
+
+/// What the connector asked for during the current call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransactionRequest {
+    /// Commit after this batch.
+    Commit,
+    /// Abort, including this batch.
+    Abort,
+}
+
+/// Context of the transactions interface.
+#[derive(Default)]
+pub struct TransactionsCtx {
+    request: Option<TransactionRequest>,
+}
+
+impl TransactionsCtx {
+    /// Take the request made since the last call, if any.
+    pub(crate) fn take(&mut self) -> Option<TransactionRequest> {
+        self.request.take()
+    }
+}
+
+impl transactions::Host for TransactionsCtx {
+    fn commit(&mut self) {
+        // An abort wins over a commit asked for in the same call.
+        if self.request != Some(TransactionRequest::Abort) {
+            self.request = Some(TransactionRequest::Commit);
+        }
+    }
+
+    fn abort(&mut self) {
+        self.request = Some(TransactionRequest::Abort);
+    }
+}
+
+pub(crate) fn add_to_linker(
+    linker: &mut Linker<TaskHost>,
+    get: fn(&mut TaskHost) -> &mut TransactionsCtx,
+) -> wasmtime::Result<()> {
+    transactions::add_to_linker::<TaskHost, Ctx<TransactionsCtx>>(linker, get)
+}
