@@ -62,10 +62,13 @@ test *args: lint build-connectors kafka-start
     # The CLI tests run the `copycat` binary, which `cargo test` does not
     # build for another package's tests.
     cargo build -p copycat-runtime --bin copycat
-    KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" \
-    COPYCAT_PLUGIN_DIR="{{plugin_dir}}" \
-    COPYCAT_FIXTURE_DIR="{{fixture_dir}}" \
-    cargo test --workspace "$@"
+    # The chaos test restarts the broker: only one this project started.
+    export COPYCAT_LOCAL_KAFKA="$([ -z "${KAFKA_BOOTSTRAP:-}" ] && echo 1 || echo 0)"; \
+    export KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" \
+        COPYCAT_PLUGIN_DIR="{{plugin_dir}}" \
+        COPYCAT_FIXTURE_DIR="{{fixture_dir}}"; \
+    cargo test --workspace "$@" && \
+    cargo test -p copycat-tests --test all -- --ignored chaos
     @echo "Kafka left running at $(scripts/kafka.sh bootstrap); stop it with: just kafka-stop"
 
 # End-to-end demo against the local broker

@@ -109,6 +109,25 @@ fn exactly_once_survives_kill_9_without_loss_or_duplicates() {
 }
 
 #[test]
+fn at_least_once_survives_kill_9_without_loss() {
+    let seen = crash_twice("at-least-once", "");
+    assert_eq!(seen.len(), 2);
+    for (stream, mut s) in seen {
+        let produced = s.len();
+        s.sort_unstable();
+        s.dedup();
+        // Repeats are allowed (records sent after the last offset commit
+        // before each kill); losses are not.
+        assert_eq!(
+            s,
+            (0..3000).collect::<Vec<u64>>(),
+            "{stream}: every record at least once"
+        );
+        assert!(produced >= 3000, "{stream}");
+    }
+}
+
+#[test]
 fn at_most_once_survives_kill_9_without_duplicates() {
     let seen = crash_twice("at-most-once", "");
     for (stream, mut s) in seen {

@@ -4,6 +4,7 @@
 //! (`KAFKA_BOOTSTRAP`, started by `just test`). One binary, a module per area.
 
 mod bad_input;
+mod chaos;
 mod cli;
 mod datagen;
 mod delivery;

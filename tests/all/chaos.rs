@@ -1,0 +1,220 @@
+//! Chaos: file source → Kafka → file sink, exactly-once end to end, while a
+//! harness SIGKILLs the worker five times at random moments. At the end the
+//! sink's output equals the input exactly and a read_committed consumer sees
+//! each record exactly once.
+//!
+//! With `COPYCAT_CHAOS_BROKER_RESTART=1` (and a broker this project started,
+//! `COPYCAT_LOCAL_KAFKA=1`) it also restarts the broker once. That variant
+//! is not part of `just test` yet: in 1 of 3 runs here a read_committed
+//! consumer saw one source batch (2,000 records) twice — an open bug, see
+//! docs/delivery.md.
+//!
+//! It is `#[ignore]`d in the parallel run (it is long and may restart the
+//! shared broker); `just test` runs it on its own afterwards (`--ignored`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use copycat_tests::*;
+use rand::Rng;
+
+const FILES: usize = 4;
+const LINES_PER_FILE: usize = 50_000;
+
+fn copycat(worker: &Path, connectors: &[PathBuf]) -> Child {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().unwrap().parent().unwrap().join("copycat");
+    Command::new(bin)
+        .arg("standalone")
+        .arg(worker)
+        .args(connectors)
+        .stderr(
+            std::env::var_os("COPYCAT_CHAOS_LOG")
+                .and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).ok())
+                .map_or_else(Stdio::null, Stdio::from),
+        )
+        .spawn()
+        .unwrap()
+}
+
+/// Every line of the sink's committed files (`<topic>-<p>-<first>-<last>.txt`).
+fn output_lines(dir: &Path) -> Vec<String> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    names.retain(|p| {
+        p.extension().is_some_and(|x| x == "txt") && !p.file_name().unwrap().to_string_lossy().starts_with('.')
+    });
+    names.sort();
+    names
+        .iter()
+        .flat_map(|p| {
+            std::fs::read_to_string(p)
+                .unwrap_or_default()
+                .lines()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn kafka_script(args: &[&str]) -> bool {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/kafka.sh");
+    // KAFKA_BOOTSTRAP makes the script treat the broker as external.
+    Command::new(script)
+        .args(args)
+        .env_remove("KAFKA_BOOTSTRAP")
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+#[ignore = "long, may restart the broker: `just test` runs it alone after the other tests"]
+fn exactly_once_pipeline_survives_sigkills() {
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let output = dir.path().join("out");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::create_dir_all(&output).unwrap();
+    let mut expected = Vec::with_capacity(FILES * LINES_PER_FILE);
+    let mut files = Vec::new();
+    for f in 0..FILES {
+        let lines: Vec<String> = (0..LINES_PER_FILE)
+            .map(|i| format!("file{f}-line{i:06}-{}", "x".repeat(i % 40)))
+            .collect();
+        let path = input.join(format!("input-{f}.txt"));
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        expected.extend(lines);
+        files.push(path.display().to_string());
+    }
+
+    let topic = unique("chaos");
+    block_on(create_topic(&topic, 4));
+    let offsets = unique("offsets");
+    let worker = dir.path().join("worker.properties");
+    std::fs::write(
+        &worker,
+        format!(
+            "bootstrap.servers={}\nplugin.path={}\noffset.storage.topic={offsets}\noffset.storage.partitions=3\noffset.flush.interval.ms=200\nexactly.once.source.support=enabled\n",
+            bootstrap(),
+            plugin_dir().display()
+        ),
+    )
+    .unwrap();
+    let source = dir.path().join("source.properties");
+    std::fs::write(
+        &source,
+        format!(
+            "name={}\nconnector.class=file-source\ntasks.max=2\nfiles={}\ntopic={topic}\ngrants.fs.read={}\n",
+            unique("chaos-source"),
+            files.join(","),
+            input.display()
+        ),
+    )
+    .unwrap();
+    let sink = dir.path().join("sink.properties");
+    std::fs::write(
+        &sink,
+        format!(
+            "name={}\nconnector.class=file-sink\ntasks.max=2\ntopics={topic}\ndirectory={out}\ngrants.fs.write={out}\nexactly.once=true\nconsumer.override.session.timeout.ms=6000\n",
+            unique("chaos-sink"),
+            out = output.display()
+        ),
+    )
+    .unwrap();
+    let connectors = [source, sink];
+
+    // Five SIGKILLs at random moments; optionally the broker restarts before the third.
+    let mut rng = rand::rng();
+    // Only a broker this project started may be restarted (`just test` says
+    // so with COPYCAT_LOCAL_KAFKA=1); an external cluster is left alone.
+    let can_restart_broker = std::env::var("COPYCAT_LOCAL_KAFKA").is_ok_and(|v| v == "1")
+        && std::env::var("COPYCAT_CHAOS_BROKER_RESTART").is_ok_and(|v| v == "1");
+    let mut lines_at_kills = Vec::new();
+    for round in 0..5 {
+        let mut child = copycat(&worker, &connectors);
+        let lines_before = output_lines(&output).len();
+        // A random moment, after the worker has made some progress.
+        let progress = rng.random_range(5_000..30_000);
+        let deadline = Instant::now() + Duration::from_millis(rng.random_range(500..4_000));
+        eventually("some progress before the kill", Duration::from_secs(120), || {
+            let moved = output_lines(&output).len() > lines_before + progress;
+            (moved || Instant::now() >= deadline).then_some(())
+        });
+        if round == 2 {
+            if can_restart_broker {
+                assert!(kafka_script(&["restart"]), "restarting the broker");
+                eprintln!("chaos: broker restarted while the worker ran");
+            } else {
+                eprintln!(
+                    "chaos: not restarting the broker (needs COPYCAT_CHAOS_BROKER_RESTART=1 and COPYCAT_LOCAL_KAFKA=1)"
+                );
+            }
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let lines = output_lines(&output).len();
+        eprintln!(
+            "chaos: SIGKILL {} with {lines} of {} lines written",
+            round + 1,
+            expected.len()
+        );
+        lines_at_kills.push(lines);
+    }
+    assert!(
+        lines_at_kills.iter().any(|n| *n < expected.len()),
+        "the kills hit the pipeline mid-stream: {lines_at_kills:?}"
+    );
+
+    // A last run finishes the job.
+    let mut child = copycat(&worker, &connectors);
+    eventually("every line in the sink's files", Duration::from_secs(240), || {
+        (output_lines(&output).len() >= expected.len()).then_some(())
+    });
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    eventually("copycat exits", Duration::from_secs(60), || child.try_wait().unwrap());
+
+    let mut got = output_lines(&output);
+    let mut committed: Vec<String> = read_topic(&topic).into_iter().filter_map(|r| r.value).collect();
+    committed.sort();
+    let topic_dups = committed.len() - {
+        let mut d = committed.clone();
+        d.dedup();
+        d.len()
+    };
+    eprintln!(
+        "chaos: the sink wrote {} lines, the topic holds {} committed records ({topic_dups} repeated); files: {:?}",
+        got.len(),
+        committed.len(),
+        std::fs::read_dir(&output)
+            .map(|d| d.flatten().map(|e| e.file_name()).collect::<Vec<_>>())
+            .unwrap_or_default()
+    );
+    if topic_dups > 0 {
+        let reads = read_topic(&topic);
+        let mut seen = std::collections::HashMap::new();
+        for r in &reads {
+            let v = r.value.clone().unwrap_or_default();
+            if let Some((p, o)) = seen.insert(v.clone(), (r.partition, r.offset)) {
+                eprintln!("chaos: DUP {v} at {p}/{o} and {}/{}", r.partition, r.offset);
+                break;
+            }
+        }
+    }
+    assert_eq!(got.len(), expected.len(), "no line lost, none duplicated");
+    got.sort();
+    expected.sort();
+    assert!(got == expected, "the output is exactly the input");
+    let mut committed: Vec<String> = read_topic(&topic).into_iter().filter_map(|r| r.value).collect();
+    committed.sort();
+    assert!(
+        committed == expected,
+        "a read_committed consumer sees each line exactly once"
+    );
+    assert!(started.elapsed() < Duration::from_secs(600), "bounded in time");
+}
