@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Throughput benchmark: Copycat's datagen source component -> Kafka, against
-# a plain rdkafka producer loop with the same producer settings on the same
-# broker (the ceiling). Prints records/s, MB/s and the ratio Copycat/ceiling
-# for every run and the median. See docs/BENCHMARKS.md.
+# Throughput benchmark: Copycat's datagen source component -> Kafka, at-least-
+# once and exactly-once, against a plain rdkafka producer loop with the same
+# producer settings on the same broker (the ceiling). Prints records/s, MB/s
+# and each guarantee's ratio to the same run's ceiling for every run and the
+# median. See docs/BENCHMARKS.md.
 #
 # `just bench` has already built the connector components (build/plugins) and
 # started Kafka; it sets KAFKA_BOOTSTRAP and COPYCAT_PLUGIN_DIR. Arguments go
 # to the benchmark binary, e.g.
 #   scripts/bench.sh --records 200000 --runs 5 --partitions 6
 #   scripts/bench.sh --only ceiling
+#   scripts/bench.sh --only ceiling,copycat-eos --transaction-boundary interval --transaction-interval-ms 1000
 #   scripts/bench.sh --help
 #
 # Build profile: dev, NOT --release. In the dev profile all dependencies

@@ -1,9 +1,11 @@
 //! `copycat-bench`: throughput of Copycat's datagen source component → Kafka,
-//! against the ceiling of a plain rdkafka producer loop writing the same
-//! records with the same producer settings to the same broker.
+//! at-least-once and exactly-once, against the ceiling of a plain rdkafka
+//! producer loop writing the same records with the same producer settings to
+//! the same broker.
 //!
-//! Each run measures both, in alternating order (odd runs: ceiling first),
-//! each against its own fresh topic with the same partition count:
+//! Each run measures all three, in rotating order (run 1: ceiling,
+//! at-least-once, exactly-once; run 2 starts with at-least-once; …), each
+//! against its own fresh topic with the same partition count:
 //!
 //! - ceiling: a `BaseProducer` with exactly Copycat's source-task producer
 //!   settings (`copycat_runtime::kafka::producer_config`: idempotent,
@@ -11,27 +13,34 @@
 //!   generates (`stream-0:<seq>`, value = key + '.' padding), no explicit
 //!   partition. Timed from the first send to the last delivery
 //!   acknowledgement.
-//! - copycat: an embedded `Worker` running the datagen component
-//!   (`tasks.max=1`, `streams=1`, `count=<records>`). Timed from
+//! - copycat (at-least-once): an embedded `Worker` running the datagen
+//!   component (`tasks.max=1`, `streams=1`, `count=<records>`). Timed from
 //!   `start_connector` until the topic's end offsets sum to `records`
 //!   (watermarks polled every 20 ms), so it includes the connector's start:
 //!   loading the component, instantiating it, reading the offsets topic and
 //!   creating the producer. That start-up is also reported on its own.
+//! - copycat-eos: the same with `delivery.guarantee=exactly-once` (and
+//!   `transaction.boundary` as given, default `poll`), a fresh worker with a
+//!   fresh offsets topic. End offsets include one transaction marker per
+//!   partition per transaction, so completion comes from the task's metrics
+//!   instead: `records_out` is set after every committed transaction; the
+//!   run ends when the committed records reach `records`. A read_committed
+//!   count of the topic afterwards checks it.
 //!
 //! This is a benchmark, not a test: nothing is asserted about speed.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, ValueEnum};
 use copycat_runtime::engine::{EngineConfig, WasmEngine};
 use copycat_runtime::kafka::producer_config;
-use copycat_runtime::task::TaskState;
+use copycat_runtime::task::{TaskMetrics, TaskState};
 use copycat_runtime::{ConnectorConfig, Worker, WorkerConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::Rng;
@@ -40,10 +49,11 @@ use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
-use rdkafka::{ClientConfig, ClientContext};
+use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
 
-/// Throughput of Copycat's datagen source → Kafka, against a plain rdkafka
-/// producer loop (the ceiling) on the same broker.
+/// Throughput of Copycat's datagen source → Kafka, at-least-once and
+/// exactly-once, against a plain rdkafka producer loop (the ceiling) on the
+/// same broker.
 #[derive(Parser, Debug)]
 #[command(about, long_about = None)]
 struct Args {
@@ -56,7 +66,7 @@ struct Args {
     /// Partitions of each benchmark topic.
     #[arg(long, default_value_t = 3)]
     partitions: i32,
-    /// Runs; each measures the ceiling and Copycat, in alternating order.
+    /// Runs; each runs every selected measurement, in rotating order.
     #[arg(long, default_value_t = 3)]
     runs: usize,
     /// Records per datagen poll (`batch.size` and the host's `poll.max.records`).
@@ -68,28 +78,83 @@ struct Args {
     /// Directory holding datagen.wasm (the worker's `plugin.path`).
     #[arg(long, env = "COPYCAT_PLUGIN_DIR", default_value = "build/plugins")]
     plugin_dir: PathBuf,
-    /// What to measure.
-    #[arg(long, value_enum, default_value_t = Only::Both)]
-    only: Only,
+    /// What to measure, comma-separated: ceiling, copycat (at-least-once),
+    /// copycat-eos (exactly-once). Default: all three. Ratios need the
+    /// ceiling in the same run.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    only: Vec<Measure>,
+    /// copycat-eos: `transaction.boundary` (poll: one transaction per
+    /// non-empty poll; interval: one per --transaction-interval-ms).
+    #[arg(long, value_enum, default_value_t = Boundary::Poll)]
+    transaction_boundary: Boundary,
+    /// copycat-eos with --transaction-boundary interval:
+    /// `transaction.boundary.interval.ms` (the runtime's default is
+    /// `offset.flush.interval.ms`, 5000).
+    #[arg(long)]
+    transaction_interval_ms: Option<u64>,
+    /// ceiling-eos: call `commit_transaction` with records still in flight
+    /// (as Copycat's task does), instead of waiting for their
+    /// acknowledgements first; shows rdkafka's 100 ms flush step.
+    #[arg(long)]
+    naive_commit: bool,
+    /// A producer setting for every measurement, `key=value`
+    /// (Copycat: `producer.override.<key>`); repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    producer_override: Vec<String>,
     /// Keep the benchmark topics (by default they are deleted at the end).
     #[arg(long)]
     keep_topics: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Only {
-    Both,
+enum Measure {
+    /// The raw rdkafka producer loop.
     Ceiling,
+    /// Copycat, `delivery.guarantee=at-least-once`.
     Copycat,
+    /// Copycat, `delivery.guarantee=exactly-once`.
+    CopycatEos,
+    /// The ceiling's loop made transactional like an exactly-once task with
+    /// `transaction.boundary=poll`: one transaction per --batch-size records
+    /// plus one offset-like record to a second topic (not measured unless
+    /// asked for).
+    CeilingEos,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Boundary {
+    Poll,
+    Interval,
 }
 
 impl Args {
-    fn ceiling(&self) -> bool {
-        self.only != Only::Copycat
+    fn overrides(&self) -> Result<BTreeMap<String, String>> {
+        self.producer_override
+            .iter()
+            .map(|kv| {
+                kv.split_once('=')
+                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    .ok_or_else(|| anyhow!("--producer-override {kv}: expected KEY=VALUE"))
+            })
+            .collect()
     }
 
-    fn copycat(&self) -> bool {
-        self.only != Only::Ceiling
+    fn measures(&self, m: Measure) -> bool {
+        if self.only.is_empty() {
+            m != Measure::CeilingEos
+        } else {
+            self.only.contains(&m)
+        }
+    }
+
+    /// `transaction.boundary` as written in the connector config (and shown
+    /// in the report).
+    fn boundary_desc(&self) -> String {
+        match (self.transaction_boundary, self.transaction_interval_ms) {
+            (Boundary::Poll, _) => "transaction.boundary=poll".to_owned(),
+            (Boundary::Interval, Some(ms)) => format!("transaction.boundary=interval, {ms} ms"),
+            (Boundary::Interval, None) => "transaction.boundary=interval, default interval".to_owned(),
+        }
     }
 }
 
@@ -97,10 +162,13 @@ impl Args {
 #[derive(Debug, Clone, Copy)]
 struct Measurement {
     elapsed: Duration,
-    /// Copycat only: `start_connector` → first record visible in the topic.
+    /// Copycat only: `start_connector` → first record visible in the topic
+    /// (at-least-once) or first transaction committed (exactly-once).
     startup: Option<Duration>,
-    /// Copycat only: records per second after the first record was visible.
+    /// Copycat only: records per second after that.
     steady: Option<f64>,
+    /// Exactly-once only: transactions committed.
+    transactions: Option<u64>,
 }
 
 impl Measurement {
@@ -112,7 +180,9 @@ impl Measurement {
 #[derive(Debug, Default)]
 struct Run {
     ceiling: Option<Measurement>,
-    copycat: Option<Measurement>,
+    alo: Option<Measurement>,
+    eos: Option<Measurement>,
+    ceiling_eos: Option<Measurement>,
 }
 
 fn unique(prefix: &str) -> String {
@@ -280,7 +350,7 @@ fn datagen_record(seq: u64, value_size: usize, key: &mut String, value: &mut Vec
 
 fn run_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, warmup_topic: &str) -> Result<Measurement> {
     // Exactly the settings of Copycat's source-task producers.
-    let mut cfg = producer_config(worker, &BTreeMap::new());
+    let mut cfg = producer_config(worker, &args.overrides()?);
     cfg.set("client.id", "copycat-bench-ceiling");
     let producer: BaseProducer<CountAcks> = cfg
         .create_with_context(CountAcks {
@@ -351,7 +421,103 @@ fn run_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, warmup_topic: &s
         elapsed: end - start,
         startup: None,
         steady: None,
+        transactions: None,
     })
+}
+
+/// The ceiling's loop with transactions: `batch_size` records per
+/// transaction, plus one record to `offsets_topic` in each (as an
+/// exactly-once task writes its source offset). Returns the measurement and
+/// the mean time `commit_transaction` took.
+fn run_ceiling_eos(args: &Args, worker: &WorkerConfig, topic: &str, offsets_topic: &str) -> Result<(Measurement, f64)> {
+    let mut cfg = producer_config(worker, &args.overrides()?);
+    cfg.set("client.id", "copycat-bench-ceiling-eos");
+    cfg.set("transactional.id", unique("copycat-bench-ceiling-eos"));
+    cfg.set("transaction.timeout.ms", "60000");
+    let producer: BaseProducer<CountAcks> = cfg
+        .create_with_context(CountAcks {
+            target: args.records,
+            acked: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            first_error: Mutex::new(None),
+            last_ack: Mutex::new(None),
+        })
+        .context("creating the transactional ceiling producer")?;
+    let txn_timeout = Duration::from_secs(30);
+    producer
+        .init_transactions(txn_timeout)
+        .context("ceiling-eos: initialising transactions")?;
+    producer
+        .client()
+        .fetch_metadata(Some(topic), Duration::from_secs(10))
+        .context("fetching the ceiling-eos topic's metadata")?;
+    let ctx = producer.context();
+    let pb = bar("ceiling-eos (rdkafka)", args.records);
+    let mut key = String::with_capacity(32);
+    let mut value = Vec::with_capacity(args.value_size);
+    let mut commit_time = Duration::ZERO;
+    let mut transactions = 0u64;
+    let start = Instant::now();
+    let mut seq = 0;
+    while seq < args.records {
+        producer
+            .begin_transaction()
+            .context("ceiling-eos: beginning a transaction")?;
+        let end = (seq + u64::from(args.batch_size)).min(args.records);
+        while seq < end {
+            datagen_record(seq, args.value_size, &mut key, &mut value);
+            let mut rec = BaseRecord::to(topic).key(key.as_bytes()).payload(value.as_slice());
+            loop {
+                match producer.send(rec) {
+                    Ok(()) => break,
+                    Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                        rec = back;
+                        producer.poll(Duration::from_millis(10));
+                    }
+                    Err((e, _)) => bail!("ceiling-eos: producing to {topic}: {e}"),
+                }
+            }
+            seq += 1;
+        }
+        let offset = format!("{{\"seq\":{}}}", seq - 1);
+        producer
+            .send(BaseRecord::to(offsets_topic).key("stream-0").payload(&offset))
+            .map_err(|(e, _)| anyhow!("ceiling-eos: producing to {offsets_topic}: {e}"))?;
+        let t = Instant::now();
+        // rdkafka 0.39's `commit_transaction` first calls its own `flush`,
+        // which, if any message is still unacknowledged, polls for a full
+        // 100 ms before looking again: every transaction would take at
+        // least 100 ms. Waiting for the acknowledgements here first (polling
+        // in 1 ms steps) makes that flush return at once.
+        if !args.naive_commit {
+            while producer.in_flight_count() > 0 {
+                producer.poll(Duration::from_millis(1));
+            }
+        }
+        producer
+            .commit_transaction(txn_timeout)
+            .context("ceiling-eos: committing a transaction")?;
+        commit_time += t.elapsed();
+        transactions += 1;
+        producer.poll(Duration::ZERO);
+        pb.set_position(seq);
+    }
+    let elapsed = start.elapsed();
+    pb.finish_and_clear();
+    let failed = ctx.failed.load(Ordering::Relaxed);
+    if failed > 0 {
+        let first = ctx.first_error.lock().ok().and_then(|e| e.clone()).unwrap_or_default();
+        bail!("ceiling-eos: {failed} records were not acknowledged (first error: {first})");
+    }
+    Ok((
+        Measurement {
+            elapsed,
+            startup: None,
+            steady: None,
+            transactions: Some(transactions),
+        },
+        commit_time.as_secs_f64() * 1e3 / transactions.max(1) as f64,
+    ))
 }
 
 // ------------------------------------------------------------------ Copycat
@@ -364,10 +530,83 @@ fn worker_props(args: &Args, offsets_topic: &str) -> BTreeMap<String, String> {
     ])
 }
 
+/// Records committed so far by an exactly-once task, from its metrics:
+/// (records polled, records committed, transactions committed).
+///
+/// `records_out` is the producer's acknowledged count, stored after every
+/// committed transaction. The runtime currently counts the transaction's
+/// offset records (one per source partition, so one per transaction with
+/// `streams=1`) in it too; that shows as more records acknowledged than
+/// polled, and is subtracted then. (Should the runtime count data records
+/// only, `records_out` never exceeds `records_in` and is taken as is.)
+fn eos_progress(metrics: &[Arc<TaskMetrics>]) -> (u64, u64, u64) {
+    let sum = |f: fn(&TaskMetrics) -> &AtomicU64| metrics.iter().map(|m| f(m).load(Ordering::Relaxed)).sum::<u64>();
+    let out = sum(|m| &m.records_out);
+    let commits = sum(|m| &m.offset_commits);
+    let polled = sum(|m| &m.records_in);
+    let committed = if out > polled { out.saturating_sub(commits) } else { out };
+    (polled, committed, commits)
+}
+
+/// Count the records a read_committed consumer sees in `topic`, reading from
+/// the beginning until its position reaches the end offsets on every
+/// partition (positions, not the last record's offset: with transactions the
+/// last offsets of a partition are commit markers).
+fn count_committed(bootstrap: &str, topic: &str, partitions: i32) -> Result<u64> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("client.id", "copycat-bench-verify")
+        .set("group.id", unique("copycat-bench-verify"))
+        .set("enable.auto.commit", "false")
+        .set("isolation.level", "read_committed")
+        .create()
+        .context("creating the read_committed consumer")?;
+    let mut ends = Vec::new();
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..partitions {
+        let (_, hi) = consumer
+            .fetch_watermarks(topic, p, Duration::from_secs(10))
+            .with_context(|| format!("reading the end offset of {topic}/{p}"))?;
+        ends.push(hi.max(0));
+        tpl.add_partition_offset(topic, p, Offset::Beginning)?;
+    }
+    consumer.assign(&tpl).context("assigning the verify consumer")?;
+    let reached = |c: &BaseConsumer| -> bool {
+        c.position().is_ok_and(|pos| {
+            (0..partitions).all(|p| match pos.find_partition(topic, p).map(|e| e.offset()) {
+                Some(Offset::Offset(o)) => o >= ends[p as usize],
+                _ => ends[p as usize] == 0,
+            })
+        })
+    };
+    let mut count = 0u64;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut idle_since = Instant::now();
+    loop {
+        match consumer.poll(Duration::from_millis(100)) {
+            Some(Ok(_)) => {
+                count += 1;
+                idle_since = Instant::now();
+                continue;
+            }
+            None => {}
+            Some(Err(e)) => bail!("verify: consuming {topic}: {e}"),
+        }
+        if reached(&consumer) {
+            return Ok(count);
+        }
+        if Instant::now() > deadline || idle_since.elapsed() > Duration::from_secs(10) {
+            eprintln!("warning: verify: the read_committed position of {topic} did not reach the end offsets {ends:?}");
+            return Ok(count);
+        }
+    }
+}
+
 fn run_copycat(
     args: &Args,
     rt: &tokio::runtime::Runtime,
     topic: &str,
+    exactly_once: bool,
     created: &mut Vec<String>,
 ) -> Result<Measurement> {
     let offsets_topic = unique("copycat-bench-offsets");
@@ -380,7 +619,7 @@ fn run_copycat(
     // NotLeaderForPartition (the runtime does not retry that yet).
     Watermarks::new(&args.bootstrap, &offsets_topic, offsets_partitions)?.wait_ready()?;
     let name = unique("bench-datagen");
-    let pairs = [
+    let mut pairs = vec![
         ("name", name.clone()),
         ("connector.class", "datagen".to_owned()),
         ("tasks.max", "1".to_owned()),
@@ -391,21 +630,61 @@ fn run_copycat(
         ("batch.size", args.batch_size.to_string()),
         ("poll.max.records", args.batch_size.to_string()),
     ];
-    let props = pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    if exactly_once {
+        pairs.push(("delivery.guarantee", "exactly-once".to_owned()));
+        let boundary = match args.transaction_boundary {
+            Boundary::Poll => "poll",
+            Boundary::Interval => "interval",
+        };
+        pairs.push(("transaction.boundary", boundary.to_owned()));
+        if let Some(ms) = args.transaction_interval_ms {
+            pairs.push(("transaction.boundary.interval.ms", ms.to_string()));
+        }
+    } else {
+        pairs.push(("delivery.guarantee", "at-least-once".to_owned()));
+    }
+    let mut props: BTreeMap<String, String> = pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    props.extend(
+        args.overrides()?
+            .into_iter()
+            .map(|(k, v)| (format!("producer.override.{k}"), v)),
+    );
     let cfg = ConnectorConfig::from_props(props, worker.config()).context("connector config")?;
     let marks = Watermarks::new(&args.bootstrap, topic, args.partitions)?;
-    let pb = bar("copycat (datagen)", args.records);
+    let pb = bar(
+        if exactly_once {
+            "copycat-eos (datagen)"
+        } else {
+            "copycat (datagen)"
+        },
+        args.records,
+    );
 
     let start = Instant::now();
     worker.start_connector(cfg).context("starting the datagen connector")?;
     let mut first: Option<(Duration, u64)> = None;
     let mut progress = (0, Instant::now());
+    let mut transactions = 0;
     let result = loop {
-        let n = marks.sum()?;
+        // At-least-once: records in the topic. Exactly-once: records in
+        // committed transactions (the end offsets also count markers).
+        let (n, msg) = if exactly_once {
+            let (polled, committed, commits) = eos_progress(&worker.task_metrics(&name)?);
+            transactions = commits;
+            (committed, format!("polled {polled}, {commits} txns"))
+        } else {
+            let polled: u64 = worker
+                .task_metrics(&name)?
+                .iter()
+                .map(|m| m.records_in.load(Ordering::Relaxed))
+                .sum();
+            (marks.sum()?, format!("polled {polled}"))
+        };
         if n > 0 && first.is_none() {
             first = Some((start.elapsed(), n));
         }
         pb.set_position(n);
+        pb.set_message(msg);
         if n >= args.records {
             break Ok(start.elapsed());
         }
@@ -425,10 +704,6 @@ fn run_copycat(
                 t.trace.as_deref().unwrap_or("(no trace)")
             ));
         }
-        if let Ok(m) = worker.task_metrics(&name) {
-            let polled: u64 = m.iter().map(|m| m.records_in.load(Ordering::Relaxed)).sum();
-            pb.set_message(format!("polled {polled}"));
-        }
         std::thread::sleep(Duration::from_millis(20));
     };
     pb.finish_and_clear();
@@ -436,12 +711,24 @@ fn run_copycat(
     worker.shutdown();
     sp.finish_and_clear();
     let elapsed = result?;
-    let total = marks.sum()?;
-    if total != args.records {
-        eprintln!(
-            "warning: copycat topic {topic} holds {total} records, expected exactly {}",
-            args.records
-        );
+    if exactly_once {
+        let sp = spinner(format!("copycat-eos: counting {topic} with read_committed"));
+        let total = count_committed(&args.bootstrap, topic, args.partitions)?;
+        sp.finish_and_clear();
+        if total != args.records {
+            eprintln!(
+                "warning: copycat-eos topic {topic} holds {total} committed records, expected exactly {}",
+                args.records
+            );
+        }
+    } else {
+        let total = marks.sum()?;
+        if total != args.records {
+            eprintln!(
+                "warning: copycat topic {topic} holds {total} records, expected exactly {}",
+                args.records
+            );
+        }
     }
     let (startup, steady) = match first {
         Some((t, n)) if elapsed > t => (Some(t), Some((args.records - n) as f64 / (elapsed - t).as_secs_f64())),
@@ -452,6 +739,7 @@ fn run_copycat(
         elapsed,
         startup,
         steady,
+        transactions: exactly_once.then_some(transactions),
     })
 }
 
@@ -490,20 +778,27 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     })
 }
 
-/// One table row: ceiling rec/s and MB/s, Copycat rec/s and MB/s, ratio,
-/// start-up ms, steady-state rec/s.
-fn print_row(label: &str, [c, k, ratio, start, steady]: [Option<f64>; 5], mb: impl Fn(f64) -> f64) {
-    println!(
-        "{:<6} {} {} {} {} {} {} {}",
-        label,
-        cell(c, 14, 0),
-        cell(c.map(&mb), 8, 1),
-        cell(k, 14, 0),
-        cell(k.map(&mb), 8, 1),
-        cell(ratio, 7, 3),
-        cell(start, 12, 0),
-        cell(steady, 15, 0),
-    );
+/// One table column: a value per run, and the median over the runs.
+struct Col {
+    head: &'static str,
+    width: usize,
+    decimals: usize,
+    values: Vec<Option<f64>>,
+}
+
+impl Col {
+    fn new(head: &'static str, width: usize, decimals: usize, values: Vec<Option<f64>>) -> Self {
+        Self {
+            head,
+            width: width.max(head.chars().count()),
+            decimals,
+            values,
+        }
+    }
+
+    fn median(&self) -> Option<f64> {
+        median(self.values.iter().flatten().copied().collect())
+    }
 }
 
 fn cell(v: Option<f64>, width: usize, decimals: usize) -> String {
@@ -514,42 +809,142 @@ fn cell(v: Option<f64>, width: usize, decimals: usize) -> String {
 }
 
 fn report(args: &Args, runs: &[Run]) {
+    let records = args.records;
     let mb = |rate: f64| rate * args.value_size as f64 / 1e6;
+    let ceiling: Vec<Option<f64>> = runs.iter().map(|r| r.ceiling.map(|m| m.rate(records))).collect();
+    let mut cols = Vec::new();
+    if args.measures(Measure::Ceiling) {
+        cols.push(Col::new("ceiling rec/s", 13, 0, ceiling.clone()));
+        cols.push(Col::new("MB/s", 6, 1, ceiling.iter().map(|c| c.map(mb)).collect()));
+    }
+    let mut summary = Vec::new();
+    if args.measures(Measure::CeilingEos) {
+        let rate: Vec<Option<f64>> = runs.iter().map(|r| r.ceiling_eos.map(|m| m.rate(records))).collect();
+        let ratio: Vec<Option<f64>> = rate
+            .iter()
+            .zip(&ceiling)
+            .map(|(k, c)| k.zip(*c).map(|(k, c)| k / c))
+            .collect();
+        let rate_col = Col::new("ceil-eos rec/s", 10, 0, rate);
+        let ratio_col = Col::new("ratio", 6, 3, ratio);
+        summary.push((
+            format!(
+                "ceiling-eos (the raw producer, one transaction per {} records)",
+                args.batch_size
+            ),
+            rate_col.median(),
+            ratio_col.median(),
+            None,
+        ));
+        cols.push(rate_col);
+        if args.measures(Measure::Ceiling) {
+            cols.push(ratio_col);
+        }
+    }
+    for measure in [Measure::Copycat, Measure::CopycatEos] {
+        if !args.measures(measure) {
+            continue;
+        }
+        let eos = measure == Measure::CopycatEos;
+        let heads = if eos {
+            ["eos rec/s", "ratio", "start ms", "steady", "txns"]
+        } else {
+            ["alo rec/s", "ratio", "start ms", "steady", "-"]
+        };
+        let desc = if eos {
+            format!("Copycat exactly-once ({})", args.boundary_desc())
+        } else {
+            "Copycat at-least-once".to_owned()
+        };
+        let get = |r: &Run| if eos { r.eos } else { r.alo };
+        let ms: Vec<Option<Measurement>> = runs.iter().map(get).collect();
+        let rate: Vec<Option<f64>> = ms.iter().map(|m| m.map(|m| m.rate(records))).collect();
+        let ratio: Vec<Option<f64>> = rate
+            .iter()
+            .zip(&ceiling)
+            .map(|(k, c)| k.zip(*c).map(|(k, c)| k / c))
+            .collect();
+        let steady: Vec<Option<f64>> = ms
+            .iter()
+            .zip(&ceiling)
+            .map(|(m, c)| m.and_then(|m| m.steady).zip(*c).map(|(s, c)| s / c))
+            .collect();
+        let start = ms
+            .iter()
+            .map(|m| m.and_then(|m| m.startup).map(|d| d.as_secs_f64() * 1e3))
+            .collect();
+        let ratio_col = Col::new(heads[1], 6, 3, ratio);
+        let steady_col = Col::new(heads[3], 6, 3, steady);
+        let rate_col = Col::new(heads[0], 10, 0, rate);
+        summary.push((desc, rate_col.median(), ratio_col.median(), steady_col.median()));
+        cols.push(rate_col);
+        if args.measures(Measure::Ceiling) {
+            cols.push(ratio_col);
+        }
+        cols.push(Col::new(heads[2], 8, 0, start));
+        if args.measures(Measure::Ceiling) {
+            cols.push(steady_col);
+        }
+        if eos {
+            let txns = ms
+                .iter()
+                .map(|m| m.and_then(|m| m.transactions).map(|t| t as f64))
+                .collect();
+            cols.push(Col::new(heads[4], 5, 0, txns));
+        }
+    }
+
     println!();
     println!(
-        "datagen → Kafka, {} records × {} B, {} partitions, at-least-once",
-        args.records, args.value_size, args.partitions
+        "datagen → Kafka, {} records × {} B, {} partitions, batch {} (poll.max.records)",
+        records, args.value_size, args.partitions, args.batch_size
     );
     println!(
         "(idempotent producer, acks=all, linger.ms=5; MB/s counts value bytes only, {} B per record, 1 MB = 10^6 B;",
         args.value_size
     );
-    println!(" ratio = copycat rec/s ÷ ceiling rec/s; copycat time includes connector start-up, shown separately)");
     println!(
-        "{:<6} {:>14} {:>8} {:>14} {:>8} {:>7} {:>12} {:>15}",
-        "run", "ceiling rec/s", "MB/s", "copycat rec/s", "MB/s", "ratio", "cc start ms", "cc steady rec/s"
+        " alo = Copycat at-least-once, eos = Copycat exactly-once ({});",
+        args.boundary_desc()
     );
-    let mut cols: [Vec<f64>; 5] = Default::default();
-    let mut steady_ratios = Vec::new();
-    for (i, r) in runs.iter().enumerate() {
-        let c = r.ceiling.map(|m| m.rate(args.records));
-        let k = r.copycat.map(|m| m.rate(args.records));
-        let ratio = c.zip(k).map(|(c, k)| k / c);
-        let start = r.copycat.and_then(|m| m.startup).map(|d| d.as_secs_f64() * 1e3);
-        let steady = r.copycat.and_then(|m| m.steady);
-        steady_ratios.extend(c.zip(steady).map(|(c, s)| s / c));
-        for (col, v) in cols.iter_mut().zip([c, k, ratio, start, steady]) {
-            col.extend(v);
+    println!(" ratio = rec/s ÷ the same run's ceiling rec/s; Copycat time includes connector start-up (start ms:");
+    println!(" until the first record is in the topic, eos: until the first transaction committed);");
+    println!(" steady = rec/s after that ÷ ceiling rec/s; txns = transactions committed)");
+    let mut line = format!("{:<6}", "run");
+    for c in &cols {
+        let _ = write!(line, " {:>w$}", c.head, w = c.width);
+    }
+    println!("{line}");
+    for i in 0..runs.len() {
+        let mut line = format!("{:<6}", i + 1);
+        for c in &cols {
+            let _ = write!(line, " {}", cell(c.values[i], c.width, c.decimals));
         }
-        print_row(&(i + 1).to_string(), [c, k, ratio, start, steady], mb);
+        println!("{line}");
     }
-    let [c, k, ratio, start, steady] = cols.map(median);
-    print_row("median", [c, k, ratio, start, steady], mb);
-    if let Some(r) = ratio {
-        println!("Copycat / ceiling (median of per-run ratios): {r:.3}");
+    let mut line = format!("{:<6}", "median");
+    for c in &cols {
+        let _ = write!(line, " {}", cell(c.median(), c.width, c.decimals));
     }
-    if let Some(r) = median(steady_ratios) {
-        println!("Copycat after its first record / ceiling (steady state, median): {r:.3}");
+    println!("{line}");
+    for (desc, rate, ratio, steady) in &summary {
+        match (rate, ratio, steady) {
+            (Some(rate), Some(ratio), Some(steady)) => println!(
+                "{desc}: {rate:.0} rec/s, {ratio:.3} of the ceiling (median of per-run ratios), steady state {steady:.3}"
+            ),
+            (Some(rate), Some(ratio), None) => {
+                println!("{desc}: {rate:.0} rec/s, {ratio:.3} of the ceiling (median of per-run ratios)")
+            }
+            (Some(rate), _, _) => println!("{desc}: {rate:.0} rec/s"),
+            _ => {}
+        }
+    }
+    let eos_vs_alo: Vec<f64> = runs
+        .iter()
+        .filter_map(|r| r.alo.zip(r.eos).map(|(a, e)| e.rate(records) / a.rate(records)))
+        .collect();
+    if let Some(r) = median(eos_vs_alo) {
+        println!("exactly-once / at-least-once (median of per-run ratios): {r:.3}");
     }
 }
 
@@ -574,7 +969,8 @@ fn main() -> Result<()> {
         "copycat-bench: {} records × {} B, {} partitions, {} run(s), Kafka at {}",
         args.records, args.value_size, args.partitions, args.runs, args.bootstrap
     );
-    if args.copycat() {
+    let copycat = args.measures(Measure::Copycat) || args.measures(Measure::CopycatEos);
+    if copycat {
         warm_up(&args)?;
     }
     let ceiling_worker = WorkerConfig::from_props(worker_props(&args, "unused")).context("worker config")?;
@@ -583,16 +979,26 @@ fn main() -> Result<()> {
     let outcome = (|| -> Result<()> {
         for i in 0..args.runs {
             let ceiling_topic = unique("copycat-bench-ceiling");
-            let copycat_topic = unique("copycat-bench-datagen");
+            let alo_topic = unique("copycat-bench-datagen");
+            let eos_topic = unique("copycat-bench-datagen-eos");
+            let ceiling_eos_topic = unique("copycat-bench-ceiling-eos");
             let warmup_topic = unique("copycat-bench-warmup");
             let mut topics = Vec::new();
-            if args.ceiling() {
-                topics.push(ceiling_topic.as_str());
+            if args.measures(Measure::Ceiling) || args.measures(Measure::CeilingEos) {
+                if args.measures(Measure::Ceiling) {
+                    topics.push(ceiling_topic.as_str());
+                }
                 rt.block_on(create_topics(&args.bootstrap, &[&warmup_topic], 1))?;
                 created.push(warmup_topic.clone());
             }
-            if args.copycat() {
-                topics.push(copycat_topic.as_str());
+            if args.measures(Measure::Copycat) {
+                topics.push(alo_topic.as_str());
+            }
+            if args.measures(Measure::CopycatEos) {
+                topics.push(eos_topic.as_str());
+            }
+            if args.measures(Measure::CeilingEos) {
+                topics.push(ceiling_eos_topic.as_str());
             }
             rt.block_on(create_topics(&args.bootstrap, &topics, args.partitions))?;
             created.extend(topics.iter().map(|t| (*t).to_owned()));
@@ -601,10 +1007,16 @@ fn main() -> Result<()> {
             }
             runs.push(Run::default());
             let Some(run) = runs.last_mut() else { break };
-            let ceiling_first = i % 2 == 0;
-            for phase in 0..2 {
-                if (phase == 0) == ceiling_first {
-                    if args.ceiling() {
+            // Rotate the order, so that each measurement goes first in turn.
+            let mut order = [Measure::Ceiling, Measure::Copycat, Measure::CopycatEos];
+            order.rotate_left(i % 3);
+            let order = order.into_iter().chain([Measure::CeilingEos]);
+            for measure in order {
+                if !args.measures(measure) {
+                    continue;
+                }
+                match measure {
+                    Measure::Ceiling => {
                         let m = run_ceiling(&args, &ceiling_worker, &ceiling_topic, &warmup_topic)?;
                         let total = Watermarks::new(&args.bootstrap, &ceiling_topic, args.partitions)?.sum()?;
                         if total != args.records {
@@ -614,23 +1026,55 @@ fn main() -> Result<()> {
                             );
                         }
                         eprintln!(
-                            "run {}: ceiling {:>10.0} rec/s ({:.2} s)",
+                            "run {}: ceiling     {:>10.0} rec/s ({:.2} s)",
                             i + 1,
                             m.rate(args.records),
                             m.elapsed.as_secs_f64()
                         );
                         run.ceiling = Some(m);
                     }
-                } else if args.copycat() {
-                    let m = run_copycat(&args, &rt, &copycat_topic, &mut created)?;
-                    eprintln!(
-                        "run {}: copycat {:>10.0} rec/s ({:.2} s, first record after {} ms)",
-                        i + 1,
-                        m.rate(args.records),
-                        m.elapsed.as_secs_f64(),
-                        m.startup.map_or(0, |d| d.as_millis())
-                    );
-                    run.copycat = Some(m);
+                    Measure::CeilingEos => {
+                        let (m, commit_ms) =
+                            run_ceiling_eos(&args, &ceiling_worker, &ceiling_eos_topic, &warmup_topic)?;
+                        let total = count_committed(&args.bootstrap, &ceiling_eos_topic, args.partitions)?;
+                        if total != args.records {
+                            eprintln!(
+                                "warning: ceiling-eos topic {ceiling_eos_topic} holds {total} committed records, expected exactly {}",
+                                args.records
+                            );
+                        }
+                        eprintln!(
+                            "run {}: ceiling-eos {:>10.0} rec/s ({:.2} s, {} transactions, commit_transaction {:.1} ms on average)",
+                            i + 1,
+                            m.rate(args.records),
+                            m.elapsed.as_secs_f64(),
+                            m.transactions.unwrap_or(0),
+                            commit_ms
+                        );
+                        run.ceiling_eos = Some(m);
+                    }
+                    Measure::Copycat | Measure::CopycatEos => {
+                        let eos = measure == Measure::CopycatEos;
+                        let topic = if eos { &eos_topic } else { &alo_topic };
+                        let m = run_copycat(&args, &rt, topic, eos, &mut created)?;
+                        eprintln!(
+                            "run {}: {} {:>10.0} rec/s ({:.2} s, first {} after {} ms{})",
+                            i + 1,
+                            if eos { "copycat-eos" } else { "copycat    " },
+                            m.rate(args.records),
+                            m.elapsed.as_secs_f64(),
+                            if eos { "commit" } else { "record" },
+                            m.startup.map_or(0, |d| d.as_millis()),
+                            m.transactions
+                                .map(|t| format!(", {t} transactions"))
+                                .unwrap_or_default()
+                        );
+                        if eos {
+                            run.eos = Some(m);
+                        } else {
+                            run.alo = Some(m);
+                        }
+                    }
                 }
             }
         }

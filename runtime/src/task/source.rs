@@ -30,6 +30,8 @@ const KIND_TRACKED: usize = 0;
 const KIND_OFFSETS: usize = 1;
 /// A record nobody waits for individually (at-most-once, transactions).
 const KIND_UNTRACKED: usize = 2;
+/// An offset record inside a transaction (not a data record: not counted).
+const KIND_TXN_OFFSETS: usize = 3;
 
 /// Batches in flight at once; each has a slot in a ring of counters, so a
 /// delivery callback is one atomic decrement (no lock, no lookup).
@@ -106,9 +108,10 @@ impl ProducerContext for Acks {
             KIND_OFFSETS => {
                 self.offsets_pending.fetch_sub(1, Ordering::Release);
             }
-            _ => {
+            KIND_UNTRACKED => {
                 self.acked.fetch_add(1, Ordering::Relaxed);
             }
+            _ => {}
         }
     }
 }
@@ -386,7 +389,7 @@ impl SourceRunner<'_> {
             .into_iter()
             .map(|(partition, offset)| SourcePosition { partition, offset })
             .collect();
-        if let Err(e) = self.write_offsets(&positions, KIND_UNTRACKED) {
+        if let Err(e) = self.write_offsets(&positions, KIND_TXN_OFFSETS) {
             self.txn = Some(OpenTxn {
                 began: txn.began,
                 offsets: BTreeMap::new(),
@@ -395,6 +398,12 @@ impl SourceRunner<'_> {
             return Err(e);
         }
         let timeout = self.ctx.worker.offset_flush_timeout.max(Duration::from_secs(30));
+        // Wait for the acknowledgements first: `commit_transaction` flushes
+        // with a fixed 100 ms wait whenever anything is still in flight.
+        let deadline = Instant::now() + timeout;
+        while self.producer.in_flight_count() > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_micros(200));
+        }
         if let Err(e) = self.producer.commit_transaction(timeout) {
             let failure = txn_failure(self.ctx, "committing a transaction", e);
             self.txn = Some(OpenTxn {
