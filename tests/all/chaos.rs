@@ -5,9 +5,10 @@
 //!
 //! With `COPYCAT_CHAOS_BROKER_RESTART=1` (and a broker this project started,
 //! `COPYCAT_LOCAL_KAFKA=1`) it also restarts the broker once. That variant
-//! is not part of `just test` yet: in 1 of 3 runs here a read_committed
-//! consumer saw one source batch (2,000 records) twice — an open bug, see
-//! docs/delivery.md.
+//! is not part of `just test` yet: in 1 of 2 runs here (before exactly-once
+//! tasks waited for acknowledgements before committing) a read_committed
+//! consumer saw one source batch (2,000 records) twice; 5 runs since were
+//! clean, but the cause is not proven — see docs/delivery.md.
 //!
 //! It is `#[ignore]`d in the parallel run (it is long and may restart the
 //! shared broker); `just test` runs it on its own afterwards (`--ignored`).
@@ -138,7 +139,7 @@ fn exactly_once_pipeline_survives_sigkills() {
         let lines_before = output_lines(&output).len();
         // A random moment, after the worker has made some progress.
         let progress = rng.random_range(5_000..30_000);
-        let deadline = Instant::now() + Duration::from_millis(rng.random_range(500..4_000));
+        let deadline = Instant::now() + Duration::from_millis(rng.random_range(1_500..6_000));
         eventually("some progress before the kill", Duration::from_secs(120), || {
             let moved = output_lines(&output).len() > lines_before + progress;
             (moved || Instant::now() >= deadline).then_some(())
