@@ -7,8 +7,8 @@
 //! `COPYCAT_LOCAL_KAFKA=1`) it also restarts the broker once. That variant
 //! is not part of `just test` yet: in 1 of 2 runs here (before exactly-once
 //! tasks waited for acknowledgements before committing) a read_committed
-//! consumer saw one source batch (2,000 records) twice (2 of ~6 runs); 5 of
-//! 5 runs since were clean, but the cause is not proven — see
+//! consumer saw one source batch (2,000 records) twice (2 of ~6 runs); 8 of
+//! 8 runs since were clean, but the cause is not proven — see
 //! docs/delivery.md.
 //!
 //! It is `#[ignore]`d in the parallel run (it is long and may restart the
