@@ -26,6 +26,15 @@ fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The `copycat` binary (`just test` builds it): next to the test binary's
+/// `deps/` directory.
+pub fn copycat_bin() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().unwrap().parent().unwrap().join("copycat");
+    assert!(bin.is_file(), "{} is missing: build the workspace", bin.display());
+    bin
+}
+
 /// A shipped connector component, e.g. `plugin("datagen")`.
 pub fn plugin(name: &str) -> PathBuf {
     let dir = std::env::var_os("COPYCAT_PLUGIN_DIR")

@@ -25,9 +25,7 @@ const FILES: usize = 4;
 const LINES_PER_FILE: usize = 50_000;
 
 fn copycat(worker: &Path, connectors: &[PathBuf]) -> Child {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().unwrap().parent().unwrap().join("copycat");
-    Command::new(bin)
+    Command::new(copycat_bin())
         .arg("standalone")
         .arg(worker)
         .args(connectors)

@@ -2,20 +2,11 @@
 //! stops gracefully on SIGTERM (flush, commit, exit 0), and refuses bad
 //! input with a message naming the file.
 
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use copycat_runtime::kafka::offsets::read_connector;
 use copycat_tests::*;
-
-fn copycat_bin() -> PathBuf {
-    // target/<profile>/deps/all-<hash> → target/<profile>/copycat
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().unwrap().parent().unwrap().join("copycat");
-    assert!(bin.is_file(), "{} is missing: build the workspace", bin.display());
-    bin
-}
 
 fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
     eventually("copycat exits", Duration::from_secs(60), || child.try_wait().unwrap())

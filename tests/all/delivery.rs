@@ -3,17 +3,12 @@
 //! at-most-once never repeats; a duplicated task instance is fenced.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use copycat_runtime::kafka::offsets::read_connector;
 use copycat_tests::*;
-
-fn copycat_bin() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().join("copycat")
-}
 
 fn spawn(worker: &Path, connector: &Path) -> Child {
     Command::new(copycat_bin())

@@ -3,20 +3,12 @@
 //! consumer group), through the library API and the `copycat offsets` CLI.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
 use copycat_runtime::offsets_admin::{self, ConnectorOffsets, OffsetsError};
 use copycat_tests::*;
 use serde_json::json;
-
-fn copycat_bin() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().unwrap().parent().unwrap().join("copycat");
-    assert!(bin.is_file(), "{} is missing: build the workspace", bin.display());
-    bin
-}
 
 fn doc(value: serde_json::Value) -> ConnectorOffsets {
     serde_json::from_value(value).unwrap()

@@ -413,14 +413,7 @@ impl SourceRunner<'_> {
             self.abort();
             return Err(failure);
         }
-        let metrics = &self.ctx.status.metrics;
-        metrics.offset_commits.fetch_add(1, Ordering::Relaxed);
-        metrics
-            .records_out
-            .store(self.acks().acked.load(Ordering::Relaxed), Ordering::Relaxed);
-        if let Err(e) = self.guest.source_commit(&positions) {
-            tracing::warn!(error = %e, "the task's commit notification failed");
-        }
+        self.offsets_committed(&positions);
         Ok(())
     }
 
@@ -488,20 +481,25 @@ impl SourceRunner<'_> {
             .is_none_or(|c| c.load(Ordering::Acquire) == 0)
     }
 
+    /// Offsets are durable: count it and tell the guest.
+    fn offsets_committed(&mut self, positions: &[SourcePosition]) {
+        let metrics = &self.ctx.status.metrics;
+        metrics.offset_commits.fetch_add(1, Ordering::Relaxed);
+        metrics
+            .records_out
+            .store(self.acks().acked.load(Ordering::Relaxed), Ordering::Relaxed);
+        if let Err(e) = self.guest.source_commit(positions) {
+            tracing::warn!(error = %e, "the task's commit notification failed");
+        }
+    }
+
     /// If the offsets write in flight is acknowledged, tell the guest.
     fn complete_write(&mut self) {
         if self.writing.is_none() || self.acks().offsets_pending.load(Ordering::Acquire) != 0 {
             return;
         }
         let Some(positions) = self.writing.take() else { return };
-        let metrics = &self.ctx.status.metrics;
-        metrics.offset_commits.fetch_add(1, Ordering::Relaxed);
-        metrics
-            .records_out
-            .store(self.acks().acked.load(Ordering::Relaxed), Ordering::Relaxed);
-        if let Err(e) = self.guest.source_commit(&positions) {
-            tracing::warn!(error = %e, "the task's commit notification failed");
-        }
+        self.offsets_committed(&positions);
     }
 
     /// Write the offsets of the acknowledged prefix of batches to the offsets
