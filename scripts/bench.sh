@@ -27,6 +27,12 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/copycat/target}"
 export KAFKA_BOOTSTRAP="${KAFKA_BOOTSTRAP:-$(scripts/kafka.sh bootstrap)}"
 export COPYCAT_PLUGIN_DIR="${COPYCAT_PLUGIN_DIR:-$PWD/build/plugins}"
 
-exec cargo run --quiet -p copycat-bench \
+cargo run --quiet -p copycat-bench --bin copycat-bench \
     --config 'profile.dev.package.copycat-bench.opt-level=2' \
     -- "$@"
+# What the sandbox's limits cost (no Kafka involved): COPYCAT_BENCH_LIMITS=0 skips it.
+if [[ "${COPYCAT_BENCH_LIMITS:-1}" != 0 ]]; then
+    cargo run --quiet -p copycat-bench --bin limits \
+        --config 'profile.dev.package.copycat-bench.opt-level=2' \
+        -- --runs 5
+fi

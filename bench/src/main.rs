@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, ValueEnum};
-use copycat_runtime::engine::{EngineConfig, WasmEngine};
+use copycat_runtime::engine::WasmEngine;
 use copycat_runtime::kafka::producer_config;
 use copycat_runtime::task::{TaskMetrics, TaskState};
 use copycat_runtime::{ConnectorConfig, Worker, WorkerConfig};
@@ -752,10 +752,8 @@ fn warm_up(args: &Args) -> Result<()> {
     }
     let wcfg = WorkerConfig::from_props(worker_props(args, "unused")).context("worker config")?;
     let sp = spinner(format!("compiling {} (cached on disk)", path.display()));
-    let engine = WasmEngine::new(&EngineConfig {
-        cache_dir: wcfg.component_cache_dir.clone(),
-    })
-    .map_err(|e| anyhow!("creating the WebAssembly engine: {e:#}"))?;
+    let engine =
+        WasmEngine::new(&wcfg.engine_config()).map_err(|e| anyhow!("creating the WebAssembly engine: {e:#}"))?;
     engine
         .load(&path)
         .map_err(|e| anyhow!("loading {}: {e}", path.display()))?;

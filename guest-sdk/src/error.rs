@@ -1,4 +1,4 @@
-//! Errors returned to the host, and errors from the `files` import.
+//! Errors returned to the host.
 
 use core::fmt;
 
@@ -64,50 +64,3 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
-
-/// Why a [`files`](crate::files) operation failed.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum FileError {
-    /// The path is not covered by the operator's grants (`grants.fs.read` /
-    /// `grants.fs.write`). The host's message names the path.
-    Denied(String),
-    /// The path does not exist. Carries the path.
-    NotFound(String),
-    /// Any other I/O failure, with the operating system's message.
-    Io(String),
-}
-
-impl FileError {
-    /// The host's message (for `NotFound`, the path).
-    pub fn message(&self) -> &str {
-        match self {
-            Self::Denied(m) | Self::NotFound(m) | Self::Io(m) => m,
-        }
-    }
-}
-
-impl fmt::Display for FileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Denied(m) => write!(f, "access denied: {m}"),
-            Self::NotFound(m) => write!(f, "file not found: {m}"),
-            Self::Io(m) => write!(f, "I/O error: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for FileError {}
-
-/// The default mapping: `Denied` is an operator problem ([`Error::Config`]),
-/// `NotFound` is [`Error::Fatal`], and `Io` is [`Error::Retriable`]. Match on
-/// the [`FileError`] yourself when a connector needs something else (a file
-/// source, say, waits for a missing file to appear).
-impl From<FileError> for Error {
-    fn from(e: FileError) -> Self {
-        match e {
-            FileError::Denied(_) => Error::Config(e.to_string()),
-            FileError::NotFound(_) => Error::Fatal(e.to_string()),
-            FileError::Io(_) => Error::Retriable(e.to_string()),
-        }
-    }
-}

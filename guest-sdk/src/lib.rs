@@ -25,10 +25,21 @@
 //! [`Error::Fatal`]. A panic traps the instance, which the host treats as a
 //! bug and fails the task without retrying.
 //!
-//! Host functions: [`log`], [`clock`], [`files`] (scoped by the operator's
-//! `grants.fs.read` / `grants.fs.write`) and, for source tasks only,
+//! Host functions: [`log`], [`clock`] and, for source tasks only,
 //! [`SourceTask::read_offsets`]. On non-WebAssembly targets they fall back to
 //! `std` so that connector logic can be unit-tested natively.
+//!
+//! Everything else is plain WASI 0.2 through `std` (or any WASI library),
+//! deny-by-default: the operator grants each connector its capabilities in
+//! its config. Files: `std::fs` under the directories of `grants.fs.read`
+//! (read-only) and `grants.fs.write` (read-write), addressed by their host
+//! paths. TCP: `std::net::TcpStream` to the addresses of
+//! `grants.net.connect`. HTTP: `wasi:http/outgoing-handler` (e.g. through the
+//! `wasip2` crate) to the hosts of `grants.http.hosts`. Environment:
+//! `std::env::var` for the names in `grants.env`. Anything not granted fails
+//! like any I/O error (`PermissionDenied`, `NotFound`, `HTTP-request-denied`);
+//! [`grants::fs_granted`] tells a path outside the file grants from a
+//! missing file.
 //!
 //! [describe]: Connector::describe
 //! [validate]: Connector::validate
@@ -96,7 +107,7 @@ pub mod __private;
 pub mod clock;
 mod config;
 mod error;
-pub mod files;
+pub mod grants;
 mod host;
 pub mod log;
 mod plugin;
@@ -104,7 +115,7 @@ mod record;
 mod task;
 
 pub use config::Config;
-pub use error::{Error, FileError, Result};
+pub use error::{Error, Result};
 pub use plugin::{ConfigKey, ConfigProblem, ConfigType, Importance, PluginInfo};
 pub use record::{Header, SinkRecord, SourcePosition, SourceRecord, TopicPartition, TopicPartitionOffset};
 pub use task::{Connector, SinkTask, SourceTask};
@@ -149,7 +160,6 @@ pub mod __bindings {
                     import copycat:connector/clock@0.1.0;
                     import copycat:connector/offsets@0.1.0;
                     import copycat:connector/transactions@0.1.0;
-                    import copycat:connector/files@0.1.0;
                     export copycat:connector/source-task@0.1.0;
                 }
             "#,
@@ -172,7 +182,6 @@ pub mod __bindings {
                 world sink-part {
                     import copycat:connector/logging@0.1.0;
                     import copycat:connector/clock@0.1.0;
-                    import copycat:connector/files@0.1.0;
                     export copycat:connector/sink-task@0.1.0;
                 }
             "#,
@@ -181,7 +190,6 @@ pub mod __bindings {
                 "copycat:connector/types@0.1.0": crate::__bindings::copycat::connector::types,
                 "copycat:connector/logging@0.1.0": crate::__bindings::source::copycat::connector::logging,
                 "copycat:connector/clock@0.1.0": crate::__bindings::source::copycat::connector::clock,
-                "copycat:connector/files@0.1.0": crate::__bindings::source::copycat::connector::files,
             },
             pub_export_macro: true,
             default_bindings_module: "copycat_sdk::__bindings::sink",

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::config::{ConfigError, ConnectorConfig, WorkerConfig};
 use crate::engine::guest::{ConfigType, ConnectorKind, Guest, GuestError, PluginInfo, WitConfig};
-use crate::engine::{EngineConfig, LoadError, Plugin, WasmEngine};
+use crate::engine::{LoadError, Plugin, WasmEngine};
 use crate::host::{TaskHost, TaskIdent, WorldKind};
 use crate::kafka::{KafkaError, ensure_compacted_topic};
 use crate::task::{self, StatusHandle, TaskContext, TaskState, TaskStatus};
@@ -66,6 +66,9 @@ pub enum WorkerError {
     /// No connector with this name.
     #[error("no connector named '{0}'")]
     UnknownConnector(String),
+    /// The connector has no task with this number.
+    #[error("connector '{0}' has no task {1}")]
+    UnknownTask(String, u32),
     /// The worker could not start.
     #[error("starting the worker: {0}")]
     Start(String),
@@ -111,6 +114,17 @@ struct TaskHandle {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     status: StatusHandle,
+    /// What the task was started with, to start it again by hand.
+    spawn: Option<TaskSpawn>,
+}
+
+/// The inputs of one task, kept to restart it.
+#[derive(Clone)]
+struct TaskSpawn {
+    connector: Arc<ConnectorConfig>,
+    plugin: Arc<Plugin>,
+    id: u32,
+    task_config: WitConfig,
 }
 
 impl TaskHandle {
@@ -157,10 +171,8 @@ pub struct Worker {
 impl Worker {
     /// Start a worker: build the engine and make sure the offsets topic exists.
     pub async fn start(config: WorkerConfig) -> Result<Self, WorkerError> {
-        let engine = WasmEngine::new(&EngineConfig {
-            cache_dir: config.component_cache_dir.clone(),
-        })
-        .map_err(|e| WorkerError::Start(format!("creating the WebAssembly engine: {e:#}")))?;
+        let engine = WasmEngine::new(&config.engine_config())
+            .map_err(|e| WorkerError::Start(format!("creating the WebAssembly engine: {e:#}")))?;
         ensure_compacted_topic(
             &config,
             &config.offset_storage_topic,
@@ -227,8 +239,9 @@ impl Worker {
             TaskIdent::connector(&cfg.name),
             &cfg.limits,
             Arc::default(),
-            Default::default(),
-        );
+            &Default::default(), // connector-level calls get no capabilities
+        )
+        .map_err(|e| ConfigError::key(format!(" for connector '{}'", cfg.name), e.key, e.message))?;
         Guest::instantiate(&self.engine, plugin, host, &cfg.limits).map_err(|source| WorkerError::Guest {
             connector: cfg.name.clone(),
             call: "instantiation",
@@ -242,6 +255,20 @@ impl Worker {
     pub fn validate(&self, cfg: &ConnectorConfig) -> Result<Validated, WorkerError> {
         let path = self.resolve_class(&cfg.name, &cfg.connector_class)?;
         let plugin = self.engine.load(&path)?;
+        if let Some(pin) = cfg.props.get("connector.digest").filter(|v| !v.is_empty())
+            && *pin != plugin.digest
+        {
+            return Err(ConfigError::key(
+                format!(" for connector '{}'", cfg.name),
+                "connector.digest",
+                format!(
+                    "{} has digest {}, not the pinned {pin}; refusing to run a component that is not the one pinned",
+                    path.display(),
+                    plugin.digest
+                ),
+            )
+            .into());
+        }
         let mut guest = self.connector_guest(cfg, &plugin)?;
         let guest_err = |call, source| WorkerError::Guest {
             connector: cfg.name.clone(),
@@ -348,32 +375,12 @@ impl Worker {
         let cfg = Arc::new(cfg);
         let mut tasks = Vec::with_capacity(task_configs.len());
         for (i, task_config) in task_configs.into_iter().enumerate() {
-            let id = i as u32;
-            let status = StatusHandle::new(id);
-            let stop = Arc::new(AtomicBool::new(false));
-            let ctx = TaskContext {
-                ident: TaskIdent::task(&cfg.name, id),
-                worker: self.config.clone(),
+            tasks.push(self.spawn_task(TaskSpawn {
                 connector: cfg.clone(),
-                task_config,
-                engine: self.engine.clone(),
                 plugin: plugin.clone(),
-                stop: stop.clone(),
-                status: status.clone(),
-            };
-            let body: fn(&TaskContext) -> Result<(), task::TaskFailure> = match plugin.kind {
-                WorldKind::Source => task::source::run,
-                WorldKind::Sink => task::sink::run,
-            };
-            let thread = std::thread::Builder::new()
-                .name(format!("copycat-{}-{id}", cfg.name))
-                .spawn(move || task::run_task(ctx, body))
-                .map_err(|e| WorkerError::Start(format!("spawning a thread for task {}-{id}: {e}", cfg.name)))?;
-            tasks.push(TaskHandle {
-                stop,
-                thread: Some(thread),
-                status,
-            });
+                id: i as u32,
+                task_config,
+            })?);
         }
         tracing::info!(connector = %cfg.name, plugin = %info.name, version = %info.version, tasks = tasks.len(), "connector started");
         self.lock().insert(
@@ -385,6 +392,65 @@ impl Worker {
             },
         );
         Ok(())
+    }
+
+    fn spawn_task(&self, spawn: TaskSpawn) -> Result<TaskHandle, WorkerError> {
+        let id = spawn.id;
+        let name = &spawn.connector.name;
+        let status = StatusHandle::new(id);
+        let stop = Arc::new(AtomicBool::new(false));
+        let ctx = TaskContext {
+            ident: TaskIdent::task(name, id),
+            worker: self.config.clone(),
+            connector: spawn.connector.clone(),
+            task_config: spawn.task_config.clone(),
+            engine: self.engine.clone(),
+            plugin: spawn.plugin.clone(),
+            stop: stop.clone(),
+            status: status.clone(),
+        };
+        let body: fn(&TaskContext) -> Result<(), task::TaskFailure> = match spawn.plugin.kind {
+            WorldKind::Source => task::source::run,
+            WorldKind::Sink => task::sink::run,
+        };
+        let thread = std::thread::Builder::new()
+            .name(format!("copycat-{name}-{id}"))
+            .spawn(move || task::run_task(ctx, body))
+            .map_err(|e| WorkerError::Start(format!("spawning a thread for task {name}-{id}: {e}")))?;
+        Ok(TaskHandle {
+            stop,
+            thread: Some(thread),
+            status,
+            spawn: Some(spawn),
+        })
+    }
+
+    /// Restart one task by hand: stop it if it still runs, then start it
+    /// afresh with a full restart budget (e.g. after it exhausted
+    /// `task.restart.max.attempts`).
+    pub fn restart_task(&self, name: &str, task: u32) -> Result<(), WorkerError> {
+        self.stop_task(name, task)?;
+        let mut map = self.lock();
+        let c = map
+            .get_mut(name)
+            .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+        let t = c
+            .tasks
+            .get_mut(task as usize)
+            .ok_or_else(|| WorkerError::UnknownTask(name.to_owned(), task))?;
+        let spawn = t
+            .spawn
+            .clone()
+            .ok_or_else(|| WorkerError::UnknownTask(name.to_owned(), task))?;
+        tracing::info!(connector = name, task, "restarting the task by hand");
+        *t = self.spawn_task(spawn)?;
+        Ok(())
+    }
+
+    /// Component instances alive in this worker (tasks and connector-level
+    /// instances), against `worker.instances.max`.
+    pub fn live_instances(&self) -> usize {
+        self.engine.live_instances()
     }
 
     /// Names of the connectors on this worker.
@@ -430,12 +496,13 @@ impl Worker {
             let t = c
                 .tasks
                 .get_mut(task as usize)
-                .ok_or_else(|| WorkerError::UnknownConnector(format!("{name} task {task}")))?;
+                .ok_or_else(|| WorkerError::UnknownTask(name.to_owned(), task))?;
             t.request_stop();
             TaskHandle {
                 stop: t.stop.clone(),
                 thread: t.thread.take(),
                 status: t.status.clone(),
+                spawn: None,
             }
         };
         let mut handle = handle;

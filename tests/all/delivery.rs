@@ -239,3 +239,51 @@ fn connector_defined_transactions_commit_and_abort() {
         "the aborted transaction is invisible, the rest visible once"
     );
 }
+
+/// Another task's open transaction holds a read_committed consumer's "end"
+/// (the last stable offset) *before* offsets this task committed later. A
+/// restarted task must not take that as the end: it would resume from older
+/// offsets and deliver a committed batch twice. The reader waits for the
+/// open transaction instead, and never returns a view that misses them.
+#[test]
+fn offsets_behind_another_open_transaction_are_not_missed() {
+    use copycat_runtime::kafka::offsets::{offset_key, offset_value, read_all_within};
+    use rdkafka::ClientConfig;
+    use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+
+    let offsets = unique("offsets");
+    block_on(create_topic(&offsets, 1));
+    let txn_producer = |id: &str| -> ThreadedProducer<DefaultProducerContext> {
+        let p: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
+            .set("bootstrap.servers", bootstrap())
+            .set("transactional.id", unique(id))
+            .create()
+            .unwrap();
+        p.init_transactions(Duration::from_secs(30)).unwrap();
+        p.begin_transaction().unwrap();
+        p
+    };
+    let write = |p: &ThreadedProducer<DefaultProducerContext>, connector: &str, offset: &str| {
+        let (key, value) = (offset_key(connector, "p"), offset_value(offset));
+        p.send(BaseRecord::<[u8], [u8]>::to(&offsets).key(&key).payload(&value))
+            .map_err(|(e, _)| e)
+            .unwrap();
+        p.flush(Duration::from_secs(30)).unwrap();
+    };
+    // The other task's transaction begins first and stays open ...
+    let other = txn_producer("other");
+    write(&other, "other", "1");
+    // ... while this task commits its offsets after it.
+    let mine = txn_producer("mine");
+    write(&mine, "mine", "7");
+    mine.commit_transaction(Duration::from_secs(30)).unwrap();
+
+    let cfg = worker_config(&offsets);
+    let err = read_all_within(&cfg, Duration::from_secs(3)).unwrap_err().to_string();
+    assert!(err.contains("an open transaction holds back"), "{err}");
+
+    other.abort_transaction(Duration::from_secs(30)).unwrap();
+    let all = read_all_within(&cfg, Duration::from_secs(60)).unwrap();
+    assert_eq!(all.get("mine").and_then(|m| m.get("p")).map(String::as_str), Some("7"));
+    assert!(!all.contains_key("other"), "aborted offsets are invisible: {all:?}");
+}

@@ -33,6 +33,7 @@ fn components_are_compiled_once_and_cached_on_disk() {
     let cache = tempfile::tempdir().unwrap();
     let cfg = EngineConfig {
         cache_dir: Some(cache.path().to_owned()),
+        ..EngineConfig::default()
     };
     let engine = WasmEngine::new(&cfg).unwrap();
     let first = engine.load(&plugin("datagen")).unwrap();

@@ -10,6 +10,8 @@ fn file_source_to_kafka_to_file_sink_round_trips_lines() {
     let input_dir = dir.path().join("in");
     let output_dir = dir.path().join("out");
     std::fs::create_dir_all(&input_dir).unwrap();
+    // Grants name existing directories (WASI preopens).
+    std::fs::create_dir_all(&output_dir).unwrap();
     let a = input_dir.join("a.txt");
     let b = input_dir.join("b.txt");
     let lines_a: Vec<String> = (0..500).map(|i| format!("a line {i} with ünïcode ✓")).collect();

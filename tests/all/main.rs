@@ -11,6 +11,8 @@ mod delivery;
 mod engine;
 mod exactly_once;
 mod file;
+mod hostile;
+mod limits;
 mod offsets;
 mod rebalance;
 mod sandbox;

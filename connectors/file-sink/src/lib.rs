@@ -2,26 +2,31 @@
 //! per topic partition: `<directory>/<topic>-<partition>.txt`, each value
 //! followed by `\n` (records with a null value are skipped).
 //!
-//! `put` buffers in memory; `flush` appends each buffer with the `files`
-//! import and fsyncs the file, and only then reports success, so the host
-//! commits consumer offsets only for data that is on disk (at-least-once).
-//! The directory must be granted with `grants.fs.write`.
+//! `put` buffers in memory; `flush` appends each buffer to its file (plain
+//! `std::fs`) and fsyncs the file, and only then reports success, so the
+//! host commits consumer offsets only for data that is on disk
+//! (at-least-once). The directory (or one above it) must be granted with
+//! `grants.fs.write`, which preopens it for the connector.
 //!
 //! With `exactly.once=true` the sink keeps its own offsets in the file names
 //! (the HDFS connector's pattern): each `flush` writes a partition's buffer to
 //! `<directory>/.<topic>-<partition>.tmp`, syncs it and atomically renames it
 //! to `<topic>-<partition>-<first offset>-<last offset>.txt` (offsets
-//! zero-padded to 20 digits, so names sort). `open` lists the directory,
+//! zero-padded to 20 digits, so names sort), then syncs the directory so the
+//! rename itself is durable. `open` lists the directory,
 //! resumes each partition after the highest committed last offset (the host
 //! seeks there, whatever the consumer group says) and removes leftover
 //! temporary files. A crash before a rename loses only the temporary file,
 //! whose records are then read again; a crash after it cannot repeat them.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::Path;
 
 use copycat_sdk::{
-    Config, ConfigKey, ConfigProblem, Connector, Error, FileError, Importance, PluginInfo, SinkRecord, SinkTask,
-    TopicPartition, TopicPartitionOffset, files, log,
+    Config, ConfigKey, ConfigProblem, Connector, Error, Importance, PluginInfo, SinkRecord, SinkTask, TopicPartition,
+    TopicPartitionOffset, grants, log,
 };
 
 /// The file-sink connector.
@@ -35,9 +40,9 @@ impl Connector for FileSink {
                  <directory>/<topic>-<partition>.txt",
             )
             .config(
-                ConfigKey::string("directory")
-                    .required()
-                    .doc("Absolute path of the output directory (grant it with grants.fs.write)"),
+                ConfigKey::string("directory").required().doc(
+                    "Absolute path of the output directory (grant it, or a directory above it, with grants.fs.write)",
+                ),
             )
             .config(ConfigKey::boolean("exactly.once").default_value("false").doc(
                 "Write one file per flush and partition, \
@@ -117,14 +122,13 @@ impl FileSinkTask {
         for (tp, (first, last)) in pending {
             let temp = self.temp_path(&tp);
             let fin = self.final_path(&tp, first, last);
-            match files::remove(&temp) {
-                Ok(()) | Err(FileError::NotFound(_)) => {}
-                Err(e) => return Err(file_error(&temp, e)),
-            }
+            remove_if_exists(&temp).map_err(|e| file_error(&temp, e))?;
             let data = self.buffers.get(&tp).map(Vec::as_slice).unwrap_or_default();
-            files::append(&temp, data).map_err(|e| file_error(&temp, e))?;
-            files::sync(&temp).map_err(|e| file_error(&temp, e))?;
-            files::rename(&temp, &fin).map_err(|e| file_error(&fin, e))?;
+            append(&temp, data)
+                .and_then(|file| file.sync_all())
+                .map_err(|e| file_error(&temp, e))?;
+            fs::rename(&temp, &fin).map_err(|e| file_error(&fin, e))?;
+            sync_dir(&self.directory).map_err(|e| file_error(&self.directory, e))?;
             self.buffers.remove(&tp);
             self.ranges.remove(&tp);
             self.next.insert(tp, last + 1);
@@ -146,16 +150,65 @@ fn committed_range(name: &str, tp: &TopicPartition) -> Option<(i64, i64)> {
     Some((first.parse().ok()?, last.parse().ok()?))
 }
 
-fn file_error(path: &str, e: FileError) -> Error {
-    match e {
-        FileError::Denied(message) => Error::config(format!(
-            "cannot write {path}: {message}; add the output directory to grants.fs.write \
+/// `PermissionDenied` (a read-only grant) and paths outside every grant
+/// (which WASI reports as missing) are configuration errors; the rest is
+/// retried.
+fn file_error(path: &str, e: io::Error) -> Error {
+    if e.kind() == io::ErrorKind::PermissionDenied || !grants::fs_granted(path) {
+        Error::config(format!(
+            "cannot write {path}: {e}; add the output directory to grants.fs.write \
              in the connector config"
-        )),
-        FileError::NotFound(message) | FileError::Io(message) => {
-            Error::retriable(format!("writing {path} failed: {message}"))
-        }
+        ))
+    } else {
+        Error::retriable(format!("writing {path} failed: {e}"))
     }
+}
+
+/// Append `data` to `path`, creating the file (and missing directories)
+/// first; returns the open file, for a sync.
+fn append(path: &str, data: &[u8]) -> io::Result<File> {
+    if let Some(parent) = Path::new(path).parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+    file.write_all(data)?;
+    Ok(file)
+}
+
+/// Flush `path`'s contents to stable storage (fsync).
+fn sync(path: &str) -> io::Result<()> {
+    OpenOptions::new().append(true).open(path)?.sync_all()
+}
+
+/// Make renames and removals in `dir` durable (fsync of the directory),
+/// where the directory can be opened for that.
+fn sync_dir(dir: &str) -> io::Result<()> {
+    match File::open(dir) {
+        Ok(d) => d.sync_all(),
+        Err(_) => Ok(()),
+    }
+}
+
+fn remove_if_exists(path: &str) -> io::Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// The sorted entry names of `dir`; none if it does not exist yet.
+fn list(dir: &str) -> io::Result<Vec<String>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        names.push(entry?.file_name().to_string_lossy().into_owned());
+    }
+    names.sort();
+    Ok(names)
 }
 
 impl SinkTask for FileSinkTask {
@@ -190,22 +243,14 @@ impl SinkTask for FileSinkTask {
         if !self.exactly_once {
             return Ok(Vec::new());
         }
-        let names = match files::list(&self.directory) {
-            Ok(names) => names,
-            Err(FileError::NotFound(_)) => Vec::new(),
-            Err(e) => return Err(file_error(&self.directory, e)),
-        };
+        let names = list(&self.directory).map_err(|e| file_error(&self.directory, e))?;
         let mut resume = Vec::new();
         for tp in partitions {
             let temp_name = format!(".{}-{}.tmp", tp.topic, tp.partition);
             if names.contains(&temp_name) {
                 let temp = self.temp_path(&tp);
-                match files::remove(&temp) {
-                    Ok(()) | Err(FileError::NotFound(_)) => {
-                        log::info(format!("removed the uncommitted leftover {temp}"));
-                    }
-                    Err(e) => return Err(file_error(&temp, e)),
-                }
+                remove_if_exists(&temp).map_err(|e| file_error(&temp, e))?;
+                log::info(format!("removed the uncommitted leftover {temp}"));
             }
             self.buffers.remove(&tp);
             self.ranges.remove(&tp);
@@ -266,12 +311,12 @@ impl SinkTask for FileSinkTask {
             let Some(buffer) = self.buffers.get_mut(&tp) else {
                 continue;
             };
-            files::append(&path, buffer).map_err(|e| file_error(&path, e))?;
+            append(&path, buffer).map_err(|e| file_error(&path, e))?;
             buffer.clear();
             self.unsynced.insert(path);
         }
         while let Some(path) = self.unsynced.first().cloned() {
-            files::sync(&path).map_err(|e| file_error(&path, e))?;
+            sync(&path).map_err(|e| file_error(&path, e))?;
             self.unsynced.remove(&path);
         }
         Ok(())

@@ -4,21 +4,35 @@
 //!
 //! * Configs: `file` (one path, as in Kafka's connector) and/or `files`
 //!   (comma-separated paths), `topic` (required), `batch.size` (default
-//!   2000 lines per poll). Paths are absolute and must be granted to the
-//!   connector with `grants.fs.read`.
+//!   2000 lines per poll). Paths are absolute; their directories must be
+//!   granted to the connector with `grants.fs.read` (WASI preopens, read
+//!   with plain `std::fs`).
 //! * Each file is a source partition named by its path; a record's source
 //!   offset is the byte position just after its line, in decimal. The value
 //!   is the line without its `\n` (and without a `\r` before it); no key.
 //! * A trailing partial line is held back until its `\n` arrives. A file that
 //!   does not exist yet is waited for (one warning, then silent retries).
 
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+
 use copycat_sdk::{
-    Config, ConfigKey, ConfigProblem, Connector, Error, FileError, Importance, PluginInfo, SourceRecord, SourceTask,
-    files, log,
+    Config, ConfigKey, ConfigProblem, Connector, Error, Importance, PluginInfo, SourceRecord, SourceTask, grants, log,
 };
 
-/// Bytes asked of the host per read.
-const CHUNK: u32 = 64 * 1024;
+/// Bytes read per file per step.
+const CHUNK: u64 = 64 * 1024;
+
+/// At most `CHUNK` bytes of `path` from byte `offset`; empty at end of file.
+/// The file is opened afresh each time, so a replaced file is followed by
+/// name, as before.
+fn read_at(path: &str, offset: u64) -> io::Result<Vec<u8>> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(offset))?;
+    let mut buf = Vec::new();
+    file.take(CHUNK).read_to_end(&mut buf)?;
+    Ok(buf)
+}
 
 /// The file-source connector.
 pub struct FileSource;
@@ -48,16 +62,14 @@ impl Connector for FileSource {
     fn describe() -> PluginInfo {
         PluginInfo::new("file-source", env!("CARGO_PKG_VERSION"))
             .description("Reads lines of files (following them as they grow) into a Kafka topic")
-            .config(
-                ConfigKey::string("file")
-                    .importance(Importance::High)
-                    .doc("Absolute path of a file to read (Kafka FileStreamSource compatible)"),
-            )
-            .config(
-                ConfigKey::list("files")
-                    .importance(Importance::High)
-                    .doc("Comma-separated absolute paths of files to read, spread over the tasks"),
-            )
+            .config(ConfigKey::string("file").importance(Importance::High).doc(
+                "Absolute path of a file to read (Kafka FileStreamSource compatible); \
+                         grant its directory with grants.fs.read",
+            ))
+            .config(ConfigKey::list("files").importance(Importance::High).doc(
+                "Comma-separated absolute paths of files to read, spread over the tasks; \
+                         grant their directories with grants.fs.read",
+            ))
             .config(
                 ConfigKey::string("topic")
                     .required()
@@ -156,7 +168,7 @@ impl Tail {
             if batch.len() >= limit {
                 return Ok(());
             }
-            match files::read_at(&self.path, self.read_pos(), CHUNK) {
+            match read_at(&self.path, self.read_pos()) {
                 Ok(data) if data.is_empty() => return Ok(()),
                 Ok(data) => {
                     if self.missing {
@@ -165,22 +177,28 @@ impl Tail {
                     }
                     self.pending.extend_from_slice(&data);
                 }
-                Err(FileError::NotFound(_)) => {
+                Err(e) if e.kind() == io::ErrorKind::NotFound && !grants::fs_granted(&self.path) => {
+                    return Err(Error::config(format!(
+                        "cannot read {}: it lies outside every directory granted to the connector; \
+                         add its directory to grants.fs.read in the connector config",
+                        self.path
+                    )));
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     if !self.missing {
                         self.missing = true;
                         log::warn(format!("{} does not exist (yet); will keep checking", self.path));
                     }
                     return Ok(());
                 }
-                Err(FileError::Denied(message)) => {
+                Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
                     return Err(Error::config(format!(
-                        "cannot read {}: {message}; add the file (or its directory) to \
-                         grants.fs.read in the connector config",
+                        "cannot read {}: {e}; add its directory to grants.fs.read in the connector config",
                         self.path
                     )));
                 }
-                Err(FileError::Io(message)) => {
-                    return Err(Error::retriable(format!("reading {} failed: {message}", self.path)));
+                Err(e) => {
+                    return Err(Error::retriable(format!("reading {} failed: {e}", self.path)));
                 }
             }
         }

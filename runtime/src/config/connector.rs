@@ -3,8 +3,10 @@
 use std::path::Path;
 use std::time::Duration;
 
+use super::limits::{read_limits, read_restart};
 use super::{ConfigError, Props, Reader, WorkerConfig, load_properties};
-use crate::host::{FileGrants, TaskLimits};
+use crate::host::{Grants, TaskLimits};
+use crate::task::RestartPolicy;
 
 /// What a source connector's records are guaranteed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,11 +49,13 @@ pub struct ConnectorConfig {
     pub topics: Vec<String>,
     /// `topics.regex`: alternatively, a pattern of topics a sink consumes.
     pub topics_regex: Option<String>,
-    /// `grants.fs.read` / `grants.fs.write`.
-    pub grants: FileGrants,
-    /// Limits, worker defaults overridden by `task.memory.max.bytes` and
-    /// `task.call.timeout.ms` here.
+    /// `grants.*`: the WASI capabilities of the connector's tasks
+    /// (deny-by-default).
+    pub grants: Grants,
+    /// Limits: the worker's defaults, overridden by the same keys here.
     pub limits: TaskLimits,
+    /// What happens when a task fails (`task.restart.*`, worker defaults).
+    pub restart: RestartPolicy,
     /// `poll.max.records`: most records asked of a source task per poll;
     /// `consumer.override.max.poll.records` for sinks (records per put).
     pub batch_max_records: u32,
@@ -99,20 +103,27 @@ impl ConnectorConfig {
                 format!("'{name}' must not contain '/', '\\' or control characters"),
             ));
         }
-        let grants = match FileGrants::parse(r.str("grants.fs.read"), r.str("grants.fs.write")) {
-            Ok(g) => g,
-            Err(msg) => {
-                let key = msg.split(':').next().unwrap_or("grants.fs").to_owned();
-                r.problems.push((key, msg));
-                FileGrants::default()
+        let grants = Grants::from_props(&props).unwrap_or_else(|problems| {
+            r.problems.extend(problems);
+            Grants::default()
+        });
+        let limits = read_limits(&mut r, &worker.limits);
+        if limits.fuel_per_call.is_some() && worker.limits.fuel_per_call.is_none() {
+            r.problems.push((
+                "task.fuel.per.call".into(),
+                "fuel metering is off on this worker: set task.fuel.per.call in the worker config to turn it on".into(),
+            ));
+        }
+        let restart = read_restart(&mut r, &worker.restart);
+        if let Some(pin) = r.str("connector.digest") {
+            let hex = pin.strip_prefix("sha256:").unwrap_or_default();
+            if hex.len() != 64 || !hex.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()) {
+                r.problems.push((
+                    "connector.digest".into(),
+                    format!("'{pin}' is not 'sha256:' followed by 64 lowercase hex digits (the output of `sha256sum <component.wasm>`, prefixed)"),
+                ));
             }
-        };
-        let limits = TaskLimits {
-            memory_bytes: r.parse("task.memory.max.bytes", worker.limits.memory_bytes),
-            call_timeout: Duration::from_millis(
-                r.parse("task.call.timeout.ms", worker.limits.call_timeout.as_millis() as u64),
-            ),
-        };
+        }
         let consumer_overrides = r.prefixed("consumer.override.");
         let batch_default = consumer_overrides
             .get("max.poll.records")
@@ -171,6 +182,7 @@ impl ConnectorConfig {
             topics_regex: r.str("topics.regex").map(str::to_owned),
             grants,
             limits,
+            restart,
             batch_max_records: r.parse("poll.max.records", batch_default).max(1),
             idle_backoff: Duration::from_millis(r.parse("poll.idle.backoff.ms", 50)),
             producer_overrides: r.prefixed("producer.override."),

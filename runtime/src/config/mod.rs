@@ -3,6 +3,7 @@
 //! names where they exist.
 
 mod connector;
+mod limits;
 mod worker;
 
 use std::collections::BTreeMap;

@@ -3,8 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::limits::{LIMIT_KEYS, read_limits, read_restart};
 use super::{ConfigError, Props, Reader, load_properties};
+use crate::engine::{DEFAULT_MAX_INSTANCES, DEFAULT_STACK_BYTES, EngineConfig};
 use crate::host::TaskLimits;
+use crate::task::RestartPolicy;
 
 /// Settings of one worker process.
 #[derive(Debug, Clone)]
@@ -31,8 +34,16 @@ pub struct WorkerConfig {
     pub exactly_once_source: bool,
     /// `component.cache.dir` (`none` disables the compiled-code cache).
     pub component_cache_dir: Option<PathBuf>,
-    /// Default per-task limits: `task.memory.max.bytes`, `task.call.timeout.ms`.
+    /// Default per-task limits (`task.memory.max.bytes`,
+    /// `task.call.timeout.ms`, `task.fuel.per.call`, `task.record.max.bytes`,
+    /// `task.batch.max.bytes`); connectors may override each.
     pub limits: TaskLimits,
+    /// Default restart policy of failed tasks (`task.restart.*`).
+    pub restart: RestartPolicy,
+    /// `task.stack.max.bytes`: native stack a guest call may use (worker-wide).
+    pub stack_max_bytes: usize,
+    /// `worker.instances.max`: component instances alive at once.
+    pub instances_max: usize,
     /// `producer.*` client settings.
     pub producer: Props,
     /// `consumer.*` client settings.
@@ -67,9 +78,9 @@ const KNOWN: &[&str] = &[
     "offset.flush.timeout.ms",
     "task.shutdown.graceful.timeout.ms",
     "component.cache.dir",
-    "task.memory.max.bytes",
-    "task.call.timeout.ms",
     "exactly.once.source.support",
+    "task.stack.max.bytes",
+    "worker.instances.max",
 ];
 
 impl WorkerConfig {
@@ -88,7 +99,6 @@ impl WorkerConfig {
     /// Check a worker config given as key/value pairs.
     pub fn from_props(props: Props) -> Result<Self, ConfigError> {
         let mut r = Reader::new(&props);
-        let default_limits = TaskLimits::default();
         let cache = match r.str("component.cache.dir") {
             Some("none") => None,
             Some(dir) => Some(PathBuf::from(dir)),
@@ -105,12 +115,10 @@ impl WorkerConfig {
             task_shutdown_timeout: Duration::from_millis(r.parse("task.shutdown.graceful.timeout.ms", 5_000)),
             exactly_once_source: false,
             component_cache_dir: cache,
-            limits: TaskLimits {
-                memory_bytes: r.parse("task.memory.max.bytes", default_limits.memory_bytes),
-                call_timeout: Duration::from_millis(
-                    r.parse("task.call.timeout.ms", default_limits.call_timeout.as_millis() as u64),
-                ),
-            },
+            limits: read_limits(&mut r, &TaskLimits::default()),
+            restart: read_restart(&mut r, &RestartPolicy::default()),
+            stack_max_bytes: r.parse("task.stack.max.bytes", DEFAULT_STACK_BYTES),
+            instances_max: r.parse("worker.instances.max", DEFAULT_MAX_INSTANCES),
             producer: r.prefixed("producer."),
             consumer: r.prefixed("consumer."),
             admin: r.prefixed("admin."),
@@ -129,19 +137,18 @@ impl WorkerConfig {
             r.problems
                 .push(("offset.storage.partitions".into(), "must be at least 1".into()));
         }
-        if cfg.limits.memory_bytes < 1024 * 1024 {
-            r.problems.push((
-                "task.memory.max.bytes".into(),
-                "must be at least 1048576 (1 MiB)".into(),
-            ));
-        }
-        if cfg.limits.call_timeout.is_zero() {
+        if cfg.stack_max_bytes < 64 * 1024 {
             r.problems
-                .push(("task.call.timeout.ms".into(), "must be positive".into()));
+                .push(("task.stack.max.bytes".into(), "must be at least 65536 (64 KiB)".into()));
+        }
+        if cfg.instances_max == 0 {
+            r.problems
+                .push(("worker.instances.max".into(), "must be positive".into()));
         }
         r.finish(String::new())?;
         for key in props.keys() {
             let known = KNOWN.contains(&key.as_str())
+                || LIMIT_KEYS.contains(&key.as_str())
                 || ["producer.", "consumer.", "admin."].iter().any(|p| key.starts_with(p));
             if IGNORED.contains(&key.as_str()) {
                 tracing::info!(key, "worker config key is ignored by Copycat's standalone mode");
@@ -150,6 +157,25 @@ impl WorkerConfig {
             }
         }
         Ok(cfg)
+    }
+
+    /// `transaction.timeout.ms` of exactly-once source producers: six
+    /// offset-flush timeouts, at least 60 s. The coordinator aborts a
+    /// transaction left open longer (a crashed task's), so this also bounds
+    /// how long a read_committed reader can be held up by one.
+    pub fn transaction_timeout(&self) -> Duration {
+        (self.offset_flush_timeout * 6).max(Duration::from_secs(60))
+    }
+
+    /// The engine settings this config asks for.
+    pub fn engine_config(&self) -> EngineConfig {
+        EngineConfig {
+            cache_dir: self.component_cache_dir.clone(),
+            max_stack_bytes: self.stack_max_bytes,
+            fuel: self.limits.fuel_per_call.is_some(),
+            max_instances: self.instances_max,
+            interruptible: true,
+        }
     }
 
     /// A worker config for `bootstrap` with defaults for everything else.

@@ -17,9 +17,8 @@ pub(crate) mod sink {
             "copycat:connector/types": super::source::copycat::connector::types,
             "copycat:connector/logging": super::source::copycat::connector::logging,
             "copycat:connector/clock": super::source::copycat::connector::clock,
-            "copycat:connector/files": super::source::copycat::connector::files,
         },
     });
 }
 
-pub(crate) use source::copycat::connector::{clock, files, logging, offsets, transactions, types};
+pub(crate) use source::copycat::connector::{clock, logging, offsets, transactions, types};

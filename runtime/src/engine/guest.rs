@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use wasmtime::{Store, Trap};
 
 use super::bindings::{sink, source};
-use super::{EPOCH_TICK, Plugin, WasmEngine};
+use super::{EPOCH_TICK, InstanceSlot, Plugin, WasmEngine};
 use crate::host::{TaskHost, TaskLimits, WorldKind};
 
 pub use super::bindings::types::{
@@ -68,9 +68,19 @@ pub struct Guest {
     store: Store<TaskHost>,
     bindings: Bindings,
     deadline_ticks: u64,
-    timeout_ms: u128,
+    fuel_per_call: Option<u64>,
+    limits: LimitNames,
     stderr: StderrTail,
     poisoned: Option<String>,
+    _slot: InstanceSlot,
+}
+
+/// The limit values quoted when a call breaks one.
+#[derive(Debug, Clone, Copy)]
+struct LimitNames {
+    timeout_ms: u128,
+    fuel_per_call: Option<u64>,
+    stack_bytes: usize,
 }
 
 impl Guest {
@@ -81,6 +91,7 @@ impl Guest {
         host: TaskHost,
         limits: &TaskLimits,
     ) -> Result<Self, GuestError> {
+        let slot = engine.instances.acquire().map_err(GuestError::Trap)?;
         let stderr = host.stderr_tail();
         let mut store = Store::new(engine.engine(), host);
         store.limiter(|h| &mut h.limiter);
@@ -89,8 +100,19 @@ impl Guest {
         let deadline_ticks = u64::try_from(limits.call_timeout.as_millis().div_ceil(tick))
             .unwrap_or(u64::MAX)
             .max(1);
-        let timeout_ms = limits.call_timeout.as_millis();
+        let names = LimitNames {
+            timeout_ms: limits.call_timeout.as_millis(),
+            fuel_per_call: limits.fuel_per_call.filter(|_| engine.fuel),
+            stack_bytes: engine.max_stack_bytes,
+        };
         store.set_epoch_deadline(deadline_ticks);
+        if engine.fuel {
+            // Metering is engine-wide: a connector without its own budget
+            // gets the worker's (the config check guarantees one exists).
+            store
+                .set_fuel(names.fuel_per_call.unwrap_or(u64::MAX))
+                .map_err(|e| GuestError::Trap(format!("setting the fuel budget: {e:#}")))?;
+        }
         let result = match plugin.kind {
             WorldKind::Source => source::SourcePre::new(plugin.pre.clone())
                 .and_then(|pre| pre.instantiate(&mut store))
@@ -99,14 +121,16 @@ impl Guest {
                 .and_then(|pre| pre.instantiate(&mut store))
                 .map(Bindings::Sink),
         };
-        let bindings = result.map_err(|e| trap_error(&mut store, &stderr, timeout_ms, "instantiation", e))?;
+        let bindings = result.map_err(|e| trap_error(&mut store, &stderr, names, "instantiation", e))?;
         Ok(Self {
             store,
             bindings,
             deadline_ticks,
-            timeout_ms,
+            fuel_per_call: names.fuel_per_call,
+            limits: names,
             stderr,
             poisoned: None,
+            _slot: slot,
         })
     }
 
@@ -137,10 +161,15 @@ impl Guest {
             return Err(GuestError::Trap(reason.clone()));
         }
         self.store.set_epoch_deadline(self.deadline_ticks);
+        if let Some(fuel) = self.fuel_per_call
+            && let Err(e) = self.store.set_fuel(fuel)
+        {
+            return Err(GuestError::Trap(format!("setting the fuel budget: {e:#}")));
+        }
         match f(&self.bindings, &mut self.store) {
             Ok(r) => Ok(r),
             Err(e) => {
-                let err = trap_error(&mut self.store, &self.stderr, self.timeout_ms, what, e);
+                let err = trap_error(&mut self.store, &self.stderr, self.limits, what, e);
                 self.poisoned = Some(err.to_string());
                 Err(err)
             }
@@ -300,17 +329,33 @@ impl Guest {
 fn trap_error(
     store: &mut Store<TaskHost>,
     stderr: &StderrTail,
-    timeout_ms: u128,
+    limits: LimitNames,
     what: &str,
     e: wasmtime::Error,
 ) -> GuestError {
     if let Some(limit) = store.data_mut().limiter.take_violation() {
         return GuestError::Trap(format!("`{what}` failed: {limit}"));
     }
-    if matches!(e.downcast_ref::<Trap>(), Some(Trap::Interrupt)) {
-        return GuestError::Trap(format!(
-            "`{what}` exceeded the CPU time limit of {timeout_ms} ms per call (task.call.timeout.ms) and was interrupted"
-        ));
+    match e.downcast_ref::<Trap>() {
+        Some(Trap::Interrupt) => {
+            return GuestError::Trap(format!(
+                "`{what}` exceeded the CPU time limit of {} ms per call (task.call.timeout.ms) and was interrupted",
+                limits.timeout_ms
+            ));
+        }
+        Some(Trap::OutOfFuel) => {
+            return GuestError::Trap(format!(
+                "`{what}` used up its fuel budget of {} per call (task.fuel.per.call) and was interrupted",
+                limits.fuel_per_call.unwrap_or(0)
+            ));
+        }
+        Some(Trap::StackOverflow) => {
+            return GuestError::Trap(format!(
+                "`{what}` exhausted its call stack of {} bytes (task.stack.max.bytes): runaway recursion?",
+                limits.stack_bytes
+            ));
+        }
+        _ => {}
     }
     let mut msg = format!("`{what}` trapped: {e:#}");
     if let Ok(tail) = stderr.lock()

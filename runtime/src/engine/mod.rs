@@ -4,10 +4,11 @@
 
 pub(crate) mod bindings;
 pub mod guest;
+mod imports;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -54,6 +55,17 @@ pub enum LoadError {
         /// What it exports instead.
         exports: String,
     },
+    /// The component imports interfaces this worker does not provide.
+    #[error(
+        "{path} imports what this worker does not provide: {}. Copycat links WASI 0.2 (io, clocks, filesystem, random, cli, sockets, http) and the copycat:connector@0.1 interfaces of the component's world; nothing else",
+        .missing.join(", ")
+    )]
+    MissingImports {
+        /// The file.
+        path: PathBuf,
+        /// Every import that cannot be satisfied.
+        missing: Vec<String>,
+    },
     /// The component imports something this worker does not provide.
     #[error("{path} cannot be linked: {reason}")]
     Link {
@@ -86,17 +98,85 @@ impl std::fmt::Debug for Plugin {
 }
 
 /// Engine settings from the worker config.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct EngineConfig {
     /// Directory for wasmtime's cache of compiled code; `None` disables it.
     pub cache_dir: Option<PathBuf>,
+    /// Most native stack a guest call may use (`task.stack.max.bytes`).
+    /// Engine-wide in wasmtime, so a worker setting only.
+    pub max_stack_bytes: usize,
+    /// Meter fuel (`task.fuel.per.call` set on the worker).
+    pub fuel: bool,
+    /// Most component instances alive at once (`worker.instances.max`).
+    pub max_instances: usize,
+    /// Epoch interruption, which enforces `task.call.timeout.ms`. Always on
+    /// in a worker; off only to measure what the deadline costs.
+    pub interruptible: bool,
 }
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            cache_dir: None,
+            max_stack_bytes: DEFAULT_STACK_BYTES,
+            fuel: false,
+            max_instances: DEFAULT_MAX_INSTANCES,
+            interruptible: true,
+        }
+    }
+}
+
+/// Default `task.stack.max.bytes`.
+pub const DEFAULT_STACK_BYTES: usize = 1024 * 1024;
+/// Default `worker.instances.max`.
+pub const DEFAULT_MAX_INSTANCES: usize = 4096;
 
 /// The worker's engine and its compiled components.
 pub struct WasmEngine {
     engine: Engine,
     plugins: Mutex<HashMap<String, Arc<Plugin>>>,
     ticker_stop: Arc<AtomicBool>,
+    pub(crate) max_stack_bytes: usize,
+    pub(crate) fuel: bool,
+    pub(crate) instances: Arc<InstanceCount>,
+}
+
+/// Live component instances of one engine, against `worker.instances.max`.
+#[derive(Debug)]
+pub(crate) struct InstanceCount {
+    live: AtomicUsize,
+    max: usize,
+}
+
+/// One counted instance; dropping it frees the slot.
+#[derive(Debug)]
+pub(crate) struct InstanceSlot(Arc<InstanceCount>);
+
+impl InstanceCount {
+    /// Take a slot, or say why not.
+    pub(crate) fn acquire(self: &Arc<Self>) -> Result<InstanceSlot, String> {
+        let taken = self
+            .live
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < self.max).then_some(n + 1));
+        match taken {
+            Ok(_) => Ok(InstanceSlot(self.clone())),
+            Err(n) => Err(format!(
+                "the worker already runs {n} component instances, its limit (worker.instances.max={})",
+                self.max
+            )),
+        }
+    }
+
+    /// Instances alive now.
+    pub(crate) fn live(&self) -> usize {
+        self.live.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for InstanceSlot {
+    fn drop(&mut self) {
+        self.0.live.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl WasmEngine {
@@ -104,8 +184,9 @@ impl WasmEngine {
     pub fn new(cfg: &EngineConfig) -> wasmtime::Result<Self> {
         let mut config = Config::new();
         config.wasm_component_model(true);
-        config.epoch_interruption(true);
-        config.max_wasm_stack(1024 * 1024);
+        config.epoch_interruption(cfg.interruptible);
+        config.max_wasm_stack(cfg.max_stack_bytes);
+        config.consume_fuel(cfg.fuel);
         if let Some(dir) = &cfg.cache_dir {
             let mut cache = CacheConfig::new();
             cache.with_directory(dir);
@@ -130,7 +211,18 @@ impl WasmEngine {
             engine,
             plugins: Mutex::new(HashMap::new()),
             ticker_stop,
+            max_stack_bytes: cfg.max_stack_bytes,
+            fuel: cfg.fuel,
+            instances: Arc::new(InstanceCount {
+                live: AtomicUsize::new(0),
+                max: cfg.max_instances,
+            }),
         })
+    }
+
+    /// Component instances alive now (`worker.instances.max` caps them).
+    pub fn live_instances(&self) -> usize {
+        self.instances.live()
     }
 
     /// The underlying engine.
@@ -178,6 +270,13 @@ impl WasmEngine {
             path: path.to_owned(),
             exports,
         })?;
+        let missing = imports::missing(&self.engine, &component, kind);
+        if !missing.is_empty() {
+            return Err(LoadError::MissingImports {
+                path: path.to_owned(),
+                missing,
+            });
+        }
         let linker = crate::host::linker(&self.engine, kind).map_err(|e| LoadError::Link {
             path: path.to_owned(),
             reason: format!("{e:#}"),

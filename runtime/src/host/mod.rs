@@ -2,18 +2,19 @@
 //! interface, each with its own context type and `add_to_linker`, plus the
 //! per-task store data ([`TaskHost`]) that ties them together.
 //!
-//! WASI 0.2 is linked too, with an *empty* context: no preopened directories,
-//! no environment, no arguments, no sockets; stdout and stderr go to the
-//! task's log. Components built with `std` import a few WASI interfaces, and
-//! this lets them load while granting nothing.
+//! WASI 0.2 and `wasi:http` are linked too, deny-by-default: a task reaches
+//! only the directories, addresses, HTTP hosts and environment variables its
+//! connector config grants (`grants.*`, see [`grants`] and [`wasi`]); never
+//! arguments. stdout and stderr go to the task's log.
 
 pub mod clock;
-pub mod files;
+pub mod grants;
 pub mod limits;
 pub mod logging;
 pub mod offsets;
 mod stdio;
 pub mod transactions;
+pub mod wasi;
 
 use std::sync::Arc;
 
@@ -22,7 +23,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::engine::guest::StderrTail;
 
-pub use files::FileGrants;
+pub use grants::{GrantError, Grants};
 pub use limits::{MemoryLimiter, TaskLimits};
 pub use logging::TaskIdent;
 pub use offsets::OffsetSnapshot;
@@ -30,40 +31,45 @@ pub use offsets::OffsetSnapshot;
 /// Everything a task's `Store` holds.
 pub struct TaskHost {
     wasi: WasiCtx,
+    http: wasi::HttpState,
     table: ResourceTable,
     stderr_tail: StderrTail,
     pub(crate) limiter: MemoryLimiter,
     pub(crate) logging: logging::LoggingCtx,
     pub(crate) clock: clock::ClockCtx,
     pub(crate) offsets: offsets::OffsetsCtx,
-    pub(crate) files: files::FilesCtx,
     pub(crate) transactions: transactions::TransactionsCtx,
 }
 
 impl TaskHost {
-    /// Store data for one task (or for the connector-level instance).
-    pub fn new(ident: TaskIdent, limits: &TaskLimits, offsets: Arc<OffsetSnapshot>, grants: FileGrants) -> Self {
+    /// Store data for one task (or for the connector-level instance), with
+    /// the WASI capabilities of `grants`. Fails, naming the grant key, when a
+    /// granted directory cannot be opened.
+    pub fn new(
+        ident: TaskIdent,
+        limits: &TaskLimits,
+        offsets: Arc<OffsetSnapshot>,
+        grants: &Grants,
+    ) -> Result<Self, GrantError> {
         let ident = Arc::new(ident);
         let stderr_tail = StderrTail::default();
-        let wasi = WasiCtx::builder()
-            .stdout(stdio::LogStream::new(ident.clone(), "stdout", None))
-            .stderr(stdio::LogStream::new(
-                ident.clone(),
-                "stderr",
-                Some(stderr_tail.clone()),
-            ))
-            .build();
-        Self {
+        let wasi = wasi::build(
+            grants,
+            stdio::LogStream::new(ident.clone(), "stdout", None).with_rate(limits.log_lines_per_second),
+            stdio::LogStream::new(ident.clone(), "stderr", Some(stderr_tail.clone()))
+                .with_rate(limits.log_lines_per_second),
+        )?;
+        Ok(Self {
             wasi,
+            http: wasi::HttpState::new(&grants.http),
             stderr_tail,
             table: ResourceTable::new(),
             limiter: MemoryLimiter::new(limits.memory_bytes),
             logging: logging::LoggingCtx::new(ident),
             clock: clock::ClockCtx::new(),
             offsets: offsets::OffsetsCtx::new(offsets),
-            files: files::FilesCtx::new(grants),
             transactions: transactions::TransactionsCtx::default(),
-        }
+        })
     }
 }
 
@@ -98,13 +104,16 @@ pub enum WorldKind {
     Sink,
 }
 
-/// A linker with WASI (empty context) and the Copycat host interfaces.
+/// A linker with WASI, `wasi:http` (types and outgoing-handler; every
+/// component may import them, as componentize-js output does) and the
+/// Copycat host interfaces. What WASI reaches is decided per task by its
+/// grants.
 pub fn linker(engine: &wasmtime::Engine, world: WorldKind) -> wasmtime::Result<Linker<TaskHost>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+    wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
     logging::add_to_linker(&mut linker, |h| &mut h.logging)?;
     clock::add_to_linker(&mut linker, |h| &mut h.clock)?;
-    files::add_to_linker(&mut linker, |h| &mut h.files)?;
     if world == WorldKind::Source {
         offsets::add_to_linker(&mut linker, |h| &mut h.offsets)?;
         transactions::add_to_linker(&mut linker, |h| &mut h.transactions)?;

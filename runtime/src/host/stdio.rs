@@ -1,9 +1,14 @@
-//! Guest stdout/stderr: captured line by line into the task's log.
+//! Guest stdout/stderr: captured line by line into the task's log, at most
+//! `task.log.max.lines.per.second` lines per stream per second; the excess
+//! is dropped and counted in one summary line per second (a guest cannot
+//! flood the worker's log). The stderr tail kept for trap messages sees
+//! every line.
 
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWrite;
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
@@ -15,11 +20,44 @@ use crate::engine::guest::StderrTail;
 /// Longest partial line buffered before it is logged anyway.
 const MAX_PENDING: usize = 8 * 1024;
 
+/// Default of `task.log.max.lines.per.second`.
+pub const DEFAULT_LOG_LINES_PER_SECOND: u32 = 100;
+
 /// A WASI output stream that logs each line at info (stdout) or warn (stderr).
 pub(crate) struct LogStream {
     ident: Arc<TaskIdent>,
     name: &'static str,
     tail: Option<StderrTail>,
+    rate: Arc<Mutex<RateWindow>>,
+}
+
+/// Lines logged in the current one-second window, and lines dropped.
+#[derive(Debug)]
+struct RateWindow {
+    per_second: u32,
+    started: Instant,
+    logged: u32,
+    dropped: u64,
+}
+
+impl RateWindow {
+    /// Whether a line may be logged now; when a new window starts, the
+    /// number of lines dropped in the last one.
+    fn admit(&mut self, now: Instant) -> (bool, u64) {
+        let mut dropped = 0;
+        if now.duration_since(self.started) >= Duration::from_secs(1) {
+            dropped = std::mem::take(&mut self.dropped);
+            self.started = now;
+            self.logged = 0;
+        }
+        if self.logged < self.per_second {
+            self.logged += 1;
+            (true, dropped)
+        } else {
+            self.dropped += 1;
+            (false, dropped)
+        }
+    }
 }
 
 /// Lines of stderr kept for trap messages.
@@ -27,7 +65,25 @@ const TAIL_LINES: usize = 4;
 
 impl LogStream {
     pub(crate) fn new(ident: Arc<TaskIdent>, name: &'static str, tail: Option<StderrTail>) -> Self {
-        Self { ident, name, tail }
+        Self {
+            ident,
+            name,
+            tail,
+            rate: Arc::new(Mutex::new(RateWindow {
+                per_second: DEFAULT_LOG_LINES_PER_SECOND,
+                started: Instant::now(),
+                logged: 0,
+                dropped: 0,
+            })),
+        }
+    }
+
+    /// Log at most `per_second` lines per second (`task.log.max.lines.per.second`).
+    pub(crate) fn with_rate(self, per_second: u32) -> Self {
+        if let Ok(mut w) = self.rate.lock() {
+            w.per_second = per_second;
+        }
+        self
     }
 }
 
@@ -43,6 +99,7 @@ impl StdoutStream for LogStream {
             ident: self.ident.clone(),
             name: self.name,
             tail: self.tail.clone(),
+            rate: self.rate.clone(),
             pending: Vec::new(),
         })
     }
@@ -52,6 +109,7 @@ struct LineWriter {
     ident: Arc<TaskIdent>,
     name: &'static str,
     tail: Option<StderrTail>,
+    rate: Arc<Mutex<RateWindow>>,
     pending: Vec<u8>,
 }
 
@@ -63,7 +121,27 @@ impl LineWriter {
             Level::Info
         };
         let text = String::from_utf8_lossy(line);
-        emit(&self.ident, level, self.name, &text);
+        let (admitted, dropped, limit) = match self.rate.lock() {
+            Ok(mut w) => {
+                let (a, d) = w.admit(Instant::now());
+                (a, d, w.per_second)
+            }
+            Err(_) => (true, 0, 0),
+        };
+        if dropped > 0 {
+            emit(
+                &self.ident,
+                Level::Warn,
+                self.name,
+                &format!(
+                    "{dropped} lines of {} dropped in the last second (task.log.max.lines.per.second={limit})",
+                    self.name
+                ),
+            );
+        }
+        if admitted {
+            emit(&self.ident, level, self.name, &text);
+        }
         if let Some(tail) = &self.tail
             && let Ok(mut tail) = tail.lock()
             && !text.trim().is_empty()
@@ -100,5 +178,27 @@ impl AsyncWrite for LineWriter {
             self.emit(&line);
         }
         Poll::Ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_over_the_rate_are_dropped_and_counted() {
+        let t0 = Instant::now();
+        let mut w = RateWindow {
+            per_second: 2,
+            started: t0,
+            logged: 0,
+            dropped: 0,
+        };
+        assert_eq!(w.admit(t0), (true, 0));
+        assert_eq!(w.admit(t0), (true, 0));
+        assert_eq!(w.admit(t0), (false, 0));
+        assert_eq!(w.admit(t0), (false, 0));
+        // The next window reports the two dropped lines and admits again.
+        assert_eq!(w.admit(t0 + Duration::from_secs(1)), (true, 2));
     }
 }

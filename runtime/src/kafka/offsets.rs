@@ -36,25 +36,43 @@ fn decode(key: &[u8], value: Option<&[u8]>) -> Option<(String, String, Option<St
 
 /// Read the whole offsets topic (read_committed) up to its current end and
 /// return every connector's committed offsets.
+///
+/// "The end" is the high watermark, not the last stable offset: a
+/// read_committed consumer is told the LSO as the end, and an open
+/// transaction of *another* task holds the LSO back, so offsets this task
+/// committed after that transaction began would be missed and its records
+/// delivered twice. Reading up to the high watermark waits instead until
+/// every transaction before it is committed or aborted, which the
+/// coordinator bounds by `transaction.timeout.ms`.
 pub fn read_all(worker: &WorkerConfig) -> Result<HashMap<String, OffsetSnapshot>, KafkaError> {
+    read_all_within(worker, worker.transaction_timeout() + Duration::from_secs(30))
+}
+
+/// [`read_all`], giving up with an error after `wait` (never returning a
+/// view that misses a committed offset).
+pub fn read_all_within(worker: &WorkerConfig, wait: Duration) -> Result<HashMap<String, OffsetSnapshot>, KafkaError> {
     let topic = &worker.offset_storage_topic;
-    let mut cfg = client_config(worker, &worker.consumer, &Props::new());
-    cfg.set("enable.auto.commit", "false")
-        .set("isolation.level", "read_committed")
-        .set("group.id", "copycat-offset-reader")
-        .set("enable.partition.eof", "false");
-    let consumer: BaseConsumer = cfg
-        .create()
-        .map_err(|e| KafkaError::new("creating the offsets reader", e))?;
+    let reader = |isolation: &str| -> Result<BaseConsumer, KafkaError> {
+        let mut cfg = client_config(worker, &worker.consumer, &Props::new());
+        cfg.set("enable.auto.commit", "false")
+            .set("isolation.level", isolation)
+            .set("group.id", "copycat-offset-reader")
+            .set("enable.partition.eof", "false");
+        cfg.create()
+            .map_err(|e| KafkaError::new("creating the offsets reader", e))
+    };
+    let consumer = reader("read_committed")?;
+    // Watermarks through a read_uncommitted client: the high watermark.
+    let probe = reader("read_uncommitted")?;
     let timeout = worker.offset_flush_timeout.max(Duration::from_secs(10));
-    let md = consumer
+    let md = probe
         .fetch_metadata(Some(topic), timeout)
         .map_err(|e| KafkaError::new(format!("reading metadata of {topic}"), e))?;
     let mut ends = HashMap::new();
     let mut tpl = TopicPartitionList::new();
     for t in md.topics() {
         for p in t.partitions() {
-            let (low, high) = consumer
+            let (low, high) = probe
                 .fetch_watermarks(topic, p.id(), timeout)
                 .map_err(|e| KafkaError::new(format!("reading the end of {topic}/{}", p.id()), e))?;
             if high > low {
@@ -64,6 +82,7 @@ pub fn read_all(worker: &WorkerConfig) -> Result<HashMap<String, OffsetSnapshot>
             }
         }
     }
+    drop(probe);
     let mut all: HashMap<String, OffsetSnapshot> = HashMap::new();
     if ends.is_empty() {
         return Ok(all);
@@ -71,11 +90,25 @@ pub fn read_all(worker: &WorkerConfig) -> Result<HashMap<String, OffsetSnapshot>
     consumer
         .assign(&tpl)
         .map_err(|e| KafkaError::new("assigning the offsets topic", e))?;
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + wait;
     while !ends.is_empty() {
         if Instant::now() > deadline {
+            let mut held: Vec<String> = Vec::new();
+            if let Ok(pos) = consumer.position() {
+                for e in pos.elements() {
+                    if let Some(end) = ends.get(&e.partition()) {
+                        held.push(format!("{topic}/{} at {:?} of {end}", e.partition(), e.offset()));
+                    }
+                }
+            }
+            held.sort();
             return Err(KafkaError::new(
-                format!("reading {topic} to its end took over 60 s"),
+                format!(
+                    "reading {topic} to its end took over {} s (an open transaction holds back: {}); \
+                     a crashed task's transaction is aborted after transaction.timeout.ms",
+                    wait.as_secs(),
+                    held.join(", ")
+                ),
                 rdkafka::error::KafkaError::MessageConsumption(rdkafka::types::RDKafkaErrorCode::OperationTimedOut),
             ));
         }

@@ -2,12 +2,13 @@
 //! store and memory), moves records between the guest and Kafka, and reports
 //! its state through a [`StatusHandle`].
 
+mod records;
 pub mod sink;
 pub mod source;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
@@ -24,7 +25,10 @@ pub enum TaskState {
     Unassigned,
     /// Moving records.
     Running,
-    /// Failed; see the trace.
+    /// Failed; waiting to be restarted automatically (see `attempts` and
+    /// `next_restart_ms`).
+    Restarting,
+    /// Failed; see the trace. Final until restarted by hand.
     Failed,
     /// Stopped on request.
     Stopped,
@@ -40,6 +44,49 @@ pub struct TaskStatus {
     /// Why it failed, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
+    /// Automatic restarts after failures since the task last ran healthily.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub attempts: u32,
+    /// When the next automatic restart happens (Unix time, ms), while
+    /// `RESTARTING`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_restart_ms: Option<u64>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// What the worker does when a task fails (`task.restart.*`): restart it
+/// after an exponentially growing pause, up to a budget of attempts; a
+/// task that exhausts it stays `FAILED` until restarted by hand. The budget
+/// refills once a restarted task has run for `max_backoff`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestartPolicy {
+    /// `task.restart.max.attempts` (0: never restart automatically).
+    pub max_attempts: u32,
+    /// `task.restart.backoff.initial.ms`: pause before the first restart.
+    pub initial_backoff: Duration,
+    /// `task.restart.backoff.max.ms`: longest pause (the pause doubles).
+    pub max_backoff: Duration,
+}
+
+impl Default for RestartPolicy {
+    fn default() -> Self {
+        Self {
+            max_attempts: 5,
+            initial_backoff: Duration::from_secs(1),
+            max_backoff: Duration::from_secs(60),
+        }
+    }
+}
+
+impl RestartPolicy {
+    /// The pause before restart number `attempt` (1-based).
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
+        self.initial_backoff.saturating_mul(factor).min(self.max_backoff)
+    }
 }
 
 /// Counters a task keeps; read by the worker for status and the demo.
@@ -70,6 +117,8 @@ impl StatusHandle {
                 id,
                 state: TaskState::Unassigned,
                 trace: None,
+                attempts: 0,
+                next_restart_ms: None,
             })),
             metrics: Arc::default(),
         }
@@ -90,6 +139,30 @@ impl StatusHandle {
         };
         s.state = state;
         s.trace = trace;
+        if state != TaskState::Restarting {
+            s.next_restart_ms = None;
+        }
+    }
+
+    fn set_restarting(&self, trace: String, attempts: u32, at: SystemTime) {
+        let mut s = match self.status.lock() {
+            Ok(s) => s,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        s.state = TaskState::Restarting;
+        s.trace = Some(trace);
+        s.attempts = attempts;
+        s.next_restart_ms = at
+            .duration_since(UNIX_EPOCH)
+            .ok()
+            .and_then(|d| u64::try_from(d.as_millis()).ok());
+    }
+
+    fn set_attempts(&self, attempts: u32) {
+        match self.status.lock() {
+            Ok(mut s) => s.attempts = attempts,
+            Err(poisoned) => poisoned.into_inner().attempts = attempts,
+        }
     }
 }
 
@@ -116,6 +189,17 @@ impl TaskContext {
 #[error("{0}")]
 pub(crate) struct TaskFailure(pub String);
 
+/// How a fenced task's failure starts: another instance owns the task now,
+/// so restarting this one would only fence that one in turn.
+pub(crate) const FENCED: &str = "fenced: ";
+
+impl TaskFailure {
+    /// Whether an automatic restart may help.
+    fn restartable(&self) -> bool {
+        !self.0.starts_with(FENCED)
+    }
+}
+
 impl From<crate::engine::guest::GuestError> for TaskFailure {
     fn from(e: crate::engine::guest::GuestError) -> Self {
         Self(e.to_string())
@@ -129,7 +213,8 @@ impl From<crate::kafka::KafkaError> for TaskFailure {
 }
 
 /// Run a task body on the current thread inside its tracing span, turning
-/// the outcome into the task's final state.
+/// the outcome into the task's final state, and restart it after failures
+/// as the connector's [`RestartPolicy`] allows.
 pub(crate) fn run_task(ctx: TaskContext, body: fn(&TaskContext) -> Result<(), TaskFailure>) {
     let span = tracing::info_span!(
         "task",
@@ -137,16 +222,56 @@ pub(crate) fn run_task(ctx: TaskContext, body: fn(&TaskContext) -> Result<(), Ta
         task = ctx.ident.task.unwrap_or(0)
     );
     let _enter = span.enter();
-    let started = Instant::now();
-    match body(&ctx) {
-        Ok(()) => {
-            tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, "task stopped");
-            ctx.status.set(TaskState::Stopped, None);
+    let policy = &ctx.connector.restart;
+    let mut attempts = 0u32;
+    loop {
+        let started = Instant::now();
+        let failure = match body(&ctx) {
+            Ok(()) => {
+                tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, "task stopped");
+                ctx.status.set(TaskState::Stopped, None);
+                return;
+            }
+            Err(f) => f,
+        };
+        if started.elapsed() >= policy.max_backoff && attempts > 0 {
+            tracing::info!(
+                attempts,
+                "the task ran healthily since its last restart: restart budget refilled"
+            );
+            attempts = 0;
+            ctx.status.set_attempts(0);
         }
-        Err(TaskFailure(reason)) => {
+        let reason = failure.0.clone();
+        if ctx.stopping() || !failure.restartable() || attempts >= policy.max_attempts {
+            let reason = if attempts > 0 && attempts >= policy.max_attempts && !ctx.stopping() {
+                format!(
+                    "{reason} (gave up after {attempts} automatic restarts, task.restart.max.attempts={}; restart the task by hand)",
+                    policy.max_attempts
+                )
+            } else {
+                reason
+            };
             tracing::error!(%reason, "task failed");
             ctx.status.set(TaskState::Failed, Some(reason));
+            return;
         }
+        attempts += 1;
+        let wait = policy.backoff(attempts);
+        tracing::warn!(
+            %reason,
+            attempt = attempts,
+            max_attempts = policy.max_attempts,
+            backoff_ms = wait.as_millis() as u64,
+            "task failed; restarting it after a pause"
+        );
+        ctx.status.set_restarting(reason, attempts, SystemTime::now() + wait);
+        pause(&ctx, wait);
+        if ctx.stopping() {
+            ctx.status.set(TaskState::Stopped, None);
+            return;
+        }
+        tracing::info!(attempt = attempts, "restarting the task");
     }
 }
 

@@ -198,8 +198,9 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         ctx.ident.clone(),
         &ctx.connector.limits,
         Arc::default(),
-        ctx.connector.grants.clone(),
-    );
+        &ctx.connector.grants,
+    )
+    .map_err(|e| TaskFailure(e.to_string()))?;
     let guest = Guest::instantiate(&ctx.engine, &ctx.plugin, host, &ctx.connector.limits)?;
     let shared = Arc::new(Mutex::new(SinkShared {
         guest,
@@ -305,18 +306,23 @@ fn consume_loop(
     shared: &Arc<Mutex<SinkShared>>,
 ) -> Result<(), TaskFailure> {
     let max = ctx.connector.batch_max_records as usize;
+    // A put batch also stops growing at task.batch.max.bytes (a record
+    // larger than that still goes, alone).
+    let max_bytes = ctx.connector.limits.batch_max_bytes;
     let mut last_flush = Instant::now();
     let mut batch: Vec<SinkRecord> = Vec::with_capacity(max);
+    let mut batch_bytes = 0usize;
     while !ctx.stopping() {
         if let Some(f) = lock(shared).failure.take() {
             return Err(TaskFailure(f));
         }
         let mut wait = Duration::from_millis(100);
-        while batch.len() < max {
+        while batch.len() < max && batch_bytes < max_bytes {
             match consumer.poll(wait) {
                 None => {
                     if take_rebalanced(shared) {
                         batch.clear();
+                        batch_bytes = 0;
                     }
                     break;
                 }
@@ -327,7 +333,9 @@ fn consume_loop(
                     // committed offsets.
                     if take_rebalanced(shared) {
                         batch.clear();
+                        batch_bytes = 0;
                     }
+                    batch_bytes += m.key().map_or(0, <[u8]>::len) + m.payload().map_or(0, <[u8]>::len);
                     batch.push(to_record(&m));
                 }
                 Some(Err(e)) => {
@@ -344,6 +352,7 @@ fn consume_loop(
                 .fetch_add(batch.len() as u64, Ordering::Relaxed);
             put_with_retry(ctx, shared, &batch)?;
             batch.clear();
+            batch_bytes = 0;
         }
         if last_flush.elapsed() >= ctx.worker.offset_flush_interval {
             let mut sh = lock(shared);

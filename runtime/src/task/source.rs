@@ -14,7 +14,8 @@ use rdkafka::error::{KafkaError as RdKafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header as KHeader, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
 
-use super::{TaskContext, TaskFailure, TaskState, pause};
+use super::records::RecordCheck;
+use super::{FENCED, TaskContext, TaskFailure, TaskState, pause};
 use crate::config::{DeliveryGuarantee, TransactionBoundary};
 use crate::engine::guest::{Guest, GuestError, SourcePosition, SourceRecord};
 use crate::host::TaskHost;
@@ -137,6 +138,8 @@ struct SourceRunner<'a> {
     last_commit: Instant,
     /// Exactly-once: the open transaction, if any.
     txn: Option<OpenTxn>,
+    /// Limits and contract checks on each batch.
+    check: RecordCheck,
 }
 
 /// An open transaction: when it began and the latest offset per source
@@ -160,9 +163,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         pcfg.set("transactional.id", transactional_id(ctx));
         pcfg.set(
             "transaction.timeout.ms",
-            (ctx.worker.offset_flush_timeout.as_millis() as u64 * 6)
-                .max(60_000)
-                .to_string(),
+            ctx.worker.transaction_timeout().as_millis().to_string(),
         );
     }
     let producer: Kproducer = pcfg
@@ -187,8 +188,9 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         ctx.ident.clone(),
         &ctx.connector.limits,
         Arc::new(offsets),
-        ctx.connector.grants.clone(),
-    );
+        &ctx.connector.grants,
+    )
+    .map_err(|e| TaskFailure(e.to_string()))?;
     let guest = Guest::instantiate(&ctx.engine, &ctx.plugin, host, &ctx.connector.limits)?;
     let producer = Arc::new(producer);
     // Exactly-once produces on the task thread, inside the transaction.
@@ -209,6 +211,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         batches: VecDeque::new(),
         writing: None,
         last_commit: Instant::now(),
+        check: RecordCheck::new(),
     };
     runner.guest.source_start(&ctx.task_config)?;
     ctx.status.set(TaskState::Running, None);
@@ -248,6 +251,7 @@ impl SourceRunner<'_> {
                 }
                 Err(e) => return Err(e.into()),
             };
+            self.check.check(self.ctx, &records, max)?;
             if records.is_empty() {
                 if self.txn.is_some() {
                     // A connector may end its transaction on an empty poll.
@@ -705,7 +709,7 @@ fn txn_failure(ctx: &TaskContext, what: &str, e: RdKafkaError) -> TaskFailure {
     );
     if fenced {
         TaskFailure(format!(
-            "fenced: another instance of task {} (transactional.id {}) took over; this one stopped without committing ({what}: {e})",
+            "{FENCED}another instance of task {} (transactional.id {}) took over; this one stopped without committing ({what}: {e})",
             ctx.ident,
             transactional_id(ctx)
         ))

@@ -1,0 +1,86 @@
+//! The per-task limit and restart-policy keys, read the same way from the
+//! worker config (defaults) and a connector config (overrides).
+
+use std::time::Duration;
+
+use super::Reader;
+use crate::host::TaskLimits;
+use crate::task::RestartPolicy;
+
+/// Limit keys a connector may override (the worker sets their defaults).
+pub(crate) const LIMIT_KEYS: &[&str] = &[
+    "task.memory.max.bytes",
+    "task.call.timeout.ms",
+    "task.fuel.per.call",
+    "task.record.max.bytes",
+    "task.batch.max.bytes",
+    "task.log.max.lines.per.second",
+    "task.restart.max.attempts",
+    "task.restart.backoff.initial.ms",
+    "task.restart.backoff.max.ms",
+];
+
+fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Read the limit keys over `defaults`, collecting problems by key.
+pub(crate) fn read_limits(r: &mut Reader<'_>, defaults: &TaskLimits) -> TaskLimits {
+    let limits = TaskLimits {
+        memory_bytes: r.parse("task.memory.max.bytes", defaults.memory_bytes),
+        call_timeout: Duration::from_millis(r.parse("task.call.timeout.ms", ms(defaults.call_timeout))),
+        fuel_per_call: match r.parse("task.fuel.per.call", defaults.fuel_per_call.unwrap_or(0)) {
+            0 => None,
+            n => Some(n),
+        },
+        record_max_bytes: r.parse("task.record.max.bytes", defaults.record_max_bytes),
+        batch_max_bytes: r.parse("task.batch.max.bytes", defaults.batch_max_bytes),
+        log_lines_per_second: r.parse("task.log.max.lines.per.second", defaults.log_lines_per_second),
+    };
+    if limits.memory_bytes < 1024 * 1024 {
+        r.problems.push((
+            "task.memory.max.bytes".into(),
+            "must be at least 1048576 (1 MiB)".into(),
+        ));
+    }
+    if limits.call_timeout.is_zero() {
+        r.problems
+            .push(("task.call.timeout.ms".into(), "must be positive".into()));
+    }
+    if limits.record_max_bytes == 0 {
+        r.problems
+            .push(("task.record.max.bytes".into(), "must be positive".into()));
+    }
+    if limits.batch_max_bytes < limits.record_max_bytes {
+        r.problems.push((
+            "task.batch.max.bytes".into(),
+            format!(
+                "must be at least task.record.max.bytes ({}), or no batch could hold the largest record",
+                limits.record_max_bytes
+            ),
+        ));
+    }
+    limits
+}
+
+/// Read the restart-policy keys over `defaults`.
+pub(crate) fn read_restart(r: &mut Reader<'_>, defaults: &RestartPolicy) -> RestartPolicy {
+    let policy = RestartPolicy {
+        max_attempts: r.parse("task.restart.max.attempts", defaults.max_attempts),
+        initial_backoff: Duration::from_millis(
+            r.parse("task.restart.backoff.initial.ms", ms(defaults.initial_backoff)),
+        ),
+        max_backoff: Duration::from_millis(r.parse("task.restart.backoff.max.ms", ms(defaults.max_backoff))),
+    };
+    if policy.initial_backoff.is_zero() {
+        r.problems
+            .push(("task.restart.backoff.initial.ms".into(), "must be positive".into()));
+    }
+    if policy.max_backoff < policy.initial_backoff {
+        r.problems.push((
+            "task.restart.backoff.max.ms".into(),
+            "must be at least task.restart.backoff.initial.ms".into(),
+        ));
+    }
+    policy
+}

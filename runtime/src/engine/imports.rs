@@ -1,0 +1,94 @@
+//! What a component may import: the WASI 0.2 interfaces and Copycat host
+//! interfaces this worker links. A component that imports anything else is
+//! refused at load with *every* missing import listed (wasmtime's own link
+//! error names only the first).
+
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+use crate::host::WorldKind;
+
+/// `(package, interfaces, version prefix)` the worker provides to every
+/// component. Versions match semver-compatibly (any 0.2.x for WASI 0.2).
+const PROVIDED: &[(&str, &[&str], &str)] = &[
+    ("wasi:io", &["error", "poll", "streams"], "0.2."),
+    ("wasi:clocks", &["monotonic-clock", "wall-clock"], "0.2."),
+    ("wasi:filesystem", &["types", "preopens"], "0.2."),
+    ("wasi:random", &["random", "insecure", "insecure-seed"], "0.2."),
+    (
+        "wasi:cli",
+        &[
+            "exit",
+            "environment",
+            "stdin",
+            "stdout",
+            "stderr",
+            "terminal-input",
+            "terminal-output",
+            "terminal-stdin",
+            "terminal-stdout",
+            "terminal-stderr",
+        ],
+        "0.2.",
+    ),
+    (
+        "wasi:sockets",
+        &[
+            "network",
+            "instance-network",
+            "tcp",
+            "tcp-create-socket",
+            "udp",
+            "udp-create-socket",
+            "ip-name-lookup",
+        ],
+        "0.2.",
+    ),
+    ("wasi:http", &["types", "outgoing-handler"], "0.2."),
+    ("copycat:connector", &["types", "logging", "clock"], "0.1."),
+];
+
+/// Copycat interfaces only the source world imports.
+const SOURCE_ONLY: &[&str] = &["offsets", "transactions"];
+
+/// Whether the worker links import `name` for a component of `world`.
+fn provided(name: &str, world: WorldKind) -> bool {
+    let (path, version) = name.split_once('@').unwrap_or((name, ""));
+    let Some((package, interface)) = path.split_once('/') else {
+        return false;
+    };
+    if package == "copycat:connector" && version.starts_with("0.1.") && SOURCE_ONLY.contains(&interface) {
+        return world == WorldKind::Source;
+    }
+    PROVIDED
+        .iter()
+        .any(|(p, ifaces, v)| *p == package && version.starts_with(v) && ifaces.contains(&interface))
+}
+
+/// The imports of `component` this worker does not provide for `world`.
+pub(crate) fn missing(engine: &Engine, component: &Component, world: WorldKind) -> Vec<String> {
+    component
+        .component_type()
+        .imports(engine)
+        .map(|(name, _)| name)
+        .filter(|name| !provided(name, world))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wasi_02_and_the_world_s_own_interfaces_are_provided() {
+        assert!(provided("wasi:io/streams@0.2.0", WorldKind::Sink));
+        assert!(provided("wasi:http/outgoing-handler@0.2.6", WorldKind::Source));
+        assert!(provided("copycat:connector/offsets@0.1.0", WorldKind::Source));
+        assert!(!provided("copycat:connector/offsets@0.1.0", WorldKind::Sink));
+        assert!(!provided("wasi:io/streams@0.3.0", WorldKind::Source));
+        assert!(!provided("wasi:keyvalue/store@0.2.0-draft", WorldKind::Source));
+        assert!(!provided("wasi:clocks/timezone@0.2.0", WorldKind::Source));
+        assert!(!provided("unversioned", WorldKind::Source));
+    }
+}

@@ -1,0 +1,273 @@
+//! The task's WASI 0.2 context, built from its connector's [`Grants`], and
+//! the `wasi:http` gate.
+//!
+//! * Files: each granted directory is preopened under its own host path
+//!   (`grants.fs.read` read-only, `grants.fs.write` read-write); nothing
+//!   else of the host's file system exists for the guest.
+//! * Sockets: TCP only, and only `connect` to the addresses of
+//!   `grants.net.connect` (host names resolved when the task starts). No UDP,
+//!   no listening. Name lookup only when a grant names a host.
+//! * `wasi:http`: requests go out only to `grants.http.hosts`; any other
+//!   fails with the WASI error `HTTP-request-denied`.
+//! * Environment: only the variables named in `grants.env`. Never arguments.
+//! * stdout and stderr: the streams the caller passes (the task's log).
+
+use std::collections::HashSet;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::{Arc, Mutex};
+
+use ipnet::IpNet;
+use wasmtime_wasi::cli::StdoutStream;
+use wasmtime_wasi::sockets::SocketAddrUse;
+use wasmtime_wasi::{FsPerms, WasiCtx};
+use wasmtime_wasi_http::{
+    RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView, default_hooks,
+};
+
+use super::TaskHost;
+use super::grants::{self, GrantError, Grants, HttpGrants, NetGrants, NetHost};
+
+/// Build the WASI context of one task: deny-by-default, opened up by
+/// `grants`. Fails (naming the key) when a granted directory cannot be
+/// opened any more.
+pub fn build(
+    grants: &Grants,
+    stdout: impl StdoutStream + 'static,
+    stderr: impl StdoutStream + 'static,
+) -> Result<WasiCtx, GrantError> {
+    let mut b = WasiCtx::builder();
+    b.stdout(stdout).stderr(stderr);
+    for (dir, writable) in grants.fs.preopens() {
+        let (key, perms) = if writable {
+            (grants::FS_WRITE, FsPerms::ReadWrite)
+        } else {
+            (grants::FS_READ, FsPerms::ReadOnly)
+        };
+        let guest = dir.to_str().ok_or_else(|| GrantError {
+            key,
+            message: format!("'{}' is not valid UTF-8", dir.display()),
+        })?;
+        b.preopened_dir(dir, guest, perms).map_err(|e| GrantError {
+            key,
+            message: format!("cannot open the directory '{guest}': {e:#}"),
+        })?;
+    }
+    let rules = Arc::new(resolve(&grants.net));
+    let warned = Arc::new(Mutex::new(Warned::default()));
+    b.allow_tcp(!grants.net.connect.is_empty())
+        .allow_udp(false)
+        .allow_ip_name_lookup(grants.net.names_a_host())
+        .socket_addr_check(move |addr, use_| {
+            let allowed = match use_ {
+                SocketAddrUse::TcpConnect => {
+                    let ok = connect_allowed(&rules, addr);
+                    if !ok && warned.lock().is_ok_and(|mut w| w.first(addr)) {
+                        tracing::warn!(%addr, "TCP connection denied: not in {}", grants::NET_CONNECT);
+                    }
+                    ok
+                }
+                // The implicit bind of an outgoing connection (wildcard
+                // address, port 0); explicit binds and listening are denied.
+                SocketAddrUse::TcpBind => addr.ip().is_unspecified() && addr.port() == 0,
+                _ => false,
+            };
+            Box::pin(async move { allowed })
+        });
+    for name in &grants.env.names {
+        match std::env::var_os(name).map(|v| v.into_string()) {
+            None => {}
+            Some(Ok(value)) => {
+                b.env(name, value);
+            }
+            Some(Err(_)) => tracing::warn!(
+                variable = %name,
+                "{}: the variable is not valid UTF-8; not passed to the connector",
+                grants::ENV
+            ),
+        }
+    }
+    Ok(b.build())
+}
+
+/// Denials already logged: each target is logged once per task (a
+/// connector retrying in a loop must not flood the log), and at most
+/// [`Warned::MAX`] targets.
+#[derive(Debug)]
+struct Warned<T> {
+    seen: HashSet<T>,
+}
+
+impl<T> Default for Warned<T> {
+    fn default() -> Self {
+        Self { seen: HashSet::new() }
+    }
+}
+
+impl<T: std::hash::Hash + Eq> Warned<T> {
+    const MAX: usize = 32;
+
+    /// Whether `target` is denied for the first time (and should be logged).
+    fn first(&mut self, target: T) -> bool {
+        self.seen.len() < Self::MAX && self.seen.insert(target)
+    }
+}
+
+/// A granted network with its port (`None`: any).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct NetRule {
+    net: IpNet,
+    port: Option<u16>,
+}
+
+/// The grants as address rules: host names resolved now. A name that does
+/// not resolve is logged and grants nothing.
+fn resolve(grants: &NetGrants) -> Vec<NetRule> {
+    let mut rules = Vec::new();
+    for target in &grants.connect {
+        match &target.host {
+            NetHost::Net(net) => rules.push(NetRule {
+                net: *net,
+                port: target.port,
+            }),
+            NetHost::Name(name) => match (name.as_str(), target.port.unwrap_or(0)).to_socket_addrs() {
+                Ok(addrs) => {
+                    for addr in addrs {
+                        let rule = NetRule {
+                            net: IpNet::from(addr.ip().to_canonical()),
+                            port: target.port,
+                        };
+                        if !rules.contains(&rule) {
+                            rules.push(rule);
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!(
+                    host = %name,
+                    "{}: cannot resolve '{name}' ({e}); connections to it are denied",
+                    grants::NET_CONNECT
+                ),
+            },
+        }
+    }
+    rules
+}
+
+fn connect_allowed(rules: &[NetRule], addr: SocketAddr) -> bool {
+    let ip = addr.ip().to_canonical();
+    rules
+        .iter()
+        .any(|r| r.net.contains(&ip) && r.port.is_none_or(|p| p == addr.port()))
+}
+
+/// The `wasi:http` state of a task: the context and the grant check.
+pub(crate) struct HttpState {
+    ctx: WasiHttpCtx,
+    gate: HttpGate,
+}
+
+impl HttpState {
+    pub(crate) fn new(grants: &HttpGrants) -> Self {
+        Self {
+            ctx: WasiHttpCtx::new(),
+            gate: HttpGate {
+                grants: grants.clone(),
+                warned: Warned::default(),
+            },
+        }
+    }
+}
+
+/// Sends only the requests `grants.http.hosts` allows.
+struct HttpGate {
+    grants: HttpGrants,
+    warned: Warned<String>,
+}
+
+type SendFuture = Box<
+    dyn Future<
+            Output = wasmtime_wasi_http::Result<(
+                http::Response<WasiBody>,
+                Box<dyn Future<Output = wasmtime_wasi_http::Result<()>> + Send>,
+            )>,
+        > + Send,
+>;
+
+impl WasiHttpHooks for HttpGate {
+    fn send_request(
+        &mut self,
+        request: http::Request<WasiBody>,
+        options: Option<RequestOptions>,
+        fut: Box<dyn Future<Output = wasmtime_wasi_http::Result<()>> + Send>,
+    ) -> SendFuture {
+        let uri = request.uri();
+        let https = uri.scheme() == Some(&http::uri::Scheme::HTTPS);
+        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let allowed = uri.host().is_some_and(|host| self.grants.allows(host, port));
+        if allowed {
+            return default_hooks().send_request(request, options, fut);
+        }
+        if self.warned.first(format!("{}:{port}", uri.host().unwrap_or_default())) {
+            tracing::warn!(
+                uri = %uri,
+                "wasi:http request denied: its host is not in {}",
+                grants::HTTP_HOSTS
+            );
+        }
+        Box::new(async { Err(wasmtime_wasi_http::Error::HttpRequestDenied) })
+    }
+}
+
+impl WasiHttpView for TaskHost {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http.ctx,
+            table: &mut self.table,
+            hooks: &mut self.http.gate,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Props;
+
+    fn grants(pairs: &[(&str, &str)]) -> Grants {
+        let props: Props = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Grants::from_props(&props).unwrap_or_default()
+    }
+
+    #[test]
+    fn connect_rules_match_addresses_and_ports() {
+        let g = grants(&[(
+            grants::NET_CONNECT,
+            "127.0.0.1:9092, 10.1.0.0/16:*, [::1]:80, localhost:7000",
+        )]);
+        let rules = resolve(&g.net);
+        let ok = |s: &str| connect_allowed(&rules, s.parse().unwrap_or_else(|_| SocketAddr::from(([0; 4], 0))));
+        assert!(ok("127.0.0.1:9092"));
+        assert!(!ok("127.0.0.1:9093"));
+        assert!(!ok("127.0.0.2:9092"));
+        assert!(ok("10.1.200.3:1"));
+        assert!(!ok("10.2.0.1:1"));
+        assert!(ok("[::1]:80"));
+        assert!(ok("[::ffff:127.0.0.1]:9092"), "IPv4-mapped addresses count as IPv4");
+        assert!(ok("127.0.0.1:7000"), "localhost was resolved");
+        assert!(!ok("127.0.0.1:7001"));
+        assert!(resolve(&grants(&[]).net).is_empty());
+    }
+
+    #[test]
+    fn a_vanished_directory_fails_naming_the_key() {
+        let dir = std::env::temp_dir().join(format!("copycat-wasi-gone-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let g = grants(&[(grants::FS_READ, dir.to_str().unwrap_or("/nonexistent"))]);
+        assert_eq!(g.fs.read.len(), 1);
+        assert!(build(&g, std::io::empty(), std::io::empty()).is_ok());
+        let _ = std::fs::remove_dir(&dir);
+        match build(&g, std::io::empty(), std::io::empty()) {
+            Err(e) => assert_eq!(e.key, grants::FS_READ, "{e}"),
+            Ok(_) => panic!("preopening a removed directory succeeded"),
+        }
+    }
+}
