@@ -84,7 +84,22 @@ const SETUPS: &[Setup] = &[
     },
 ];
 
-fn run(args: &Args, engine: &WasmEngine, setup: &Setup, bar: &ProgressBar) -> Result<f64> {
+/// One configuration's engine and started instance.
+struct Prepared {
+    name: &'static str,
+    // The engine must outlive the instance.
+    _engine: WasmEngine,
+    guest: Guest,
+    rates: Vec<f64>,
+}
+
+fn prepare(args: &Args, setup: &Setup) -> Result<Prepared> {
+    let engine = WasmEngine::new(&EngineConfig {
+        interruptible: setup.epoch,
+        fuel: setup.fuel,
+        ..EngineConfig::default()
+    })
+    .map_err(|e| anyhow!("creating the engine: {e:#}"))?;
     let plugin = engine
         .load(&args.plugin_dir.join("datagen.wasm"))
         .map_err(|e| anyhow!("{e}"))?;
@@ -99,14 +114,9 @@ fn run(args: &Args, engine: &WasmEngine, setup: &Setup, bar: &ProgressBar) -> Re
         fuel_per_call: setup.fuel.then_some(u64::MAX / 2),
         ..defaults
     };
-    let host = TaskHost::new(
-        TaskIdent::task("bench-limits", 0),
-        &limits,
-        Arc::default(),
-        &Grants::default(),
-    )
-    .map_err(|e| anyhow!("{e}"))?;
-    let mut guest = Guest::instantiate(engine, &plugin, host, &limits).map_err(|e| anyhow!("{e}"))?;
+    let host = TaskHost::new(TaskIdent::task("bench-limits", 0), &limits, Arc::default(), &Grants::default())
+        .map_err(|e| anyhow!("{e}"))?;
+    let mut guest = Guest::instantiate(&engine, &plugin, host, &limits).map_err(|e| anyhow!("{e}"))?;
     let config: Vec<(String, String)> = [
         ("topic", "unused".to_owned()),
         ("value.size", args.value_size.to_string()),
@@ -116,10 +126,20 @@ fn run(args: &Args, engine: &WasmEngine, setup: &Setup, bar: &ProgressBar) -> Re
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
     guest.source_start(&config).map_err(|e| anyhow!("{e}"))?;
-    // Warm up (first calls fault in memory), then measure.
+    // Warm up: the first calls fault in memory.
     for _ in 0..20 {
         guest.source_poll(args.batch_size).map_err(|e| anyhow!("{e}"))?;
     }
+    Ok(Prepared {
+        name: setup.name,
+        _engine: engine,
+        guest,
+        rates: Vec::new(),
+    })
+}
+
+/// Poll `--records` records; records per second.
+fn measure(args: &Args, guest: &mut Guest, bar: &ProgressBar) -> Result<f64> {
     let started = Instant::now();
     let mut n = 0u64;
     while n < args.records {
@@ -143,24 +163,27 @@ fn main() -> Result<()> {
     if args.runs == 0 {
         bail!("--runs must be at least 1");
     }
-    let mut rows = Vec::new();
+    let mut prepared = Vec::new();
     for setup in SETUPS {
-        let engine = WasmEngine::new(&EngineConfig {
-            interruptible: setup.epoch,
-            fuel: setup.fuel,
-            ..EngineConfig::default()
-        })
-        .map_err(|e| anyhow!("creating the engine: {e:#}"))?;
-        let mut rates = Vec::new();
-        for i in 0..args.runs {
-            let bar = ProgressBar::new(args.records)
-                .with_style(ProgressStyle::with_template("{msg:48} {bar:30} {pos}/{len}").context("progress style")?);
-            bar.set_message(format!("{} (run {})", setup.name, i + 1));
-            rates.push(run(&args, &engine, setup, &bar)?);
+        let sp = ProgressBar::new_spinner().with_message(format!("compiling datagen.wasm for: {}", setup.name));
+        sp.enable_steady_tick(Duration::from_millis(100));
+        prepared.push(prepare(&args, setup).with_context(|| setup.name)?);
+        sp.finish_and_clear();
+    }
+    // Rounds interleave the configurations, so drift in the machine's state
+    // (other load, allocator, frequency) spreads over all of them.
+    for round in 0..args.runs {
+        for p in &mut prepared {
+            let bar = ProgressBar::new(args.records).with_style(
+                ProgressStyle::with_template("{msg:52} {bar:30} {pos}/{len}").context("progress style")?,
+            );
+            bar.set_message(format!("{} (round {})", p.name, round + 1));
+            let rate = measure(&args, &mut p.guest, &bar)?;
+            p.rates.push(rate);
             bar.finish_and_clear();
         }
-        rows.push((setup.name, median(rates)));
     }
+    let rows: Vec<(&str, f64)> = prepared.into_iter().map(|p| (p.name, median(p.rates))).collect();
     let base = rows.first().map_or(1.0, |r| r.1);
     println!();
     println!(
