@@ -114,8 +114,13 @@ fn prepare(args: &Args, setup: &Setup) -> Result<Prepared> {
         fuel_per_call: setup.fuel.then_some(u64::MAX / 2),
         ..defaults
     };
-    let host = TaskHost::new(TaskIdent::task("bench-limits", 0), &limits, Arc::default(), &Grants::default())
-        .map_err(|e| anyhow!("{e}"))?;
+    let host = TaskHost::new(
+        TaskIdent::task("bench-limits", 0),
+        &limits,
+        Arc::default(),
+        &Grants::default(),
+    )
+    .map_err(|e| anyhow!("{e}"))?;
     let mut guest = Guest::instantiate(&engine, &plugin, host, &limits).map_err(|e| anyhow!("{e}"))?;
     let config: Vec<(String, String)> = [
         ("topic", "unused".to_owned()),
@@ -174,9 +179,8 @@ fn main() -> Result<()> {
     // (other load, allocator, frequency) spreads over all of them.
     for round in 0..args.runs {
         for p in &mut prepared {
-            let bar = ProgressBar::new(args.records).with_style(
-                ProgressStyle::with_template("{msg:52} {bar:30} {pos}/{len}").context("progress style")?,
-            );
+            let bar = ProgressBar::new(args.records)
+                .with_style(ProgressStyle::with_template("{msg:52} {bar:30} {pos}/{len}").context("progress style")?);
             bar.set_message(format!("{} (round {})", p.name, round + 1));
             let rate = measure(&args, &mut p.guest, &bar)?;
             p.rates.push(rate);
