@@ -7,6 +7,7 @@
 //! instance ([`host`]), while the host does all Kafka I/O and offset
 //! management ([`kafka`]).
 
+pub mod authoring;
 pub mod config;
 pub mod engine;
 pub mod host;

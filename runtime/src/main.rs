@@ -34,6 +34,136 @@ enum Command {
         #[command(subcommand)]
         action: OffsetsAction,
     },
+    /// Create a connector project from a template.
+    New {
+        /// Project and plugin name (lowercase letters, digits, '-').
+        name: String,
+        /// Language: rust, python, js, c, go, zig.
+        #[arg(long, default_value = "rust")]
+        lang: String,
+        /// `source` or `sink`.
+        #[arg(long, default_value = "source", value_parser = ["source", "sink"])]
+        kind: String,
+        /// Where to create it (the project becomes `<dir>/<name>`).
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+        /// The Copycat checkout the project builds against (wit/, SDKs).
+        #[arg(long, env = "COPYCAT_HOME", default_value = env!("COPYCAT_HOME_DEFAULT"))]
+        copycat_home: PathBuf,
+    },
+    /// Tools that run a component without Kafka.
+    Dev {
+        #[command(subcommand)]
+        action: DevAction,
+    },
+    /// Show a component's world, plugin info, config definition, imports,
+    /// exports, size and digest.
+    Inspect {
+        /// The component file.
+        component: PathBuf,
+        /// `text` or `json`.
+        #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+        output: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum DevAction {
+    /// Run a component in the sandbox: a source's records are printed as
+    /// JSON lines; a sink is fed the records of `--input`.
+    Run {
+        /// The component file.
+        component: PathBuf,
+        /// Connector config entries, `key=value` (repeatable).
+        #[arg(long = "config", short = 'c', value_parser = parse_key_value)]
+        config: Vec<(String, String)>,
+        /// A connector .properties file (entries of --config win).
+        #[arg(long)]
+        config_file: Option<PathBuf>,
+        /// Sources: a committed offset to start from, `partition=offset`.
+        #[arg(long = "offset", value_parser = parse_key_value)]
+        offsets: Vec<(String, String)>,
+        /// Sources: stop after this many records.
+        #[arg(long, default_value_t = 20)]
+        max_records: u64,
+        /// Sources: stop after this many empty polls in a row.
+        #[arg(long, default_value_t = 3)]
+        idle_polls: u32,
+        /// Records per poll / put.
+        #[arg(long, default_value_t = 500)]
+        batch: u32,
+        /// Sinks: JSON lines `{"topic":..,"partition":..,"key":..,"value":..}`.
+        #[arg(long)]
+        input: Option<PathBuf>,
+    },
+}
+
+fn parse_key_value(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.trim().to_owned(), v.to_owned()))
+        .filter(|(k, _)| !k.is_empty())
+        .ok_or_else(|| format!("'{s}' is not key=value"))
+}
+
+fn new_project(name: String, lang: String, kind: String, dir: PathBuf, home: PathBuf) -> anyhow::Result<()> {
+    use copycat_runtime::authoring::scaffold::{NewProject, create};
+    let path = create(&NewProject {
+        name: name.clone(),
+        lang,
+        kind,
+        parent: dir,
+        copycat_home: home,
+    })?;
+    println!("created {}", path.display());
+    println!(
+        "next: {}/build.sh && copycat inspect {}/{name}.wasm",
+        path.display(),
+        path.display()
+    );
+    Ok(())
+}
+
+fn dev(action: DevAction) -> anyhow::Result<()> {
+    use copycat_runtime::authoring::dev::{DevRun, run};
+    let DevAction::Run {
+        component,
+        config,
+        config_file,
+        offsets,
+        max_records,
+        idle_polls,
+        batch,
+        input,
+    } = action;
+    let mut props = match &config_file {
+        Some(f) => copycat_runtime::config::load_properties(f)?,
+        None => Default::default(),
+    };
+    props.extend(config);
+    let mut out = std::io::stdout();
+    run(
+        &DevRun {
+            component,
+            config: props,
+            offsets: offsets.into_iter().collect(),
+            max_records,
+            idle_polls,
+            batch,
+            input,
+        },
+        &mut out,
+    )?;
+    Ok(())
+}
+
+fn inspect(component: PathBuf, output: &str) -> anyhow::Result<()> {
+    let found = copycat_runtime::authoring::inspect::inspect(&component)?;
+    if output == "json" {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+    } else {
+        print!("{found}");
+    }
+    Ok(())
 }
 
 #[derive(Subcommand)]
@@ -148,6 +278,15 @@ async fn main() -> ExitCode {
             .await
             .map_err(anyhow::Error::from),
         Command::Offsets { action } => offsets(action).await,
+        Command::New {
+            name,
+            lang,
+            kind,
+            dir,
+            copycat_home,
+        } => new_project(name, lang, kind, dir, copycat_home),
+        Command::Dev { action } => dev(action),
+        Command::Inspect { component, output } => inspect(component, &output),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -253,6 +253,10 @@ impl Worker {
     /// the plugin's config definition (required keys, types), then the
     /// connector's own `validate`. Every problem is reported, by key.
     pub fn validate(&self, cfg: &ConnectorConfig) -> Result<Validated, WorkerError> {
+        crate::engine::off_async(|| self.validate_here(cfg))
+    }
+
+    fn validate_here(&self, cfg: &ConnectorConfig) -> Result<Validated, WorkerError> {
         let path = self.resolve_class(&cfg.name, &cfg.connector_class)?;
         let plugin = self.engine.load(&path)?;
         if let Some(pin) = cfg.props.get("connector.digest").filter(|v| !v.is_empty())
@@ -301,20 +305,7 @@ impl Worker {
                 _ => {}
             }
         }
-        for key in &info.config_def {
-            let value = cfg.props.get(&key.name).filter(|v| !v.is_empty());
-            match value {
-                None if key.required && key.default_value.is_none() => {
-                    problems.push((key.name.clone(), format!("missing required configuration: {}", key.doc)))
-                }
-                Some(v) => {
-                    if let Some(why) = type_problem(key.type_, v) {
-                        problems.push((key.name.clone(), format!("invalid value '{v}': {why}")));
-                    }
-                }
-                None => {}
-            }
-        }
+        problems.extend(declared_key_problems(&info, &cfg.props));
         let wit = cfg.wit_config();
         if problems.is_empty() {
             for p in guest.validate(&wit).map_err(|e| guest_err("validate", e))? {
@@ -350,14 +341,13 @@ impl Worker {
             info,
             mut guest,
         } = validated;
-        let task_configs: Vec<WitConfig> =
-            guest
-                .task_configs(&cfg.wit_config(), cfg.tasks_max)
-                .map_err(|source| WorkerError::Guest {
-                    connector: cfg.name.clone(),
-                    call: "task-configs",
-                    source,
-                })?;
+        let wit = cfg.wit_config();
+        let task_configs: Vec<WitConfig> = crate::engine::off_async(|| guest.task_configs(&wit, cfg.tasks_max))
+            .map_err(|source| WorkerError::Guest {
+                connector: cfg.name.clone(),
+                call: "task-configs",
+                source,
+            })?;
         if task_configs.len() > cfg.tasks_max as usize {
             return Err(WorkerError::Guest {
                 connector: cfg.name.clone(),
@@ -539,6 +529,26 @@ impl Worker {
             }
         }
     }
+}
+
+/// Problems of `props` against the plugin's declared config definition:
+/// required keys missing, values not of the declared type.
+pub(crate) fn declared_key_problems(info: &PluginInfo, props: &crate::config::Props) -> Vec<(String, String)> {
+    let mut problems = Vec::new();
+    for key in &info.config_def {
+        match props.get(&key.name).filter(|v| !v.is_empty()) {
+            None if key.required && key.default_value.is_none() => {
+                problems.push((key.name.clone(), format!("missing required configuration: {}", key.doc)))
+            }
+            Some(v) => {
+                if let Some(why) = type_problem(key.type_, v) {
+                    problems.push((key.name.clone(), format!("invalid value '{v}': {why}")));
+                }
+            }
+            None => {}
+        }
+    }
+    problems
 }
 
 fn type_problem(ty: ConfigType, v: &str) -> Option<String> {

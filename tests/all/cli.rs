@@ -174,3 +174,42 @@ fn standalone_refuses_bad_input_naming_the_file() {
     );
     assert_eq!(topic_size(&topic), 0, "the good connector never started");
 }
+
+/// A connector that panics in `validate` (writing its panic message to
+/// stderr through WASI) is refused with the file and the call named; the
+/// process exits 1 instead of crashing on WASI's blocking I/O inside the
+/// async runtime.
+#[test]
+fn standalone_refuses_a_connector_that_panics_in_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    let worker = dir.path().join("worker.properties");
+    std::fs::write(
+        &worker,
+        format!(
+            "bootstrap.servers={}\noffset.storage.topic={}\n",
+            bootstrap(),
+            unique("offsets")
+        ),
+    )
+    .unwrap();
+    let conn = dir.path().join("hostile.properties");
+    std::fs::write(
+        &conn,
+        format!(
+            "name={}\nconnector.class={}\ntopic=t\nattack=panic-validate\n",
+            unique("pv"),
+            fixture("hostile-source").display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(copycat_bin())
+        .args(["standalone", worker.to_str().unwrap(), conn.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("hostile.properties: connector"), "{err}");
+    assert!(err.contains("failed in validate"), "{err}");
+    assert!(err.contains("deliberate panic in validate"), "{err}");
+    assert!(!err.contains("Cannot start a runtime"), "{err}");
+}

@@ -3,9 +3,11 @@
 //! Copycat's integration tests, against a real Kafka broker
 //! (`KAFKA_BOOTSTRAP`, started by `just test`). One binary, a module per area.
 
+mod authoring;
 mod bad_input;
 mod chaos;
 mod cli;
+mod conformance;
 mod datagen;
 mod delivery;
 mod engine;

@@ -18,6 +18,21 @@ use wasmtime::{Cache, CacheConfig, Config, Engine};
 
 use crate::host::{TaskHost, WorldKind};
 
+/// Run `f`, which calls into a guest, where WASI may block: WASI's sync
+/// bindings drive their I/O with `block_on`, which panics on a thread that
+/// drives a tokio runtime. Called from such a thread (standalone start-up,
+/// an embedding application's async code), `f` runs on a scoped thread of
+/// its own; elsewhere it runs inline.
+pub fn off_async<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return f();
+    }
+    std::thread::scope(|s| match s.spawn(f).join() {
+        Ok(r) => r,
+        Err(panic) => std::panic::resume_unwind(panic),
+    })
+}
+
 /// How often the engine's epoch advances; call deadlines are rounded up to it.
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 
@@ -85,6 +100,16 @@ pub struct Plugin {
     /// Source or sink.
     pub kind: WorldKind,
     pub(crate) pre: InstancePre<TaskHost>,
+}
+
+impl Plugin {
+    /// The names of the interfaces the component imports and exports.
+    pub fn interfaces(&self, engine: &WasmEngine) -> (Vec<String>, Vec<String>) {
+        let ty = self.pre.component().component_type();
+        let imports = ty.imports(&engine.engine).map(|(n, _)| n.to_owned()).collect();
+        let exports = ty.exports(&engine.engine).map(|(n, _)| n.to_owned()).collect();
+        (imports, exports)
+    }
 }
 
 impl std::fmt::Debug for Plugin {

@@ -1,0 +1,336 @@
+//! `copycat dev run`: run a connector component in the sandbox without
+//! Kafka, the fastest loop for an author. A source is validated, split, and
+//! polled, and its records are printed as JSON lines; a sink is fed records
+//! from a JSON-lines file (`open`, `put`, `flush`, `close`) and each step is
+//! reported. The same grants and limits as in a worker apply.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{ConfigError, ConnectorConfig, Props, WorkerConfig};
+use crate::engine::guest::{
+    Guest, GuestError, Header, SinkRecord, SourcePosition, TopicPartition, TopicPartitionOffset,
+};
+use crate::engine::{EngineConfig, LoadError, WasmEngine};
+use crate::host::{Grants, OffsetSnapshot, TaskHost, TaskIdent, WorldKind};
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct DevRun {
+    /// The component file.
+    pub component: PathBuf,
+    /// The connector config (`name` and `connector.class` are filled in).
+    pub config: Props,
+    /// Sources: committed offsets to start from (`source partition → offset`).
+    pub offsets: OffsetSnapshot,
+    /// Sources: stop after this many records.
+    pub max_records: u64,
+    /// Sources: stop after this many consecutive empty polls.
+    pub idle_polls: u32,
+    /// Records asked per `poll` / given per `put`.
+    pub batch: u32,
+    /// Sinks: the JSON-lines file of records to feed.
+    pub input: Option<PathBuf>,
+}
+
+/// Why a dev run stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum DevError {
+    /// The engine could not start.
+    #[error("creating the WebAssembly engine: {0}")]
+    Engine(String),
+    /// The component could not be loaded.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The config is invalid (host keys, declared keys, or the connector's own
+    /// `validate`).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A guest call failed.
+    #[error("{call} failed: {source}")]
+    Guest {
+        /// Which call.
+        call: &'static str,
+        /// What happened.
+        source: GuestError,
+    },
+    /// The input file is unreadable or malformed.
+    #[error("{path}:{line}: {reason}")]
+    Input {
+        /// The file.
+        path: String,
+        /// 1-based line (0: the file itself).
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A sink run needs `--input`.
+    #[error("{0} is a sink: give it records with --input <file.jsonl>")]
+    NoInput(String),
+    /// Writing the output failed.
+    #[error("writing the output: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+fn guest_err(call: &'static str) -> impl Fn(GuestError) -> DevError {
+    move |source| DevError::Guest { call, source }
+}
+
+/// A source record as printed: one JSON object per line.
+#[derive(Debug, Serialize)]
+struct PrintedRecord<'a> {
+    source_partition: &'a str,
+    source_offset: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    topic: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partition: Option<i32>,
+    key: Option<String>,
+    value: Option<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    headers: BTreeMap<&'a str, Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<i64>,
+}
+
+fn text(bytes: Option<&Vec<u8>>) -> Option<String> {
+    bytes.map(|b| String::from_utf8_lossy(b).into_owned())
+}
+
+/// One input record of a sink run.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InputRecord {
+    topic: String,
+    #[serde(default)]
+    partition: i32,
+    /// Defaults to the next offset of the partition (from 0).
+    offset: Option<i64>,
+    key: Option<String>,
+    value: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, Option<String>>,
+    timestamp: Option<i64>,
+}
+
+/// Run `run`, writing records or steps to `out` and progress to the log.
+pub fn run(run: &DevRun, out: &mut (dyn Write + Send)) -> Result<(), DevError> {
+    crate::engine::off_async(|| run_here(run, out))
+}
+
+fn run_here(run: &DevRun, out: &mut (dyn Write + Send)) -> Result<(), DevError> {
+    let mut props = run.config.clone();
+    props.entry("name".into()).or_insert_with(|| "dev".into());
+    props.insert("connector.class".into(), run.component.display().to_string());
+    let worker = WorkerConfig::for_bootstrap("unused:9092")?;
+    let cfg = ConnectorConfig::from_props(props, &worker)?;
+    let engine = WasmEngine::new(&EngineConfig::default()).map_err(|e| DevError::Engine(format!("{e:#}")))?;
+    let plugin = engine.load(&run.component)?;
+
+    // Connector level: describe, validate, task-configs (one task).
+    let host = TaskHost::new(
+        TaskIdent::connector(&cfg.name),
+        &cfg.limits,
+        Arc::default(),
+        &Grants::default(),
+    )
+    .map_err(|e| DevError::Config(ConfigError::key(String::new(), "grants", e.to_string())))?;
+    let mut connector = Guest::instantiate(&engine, &plugin, host, &cfg.limits).map_err(guest_err("instantiation"))?;
+    let info = connector.describe().map_err(guest_err("describe"))?;
+    tracing::info!(plugin = %info.name, version = %info.version, "loaded {}", run.component.display());
+    let wit = cfg.wit_config();
+    let mut problems = crate::worker::declared_key_problems(&info, &cfg.props);
+    if problems.is_empty() {
+        problems.extend(
+            connector
+                .validate(&wit)
+                .map_err(guest_err("validate"))?
+                .into_iter()
+                .map(|p| (p.key, p.message)),
+        );
+    }
+    if !problems.is_empty() {
+        return Err(ConfigError::Invalid {
+            context: format!(" ({} {})", info.name, info.version),
+            problems,
+        }
+        .into());
+    }
+    let task_config = connector
+        .task_configs(&wit, 1)
+        .map_err(guest_err("task-configs"))?
+        .into_iter()
+        .next()
+        .unwrap_or(wit);
+    drop(connector);
+
+    let host = TaskHost::new(
+        TaskIdent::task(&cfg.name, 0),
+        &cfg.limits,
+        Arc::new(run.offsets.clone()),
+        &cfg.grants,
+    )
+    .map_err(|e| DevError::Config(ConfigError::key(String::new(), "grants", e.to_string())))?;
+    let mut task = Guest::instantiate(&engine, &plugin, host, &cfg.limits).map_err(guest_err("instantiation"))?;
+    match plugin.kind {
+        WorldKind::Source => run_source(run, &mut task, &task_config, &cfg, out),
+        WorldKind::Sink => run_sink(run, &mut task, &task_config, out),
+    }
+}
+
+fn run_source(
+    run: &DevRun,
+    task: &mut Guest,
+    config: &crate::engine::guest::WitConfig,
+    cfg: &ConnectorConfig,
+    out: &mut dyn Write,
+) -> Result<(), DevError> {
+    task.source_start(config).map_err(guest_err("start"))?;
+    let mut emitted = 0u64;
+    let mut idle = 0u32;
+    let mut latest: BTreeMap<String, String> = BTreeMap::new();
+    while emitted < run.max_records && idle < run.idle_polls {
+        let want = u32::try_from(run.max_records - emitted)
+            .unwrap_or(u32::MAX)
+            .min(run.batch);
+        let records = match task.source_poll(want) {
+            Ok(r) => r,
+            Err(GuestError::Retriable(msg)) => {
+                tracing::warn!(%msg, "poll: retriable error");
+                idle += 1;
+                std::thread::sleep(cfg.idle_backoff.max(Duration::from_millis(100)));
+                continue;
+            }
+            Err(e) => return Err(guest_err("poll")(e)),
+        };
+        if records.is_empty() {
+            idle += 1;
+            std::thread::sleep(cfg.idle_backoff);
+            continue;
+        }
+        idle = 0;
+        for r in &records {
+            let printed = PrintedRecord {
+                source_partition: &r.source_partition,
+                source_offset: &r.source_offset,
+                topic: r.topic.as_deref(),
+                partition: r.partition,
+                key: text(r.key.as_ref()),
+                value: text(r.value.as_ref()),
+                headers: r
+                    .headers
+                    .iter()
+                    .map(|h| (h.key.as_str(), text(h.value.as_ref())))
+                    .collect(),
+                timestamp: r.timestamp,
+            };
+            serde_json::to_writer(&mut *out, &printed).map_err(std::io::Error::other)?;
+            writeln!(out)?;
+            latest.insert(r.source_partition.clone(), r.source_offset.clone());
+        }
+        emitted += records.len() as u64;
+    }
+    let positions: Vec<SourcePosition> = latest
+        .into_iter()
+        .map(|(partition, offset)| SourcePosition { partition, offset })
+        .collect();
+    task.source_commit(&positions).map_err(guest_err("commit"))?;
+    task.source_stop().map_err(guest_err("stop"))?;
+    tracing::info!(records = emitted, "source stopped");
+    Ok(())
+}
+
+fn read_input(path: &Path) -> Result<Vec<SinkRecord>, DevError> {
+    let bad = |line: usize, reason: String| DevError::Input {
+        path: path.display().to_string(),
+        line,
+        reason,
+    };
+    let file = std::fs::File::open(path).map_err(|e| bad(0, e.to_string()))?;
+    let mut next: BTreeMap<(String, i32), i64> = BTreeMap::new();
+    let mut records = Vec::new();
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| bad(i + 1, e.to_string()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let r: InputRecord = serde_json::from_str(&line).map_err(|e| bad(i + 1, e.to_string()))?;
+        let slot = next.entry((r.topic.clone(), r.partition)).or_insert(0);
+        let offset = r.offset.unwrap_or(*slot);
+        *slot = offset + 1;
+        records.push(SinkRecord {
+            topic: r.topic,
+            partition: r.partition,
+            offset,
+            key: r.key.map(String::into_bytes),
+            value: r.value.map(String::into_bytes),
+            headers: r
+                .headers
+                .into_iter()
+                .map(|(key, value)| Header {
+                    key,
+                    value: value.map(String::into_bytes),
+                })
+                .collect(),
+            timestamp: r.timestamp,
+        });
+    }
+    Ok(records)
+}
+
+fn run_sink(
+    run: &DevRun,
+    task: &mut Guest,
+    config: &crate::engine::guest::WitConfig,
+    out: &mut dyn Write,
+) -> Result<(), DevError> {
+    let input = run
+        .input
+        .as_ref()
+        .ok_or_else(|| DevError::NoInput(run.component.display().to_string()))?;
+    let records = read_input(input)?;
+    let partitions: Vec<TopicPartition> = records
+        .iter()
+        .map(|r| (r.topic.clone(), r.partition))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .map(|(topic, partition)| TopicPartition { topic, partition })
+        .collect();
+    task.sink_start(config).map_err(guest_err("start"))?;
+    let stored = task.sink_open(&partitions).map_err(guest_err("open"))?;
+    writeln!(out, "open {} partition(s)", partitions.len())?;
+    for s in &stored {
+        writeln!(
+            out,
+            "  the sink keeps its own offset: {}-{} at {}",
+            s.topic, s.partition, s.offset
+        )?;
+    }
+    let mut last: BTreeMap<(String, i32), i64> = BTreeMap::new();
+    for chunk in records.chunks(run.batch.max(1) as usize) {
+        task.sink_put(chunk).map_err(guest_err("put"))?;
+        writeln!(out, "put {} record(s)", chunk.len())?;
+        for r in chunk {
+            last.insert((r.topic.clone(), r.partition), r.offset);
+        }
+    }
+    let offsets: Vec<TopicPartitionOffset> = last
+        .into_iter()
+        .map(|((topic, partition), offset)| TopicPartitionOffset {
+            topic,
+            partition,
+            offset: offset + 1,
+        })
+        .collect();
+    task.sink_flush(&offsets).map_err(guest_err("flush"))?;
+    writeln!(out, "flush ok ({} partition(s))", offsets.len())?;
+    task.sink_close(&partitions).map_err(guest_err("close"))?;
+    task.sink_stop().map_err(guest_err("stop"))?;
+    writeln!(out, "closed and stopped")?;
+    Ok(())
+}

@@ -1,0 +1,8 @@
+//! Tools for connector authors: `copycat inspect` (what a component is),
+//! `copycat dev run` (run a component in the sandbox without Kafka) and
+//! `copycat new` (a working project from a template, in any supported
+//! language).
+
+pub mod dev;
+pub mod inspect;
+pub mod scaffold;
