@@ -48,6 +48,10 @@ wasm-target:
 build-connectors *args: wasm-target
     scripts/build-connectors.sh "$@"
 
+# Build the example connectors in every language (or some: `just build-examples python go`)
+build-examples *langs:
+    scripts/build-examples.sh "$@"
+
 # Host build (runtime, CLI, tests) plus all guest components
 build: build-connectors
     cargo build --workspace
@@ -58,7 +62,7 @@ lint:
     cargo clippy --workspace --all-targets -- -D warnings
 
 # Lint, build components, start Kafka, run all tests (broker is left running)
-test *args: lint build-connectors kafka-start
+test *args: lint build-connectors build-examples kafka-start
     # The CLI tests run the `copycat` binary, which `cargo test` does not
     # build for another package's tests.
     cargo build -p copycat-runtime --bin copycat
@@ -66,7 +70,8 @@ test *args: lint build-connectors kafka-start
     export COPYCAT_LOCAL_KAFKA="$([ -z "${KAFKA_BOOTSTRAP:-}" ] && echo 1 || echo 0)"; \
     export KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" \
         COPYCAT_PLUGIN_DIR="{{plugin_dir}}" \
-        COPYCAT_FIXTURE_DIR="{{fixture_dir}}"; \
+        COPYCAT_FIXTURE_DIR="{{fixture_dir}}" \
+        COPYCAT_EXAMPLES_DIR="{{justfile_directory()}}/build/examples"; \
     cargo test --workspace "$@" && \
     cargo test -p copycat-tests --test all -- --ignored chaos
     @echo "Kafka left running at $(scripts/kafka.sh bootstrap); stop it with: just kafka-stop"
