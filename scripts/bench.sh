@@ -36,3 +36,10 @@ if [[ "${COPYCAT_BENCH_LIMITS:-1}" != 0 ]]; then
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --runs 5
 fi
+# The counter source in every language (build/examples; `just build-examples`).
+if [[ "${COPYCAT_BENCH_LANGUAGES:-1}" != 0 ]]; then
+    COPYCAT_EXAMPLES_DIR="${COPYCAT_EXAMPLES_DIR:-$PWD/build/examples}" \
+    cargo run --quiet -p copycat-bench --bin languages \
+        --config 'profile.dev.package.copycat-bench.opt-level=2' \
+        -- --runs 3
+fi

@@ -134,6 +134,11 @@ impl Guest {
         })
     }
 
+    /// Bytes of linear memory the instance holds now.
+    pub fn memory_bytes(&self) -> usize {
+        self.store.data().limiter.memory_used()
+    }
+
     /// Source or sink.
     pub fn kind(&self) -> WorldKind {
         match self.bindings {

@@ -67,6 +67,11 @@ impl MemoryLimiter {
         }
     }
 
+    /// Bytes of linear memory the instance holds now (all memories).
+    pub(crate) fn memory_used(&self) -> usize {
+        self.memory_used
+    }
+
     /// Why the last trap happened, if it was this limit.
     pub(crate) fn take_violation(&mut self) -> Option<String> {
         self.exceeded.take()

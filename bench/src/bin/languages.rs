@@ -1,0 +1,262 @@
+//! The same source in every language (`examples/SPEC.md`'s counter-source;
+//! Rust: datagen): compile time without and with the compiled-code cache,
+//! instantiate time, nanoseconds per record across the boundary (a `poll`
+//! loop in one instance, no Kafka), linear memory per instance, and
+//! records per second into Kafka through a worker. Medians of `--runs`.
+//!
+//! `just bench` runs it last; alone:
+//! `cargo run -p copycat-bench --bin languages -- --records 200000`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Parser;
+use copycat_runtime::engine::guest::Guest;
+use copycat_runtime::engine::{EngineConfig, WasmEngine};
+use copycat_runtime::host::{Grants, TaskHost, TaskIdent, TaskLimits};
+use copycat_runtime::{ConnectorConfig, Worker, WorkerConfig};
+use indicatif::ProgressBar;
+
+#[derive(Parser)]
+#[command(about = "The counter source in every language: compile, instantiate, boundary, memory, Kafka")]
+struct Args {
+    /// Kafka bootstrap servers.
+    #[arg(long, env = "KAFKA_BOOTSTRAP", default_value = "127.0.0.1:9092")]
+    bootstrap: String,
+    /// Records per boundary run and per Kafka run.
+    #[arg(long, default_value_t = 200_000)]
+    records: u64,
+    /// Runs per measurement (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// build/plugins (Rust's datagen).
+    #[arg(long, env = "COPYCAT_PLUGIN_DIR", default_value = "build/plugins")]
+    plugin_dir: PathBuf,
+    /// build/examples (the other languages).
+    #[arg(long, env = "COPYCAT_EXAMPLES_DIR", default_value = "build/examples")]
+    examples_dir: PathBuf,
+    /// Languages to measure.
+    #[arg(long, value_delimiter = ',', default_value = "rust,python,js,c,zig,go")]
+    langs: Vec<String>,
+}
+
+struct Row {
+    lang: String,
+    size: u64,
+    cold_ms: f64,
+    cached_ms: f64,
+    instantiate_ms: f64,
+    ns_per_record: f64,
+    memory_mib: f64,
+    kafka_rate: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn unique(prefix: &str) -> String {
+    format!("{prefix}-{}", rand::random::<u32>())
+}
+
+fn config(topic: &str, count: u64) -> Vec<(String, String)> {
+    [
+        ("topic", topic.to_owned()),
+        ("streams", "1".to_owned()),
+        ("count", count.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect()
+}
+
+fn instance(engine: &WasmEngine, path: &Path, count: u64) -> Result<Guest> {
+    let plugin = engine.load(path).map_err(|e| anyhow!("{e}"))?;
+    let limits = TaskLimits::default();
+    let host = TaskHost::new(
+        TaskIdent::task("bench-lang", 0),
+        &limits,
+        Arc::default(),
+        &Grants::default(),
+    )
+    .map_err(|e| anyhow!("{e}"))?;
+    let mut guest = Guest::instantiate(engine, &plugin, host, &limits).map_err(|e| anyhow!("{e}"))?;
+    guest
+        .source_start(&config("unused", count))
+        .map_err(|e| anyhow!("start: {e}"))?;
+    Ok(guest)
+}
+
+fn measure(args: &Args, lang: &str, path: &Path) -> Result<Row> {
+    let sp = ProgressBar::new_spinner().with_message(format!("{lang}: compiling"));
+    sp.enable_steady_tick(Duration::from_millis(100));
+    let size = std::fs::metadata(path)?.len();
+    // Compile without a cache (cold), then twice through a fresh cache
+    // directory: the second load of a new engine reads compiled code.
+    let mut cold = Vec::new();
+    let mut cached = Vec::new();
+    for _ in 0..args.runs {
+        let engine = WasmEngine::new(&EngineConfig::default()).map_err(|e| anyhow!("{e:#}"))?;
+        let t = Instant::now();
+        engine.load(path).map_err(|e| anyhow!("{e}"))?;
+        cold.push(ms(t.elapsed()));
+        let dir = tempfile_dir()?;
+        let with_cache = EngineConfig {
+            cache_dir: Some(dir.clone()),
+            ..EngineConfig::default()
+        };
+        WasmEngine::new(&with_cache)
+            .map_err(|e| anyhow!("{e:#}"))?
+            .load(path)
+            .map_err(|e| anyhow!("{e}"))?;
+        let engine = WasmEngine::new(&with_cache).map_err(|e| anyhow!("{e:#}"))?;
+        let t = Instant::now();
+        engine.load(path).map_err(|e| anyhow!("{e}"))?;
+        cached.push(ms(t.elapsed()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    sp.set_message(format!("{lang}: instantiating and polling"));
+    let engine = WasmEngine::new(&EngineConfig::default()).map_err(|e| anyhow!("{e:#}"))?;
+    let mut inst = Vec::new();
+    for _ in 0..args.runs.max(5) {
+        let t = Instant::now();
+        let g = instance(&engine, path, 0)?;
+        inst.push(ms(t.elapsed()));
+        drop(g);
+    }
+    let mut per_record = Vec::new();
+    let mut memory = 0usize;
+    for _ in 0..args.runs {
+        let mut g = instance(&engine, path, 0)?;
+        let t = Instant::now();
+        let mut n = 0u64;
+        while n < args.records {
+            let batch = g.source_poll(1000).map_err(|e| anyhow!("poll: {e}"))?;
+            if batch.is_empty() {
+                bail!("{lang}: poll returned nothing with count=0 (unbounded)");
+            }
+            n += batch.len() as u64;
+        }
+        per_record.push(t.elapsed().as_nanos() as f64 / n as f64);
+        memory = memory.max(g.memory_bytes());
+    }
+    sp.set_message(format!("{lang}: into Kafka"));
+    let mut rates = Vec::new();
+    for _ in 0..args.runs {
+        rates.push(kafka_rate(args, path)?);
+    }
+    sp.finish_and_clear();
+    Ok(Row {
+        lang: lang.to_owned(),
+        size,
+        cold_ms: median(cold),
+        cached_ms: median(cached),
+        instantiate_ms: median(inst),
+        ns_per_record: median(per_record),
+        memory_mib: memory as f64 / (1024.0 * 1024.0),
+        kafka_rate: median(rates),
+    })
+}
+
+fn tempfile_dir() -> Result<PathBuf> {
+    let dir = std::env::temp_dir().join(unique("copycat-bench-cache"));
+    std::fs::create_dir_all(&dir).context("creating a cache directory")?;
+    Ok(dir)
+}
+
+/// Records per second into Kafka once the task runs: from the first
+/// acknowledged record until `--records` are (one task, at-least-once;
+/// start-up — producer id, topic creation — is left out).
+fn kafka_rate(args: &Args, path: &Path) -> Result<f64> {
+    let rt = tokio::runtime::Runtime::new().context("tokio runtime")?;
+    let mut props = std::collections::BTreeMap::new();
+    props.insert("bootstrap.servers".to_owned(), args.bootstrap.clone());
+    props.insert("offset.storage.topic".to_owned(), unique("bench-lang-offsets"));
+    props.insert("offset.storage.partitions".to_owned(), "1".to_owned());
+    let wcfg = WorkerConfig::from_props(props).map_err(|e| anyhow!("{e}"))?;
+    let worker = rt.block_on(Worker::start(wcfg)).map_err(|e| anyhow!("{e}"))?;
+    let name = unique("bench-lang");
+    let mut cprops: std::collections::BTreeMap<String, String> =
+        config(&unique("bench-lang"), args.records).into_iter().collect();
+    cprops.insert("name".into(), name.clone());
+    cprops.insert("connector.class".into(), path.display().to_string());
+    let ccfg = ConnectorConfig::from_props(cprops, worker.config()).map_err(|e| anyhow!("{e}"))?;
+    worker.start_connector(ccfg).map_err(|e| anyhow!("{e}"))?;
+    let metrics = worker.task_metrics(&name).map_err(|e| anyhow!("{e}"))?;
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let mut first: Option<(Instant, u64)> = None;
+    let (t, base) = loop {
+        let acked: u64 = metrics.iter().map(|m| m.records_out.load(Ordering::Relaxed)).sum();
+        if first.is_none() && acked > 0 {
+            first = Some((Instant::now(), acked));
+        }
+        if acked >= args.records {
+            break first.unwrap_or((Instant::now(), 0));
+        }
+        if let Some(f) = worker
+            .status(&name)
+            .ok()
+            .and_then(|s| s.tasks.into_iter().find_map(|t| t.trace))
+        {
+            bail!("the task failed: {f}");
+        }
+        if Instant::now() > deadline {
+            bail!("{} records not acknowledged within 600 s", args.records);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let rate = (args.records - base) as f64 / t.elapsed().as_secs_f64().max(1e-9);
+    worker.shutdown();
+    Ok(rate)
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    if args.runs == 0 {
+        bail!("--runs must be at least 1");
+    }
+    let mut rows = Vec::new();
+    for lang in &args.langs {
+        let path = if lang == "rust" {
+            args.plugin_dir.join("datagen.wasm")
+        } else {
+            args.examples_dir.join(lang).join("counter-source.wasm")
+        };
+        if !path.is_file() {
+            eprintln!("{lang}: {} is missing (just build-examples); skipped", path.display());
+            continue;
+        }
+        rows.push(measure(&args, lang, &path).with_context(|| format!("measuring {lang}"))?);
+    }
+    println!();
+    println!(
+        "The counter source per language: medians of {} runs; boundary = poll(1000) loop in one instance, {} records; Kafka = {} records, one task, at-least-once",
+        args.runs, args.records, args.records
+    );
+    println!(
+        "{:<8} {:>10} {:>12} {:>12} {:>13} {:>12} {:>11} {:>13}",
+        "lang", "size KiB", "compile ms", "cached ms", "instantiate", "ns/record", "memory MiB", "Kafka rec/s"
+    );
+    for r in &rows {
+        println!(
+            "{:<8} {:>10.0} {:>12.0} {:>12.1} {:>13.2} {:>12.0} {:>11.1} {:>13.0}",
+            r.lang,
+            r.size as f64 / 1024.0,
+            r.cold_ms,
+            r.cached_ms,
+            r.instantiate_ms,
+            r.ns_per_record,
+            r.memory_mib,
+            r.kafka_rate
+        );
+    }
+    Ok(())
+}
