@@ -16,7 +16,7 @@ use crate::config::{ConfigError, ConnectorConfig, Props, WorkerConfig};
 use crate::engine::guest::{
     Guest, GuestError, Header, SinkRecord, SourcePosition, TopicPartition, TopicPartitionOffset,
 };
-use crate::engine::{EngineConfig, LoadError, WasmEngine};
+use crate::engine::{LoadError, WasmEngine};
 use crate::host::{Grants, OffsetSnapshot, TaskHost, TaskIdent, WorldKind};
 
 /// What to run.
@@ -129,7 +129,8 @@ fn run_here(run: &DevRun, out: &mut (dyn Write + Send)) -> Result<(), DevError> 
     props.insert("connector.class".into(), run.component.display().to_string());
     let worker = WorkerConfig::for_bootstrap("unused:9092")?;
     let cfg = ConnectorConfig::from_props(props, &worker)?;
-    let engine = WasmEngine::new(&EngineConfig::default()).map_err(|e| DevError::Engine(format!("{e:#}")))?;
+    // The worker's engine settings, including its compiled-code cache.
+    let engine = WasmEngine::new(&worker.engine_config()).map_err(|e| DevError::Engine(format!("{e:#}")))?;
     let plugin = engine.load(&run.component)?;
 
     // Connector level: describe, validate, task-configs (one task).

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::engine::guest::{ConfigType, Guest, GuestError, Importance};
-use crate::engine::{EngineConfig, LoadError, WasmEngine};
+use crate::engine::{LoadError, WasmEngine};
 use crate::host::{Grants, TaskHost, TaskIdent, TaskLimits, WorldKind};
 
 /// Why a component cannot be inspected.
@@ -99,7 +99,11 @@ pub fn inspect(path: &Path) -> Result<Inspection, InspectError> {
 }
 
 fn inspect_here(path: &Path) -> Result<Inspection, InspectError> {
-    let engine = WasmEngine::new(&EngineConfig::default()).map_err(|e| InspectError::Engine(format!("{e:#}")))?;
+    // The worker's engine settings, including its compiled-code cache.
+    let engine_config = crate::config::WorkerConfig::for_bootstrap("unused:9092")
+        .map(|w| w.engine_config())
+        .unwrap_or_default();
+    let engine = WasmEngine::new(&engine_config).map_err(|e| InspectError::Engine(format!("{e:#}")))?;
     let plugin = engine.load(path)?;
     let limits = TaskLimits::default();
     let display = path.display().to_string();
