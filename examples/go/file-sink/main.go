@@ -1,0 +1,283 @@
+// file-sink: a sink connector that appends record values to one file per
+// topic partition, <directory>/<topic>-<partition>.txt, and keeps its own
+// offsets next to them (examples/SPEC.md).
+//
+// Put appends each value and a newline to the partition's file. Flush syncs
+// the file, then atomically replaces <topic>-<partition>.offset with
+// "<next-offset> <file-length>" (written to .offset.tmp, synced, renamed).
+// Open truncates the file back to the flushed length and resumes at the
+// flushed offset, so the output is exact even when the consumer group's
+// offsets are lost or reset.
+//
+// The directory is reached with the os package: the operator grants it with
+// grants.fs.write, a WASI preopen under the same path.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/copycat-connect/copycat/sdk/go/copycat"
+	"github.com/copycat-connect/copycat/sdk/go/sink"
+)
+
+func init() { sink.Export(FileSink{}, Start) }
+
+// main is required by Go but never called: the host calls the exports.
+func main() {}
+
+// FileSink is the connector.
+type FileSink struct{}
+
+func (FileSink) Describe() copycat.PluginInfo {
+	return copycat.PluginInfo{
+		Name:        "file-sink",
+		Version:     "0.1.0",
+		Description: "Appends record values to <directory>/<topic>-<partition>.txt, one line each",
+		Config: []copycat.ConfigKey{
+			{Name: "directory", Type: copycat.TypeString, Required: true,
+				Doc: "Output directory; grant it with grants.fs.write"},
+		},
+	}
+}
+
+func (FileSink) Validate(cfg copycat.Config) []copycat.Problem {
+	r := copycat.NewReader(cfg)
+	r.Required("directory")
+	return r.Problems()
+}
+
+// TaskConfigs gives every task the same config: the consumer group spreads
+// the topic partitions over the tasks.
+func (FileSink) TaskConfigs(cfg copycat.Config, maxTasks int) ([]copycat.Config, error) {
+	configs := make([]copycat.Config, max(maxTasks, 1))
+	for i := range configs {
+		configs[i] = cfg
+	}
+	return configs, nil
+}
+
+// partition is the state of one assigned topic partition.
+type partition struct {
+	name string   // "<topic>-<partition>"
+	file *os.File // the .txt file, open for appending; nil until first written
+	next int64    // the offset after the last record put
+	buf  []byte   // values of the current Put
+	// dirty: written since the last flush.
+	dirty bool
+}
+
+// Task is a started file-sink task.
+type Task struct {
+	dir   string
+	parts map[sink.TopicPartition]*partition
+}
+
+// Start checks the directory key and that the directory is usable.
+func Start(cfg copycat.Config) (sink.Task, error) {
+	r := copycat.NewReader(cfg)
+	dir := r.Required("directory")
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	dir = filepath.Clean(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, copycat.Configf("config 'directory': cannot use %s (%v); grant it with grants.fs.write", dir, err)
+	}
+	return &Task{dir: dir, parts: map[sink.TopicPartition]*partition{}}, nil
+}
+
+func (t *Task) path(name, ext string) string { return filepath.Join(t.dir, name+ext) }
+
+func (t *Task) part(tp sink.TopicPartition) *partition {
+	p, ok := t.parts[tp]
+	if !ok {
+		p = &partition{name: fmt.Sprintf("%s-%d", tp.Topic, tp.Partition), next: -1}
+		t.parts[tp] = p
+	}
+	return p
+}
+
+// fileError reports an I/O failure (the error names the file): a denied
+// write is a missing grant (config), anything else fatal.
+func fileError(err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return copycat.Configf("%v; grant the directory with grants.fs.write", err)
+	}
+	return copycat.Fatalf("%w", err)
+}
+
+// Open resumes each partition that has a state file: the .txt file is cut
+// back to the flushed length and the host seeks to the flushed offset.
+func (t *Task) Open(partitions []sink.TopicPartition) (map[sink.TopicPartition]int64, error) {
+	resume := map[sink.TopicPartition]int64{}
+	for _, tp := range partitions {
+		t.release(tp) // a fresh start for a re-assigned partition
+		p := t.part(tp)
+		statePath := t.path(p.name, ".offset")
+		state, err := os.ReadFile(statePath)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // never flushed: the group's committed offsets apply
+		}
+		if err != nil {
+			return nil, fileError(err)
+		}
+		next, length, ok := parseState(string(state))
+		if !ok {
+			return nil, copycat.Fatalf("%s: malformed state %q, want \"<next-offset> <file-length>\"", statePath, state)
+		}
+		if err := truncate(t.path(p.name, ".txt"), length); err != nil {
+			return nil, err
+		}
+		resume[tp] = next
+	}
+	return resume, nil
+}
+
+// parseState parses "<next-offset> <file-length>".
+func parseState(s string) (next, length int64, ok bool) {
+	a, b, found := strings.Cut(strings.TrimSpace(s), " ")
+	if !found {
+		return 0, 0, false
+	}
+	next, err1 := strconv.ParseInt(a, 10, 64)
+	length, err2 := strconv.ParseInt(b, 10, 64)
+	return next, length, err1 == nil && err2 == nil && next >= 0 && length >= 0
+}
+
+// truncate cuts path back to length bytes (the lines written after the last
+// flush go). A file shorter than its flushed length has lost data.
+func truncate(path string, length int64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return fileError(err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fileError(err)
+	}
+	if info.Size() < length {
+		return copycat.Fatalf("%s: %d bytes, shorter than the %d bytes flushed before", path, info.Size(), length)
+	}
+	if info.Size() > length {
+		if err := f.Truncate(length); err != nil {
+			return fileError(err)
+		}
+		if err := f.Sync(); err != nil {
+			return fileError(err)
+		}
+	}
+	return nil
+}
+
+// Put appends each value and a newline to its partition's file (a record
+// without a value writes an empty line): one write per partition and batch.
+func (t *Task) Put(records []sink.Record) error {
+	var touched []*partition
+	for i := range records {
+		rec := &records[i]
+		p := t.part(rec.TopicPartition())
+		if len(p.buf) == 0 {
+			touched = append(touched, p)
+		}
+		p.buf = append(p.buf, rec.Value...)
+		p.buf = append(p.buf, '\n')
+		p.next = rec.Offset + 1
+	}
+	defer func() { // on an error too: a failed Put leaves nothing buffered
+		for _, p := range touched {
+			p.buf = p.buf[:0]
+		}
+	}()
+	for _, p := range touched {
+		if p.file == nil {
+			f, err := os.OpenFile(t.path(p.name, ".txt"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			if err != nil {
+				return fileError(err)
+			}
+			p.file = f
+		}
+		if _, err := p.file.Write(p.buf); err != nil {
+			return fileError(err)
+		}
+		p.dirty = true
+	}
+	return nil
+}
+
+// Flush syncs every partition file written since the last flush, then
+// atomically records "<next-offset> <file-length>" in its state file.
+func (t *Task) Flush(map[sink.TopicPartition]int64) error {
+	for _, p := range t.parts {
+		if !p.dirty {
+			continue
+		}
+		if err := p.file.Sync(); err != nil {
+			return fileError(err)
+		}
+		info, err := p.file.Stat()
+		if err != nil {
+			return fileError(err)
+		}
+		state := fmt.Sprintf("%d %d", p.next, info.Size())
+		if err := writeAtomically(t.path(p.name, ".offset"), state); err != nil {
+			return err
+		}
+		p.dirty = false
+	}
+	return nil
+}
+
+// writeAtomically writes path.tmp, syncs it and renames it over path.
+func writeAtomically(path, content string) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fileError(err)
+	}
+	_, err = f.WriteString(content)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fileError(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fileError(err)
+	}
+	return nil
+}
+
+// release closes a partition's file and forgets its state.
+func (t *Task) release(tp sink.TopicPartition) {
+	if p, ok := t.parts[tp]; ok {
+		if p.file != nil {
+			p.file.Close()
+		}
+		delete(t.parts, tp)
+	}
+}
+
+// Close releases the revoked partitions (the host flushed them already).
+func (t *Task) Close(partitions []sink.TopicPartition) error {
+	for _, tp := range partitions {
+		t.release(tp)
+	}
+	return nil
+}
+
+// Stop releases every file.
+func (t *Task) Stop() {
+	for tp := range t.parts {
+		t.release(tp)
+	}
+}

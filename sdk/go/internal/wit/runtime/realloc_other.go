@@ -1,0 +1,5 @@
+//go:build !wasip1
+
+package wit_runtime
+
+func release() {}

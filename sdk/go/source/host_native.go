@@ -1,0 +1,25 @@
+//go:build !wasip1
+
+package source
+
+// TestOffsets plays the host's committed offsets in native builds (go
+// test): ReadOffsets returns its entries for the partitions asked. It does
+// not exist in the component.
+var TestOffsets = map[string]string{}
+
+// TestTransactions counts CommitTransaction and AbortTransaction calls in
+// native builds.
+var TestTransactions struct{ Commits, Aborts int }
+
+func readOffsets(partitions []string) map[string]string {
+	out := map[string]string{}
+	for _, p := range partitions {
+		if o, ok := TestOffsets[p]; ok {
+			out[p] = o
+		}
+	}
+	return out
+}
+
+func commitTransaction() { TestTransactions.Commits++ }
+func abortTransaction()  { TestTransactions.Aborts++ }
