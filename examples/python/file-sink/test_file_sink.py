@@ -1,0 +1,78 @@
+"""Native unit tests (plain CPython, no component, no broker):
+
+    PYTHONPATH=sdk/python python3 -m unittest discover -s examples/python/file-sink
+"""
+
+import os
+import tempfile
+import unittest
+
+from copycat_sdk import Config, ConfigError, FatalError, SinkRecord, TopicPartition
+
+from file_sink import FileSink, FileSinkTask
+
+TP = TopicPartition("t", 0)
+
+
+def records(offsets, tp=TP):
+    return [SinkRecord(tp.topic, tp.partition, o, None, f"v{o}".encode() if o % 5 else None) for o in offsets]
+
+
+class FileSinkTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def task(self):
+        task = FileSinkTask()
+        task.start(Config({"directory": self.dir.name}))
+        return task
+
+    def read(self, name):
+        with open(os.path.join(self.dir.name, name), "rb") as f:
+            return f.read()
+
+    def test_validate(self):
+        self.assertEqual([p.key for p in FileSink().validate(Config({}))], ["directory"])
+        with self.assertRaises(ConfigError) as e:
+            FileSinkTask().start(Config({}))
+        self.assertIn("directory", str(e.exception))
+
+    def test_put_flush_reopen(self):
+        task = self.task()
+        self.assertEqual(task.open([TP]), {})
+        task.put(records(range(0, 3)))
+        task.flush({TP: 3})
+        self.assertEqual(self.read("t-0.txt"), b"\nv1\nv2\n")
+        self.assertEqual(self.read("t-0.offset"), b"3 7")
+        task.put(records(range(3, 6)))  # not flushed: dropped on reopen
+        task.stop()
+
+        task = self.task()
+        self.assertEqual(task.open([TP, TopicPartition("t", 1)]), {TP: 3})
+        self.assertEqual(self.read("t-0.txt"), b"\nv1\nv2\n")
+        task.put(records(range(3, 5)))
+        task.flush({})
+        self.assertEqual(self.read("t-0.txt"), b"\nv1\nv2\nv3\nv4\n")
+        self.assertEqual(self.read("t-0.offset"), b"5 13")
+        self.assertFalse(os.path.exists(os.path.join(self.dir.name, "t-0.offset.tmp")))
+        task.close([TP])
+        task.stop()
+
+    def test_bad_state_file_is_fatal_and_named(self):
+        with open(os.path.join(self.dir.name, "t-0.offset"), "w") as f:
+            f.write("garbage")
+        with self.assertRaises(FatalError) as e:
+            self.task().open([TP])
+        self.assertIn("t-0.offset", str(e.exception))
+
+    def test_missing_directory_is_fatal_and_named(self):
+        task = FileSinkTask()
+        task.start(Config({"directory": os.path.join(self.dir.name, "nope")}))
+        with self.assertRaises(FatalError) as e:
+            task.put(records([1]))
+        self.assertIn("nope/t-0.txt", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
