@@ -12,10 +12,13 @@ pub mod config;
 pub mod engine;
 pub mod host;
 pub mod kafka;
+pub mod metrics;
 pub mod offsets_admin;
+pub mod rest;
 pub mod standalone;
+pub mod state;
 pub mod task;
 pub mod worker;
 
 pub use config::{ConnectorConfig, WorkerConfig};
-pub use worker::{ConnectorStatus, Worker, WorkerError};
+pub use worker::{ConnectorStatus, TargetState, Worker, WorkerError};

@@ -3,10 +3,13 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use tokio::sync::watch;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, reload};
 
 /// Copycat: a Kafka connector runtime where every connector is a
 /// WebAssembly component.
@@ -20,12 +23,13 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run a standalone worker with the given connectors, as Kafka Connect's
-    /// `connect-standalone worker.properties connector.properties...`.
+    /// `connect-standalone worker.properties connector.properties...`, plus
+    /// those persisted in its `state.dir`; the REST API listens on
+    /// `listeners` (default http://127.0.0.1:8083).
     Standalone {
         /// The worker config (`bootstrap.servers`, `plugin.path`, ...).
         worker: PathBuf,
-        /// One or more connector configs (`name`, `connector.class`, ...).
-        #[arg(required = true)]
+        /// Connector configs (`name`, `connector.class`, ...).
         connectors: Vec<PathBuf>,
     },
     /// Read, alter or reset a stopped connector's offsets (KIP-875), in
@@ -268,15 +272,28 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
+    // The filter sits in a reload layer so that `/admin/loggers` can change
+    // levels live.
+    let directives = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|d| EnvFilter::try_new(d).is_ok())
+        .unwrap_or_else(|| "info".to_owned());
+    let (filter, handle) = reload::Layer::new(EnvFilter::new(&directives));
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(std::io::stderr().is_terminal()),
+        )
         .init();
+    let loggers = Arc::new(copycat_runtime::rest::Loggers::for_reload_handle(&directives, handle));
     let result = match cli.command {
-        Command::Standalone { worker, connectors } => copycat_runtime::standalone::run(worker, connectors, shutdown)
-            .await
-            .map_err(anyhow::Error::from),
+        Command::Standalone { worker, connectors } => {
+            copycat_runtime::standalone::run(worker, connectors, Some(loggers), shutdown)
+                .await
+                .map_err(anyhow::Error::from)
+        }
         Command::Offsets { action } => offsets(action).await,
         Command::New {
             name,

@@ -1,14 +1,19 @@
 //! Standalone mode: one worker process running the connectors given on the
-//! command line, until asked to shut down (SIGINT or SIGTERM in the CLI).
+//! command line and those persisted in its `state.dir`, serving the REST
+//! API on `listeners`, until asked to shut down (SIGINT or SIGTERM in the
+//! CLI).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use tokio::sync::watch;
 
 use crate::config::{ConnectorConfig, WorkerConfig};
+use crate::rest::{Loggers, RestState};
+use crate::state::StateStore;
 use crate::task::TaskState;
-use crate::worker::{Worker, WorkerError};
+use crate::worker::{TargetState, Worker, WorkerError};
 
 fn in_file(path: &std::path::Path) -> impl Fn(WorkerError) -> WorkerError + '_ {
     move |e| match e {
@@ -24,12 +29,18 @@ fn in_file(path: &std::path::Path) -> impl Fn(WorkerError) -> WorkerError + '_ {
 /// Run a worker with `connectors` until `shutdown` turns true, then stop
 /// every task gracefully (stop polling, flush, commit) and log a summary.
 ///
-/// Every connector config is validated before any connector starts, so a
-/// bad file stops the command before a single record moves. A shutdown
-/// request during start-up is honoured as soon as the current step ends.
+/// The connectors persisted in the worker's `state.dir` come back in their
+/// target states; those given on the command line are added (a persisted
+/// connector of the same name takes the file's config and keeps its target
+/// state). Every command-line config is validated before any connector
+/// starts, so a bad file stops the command before a single record moves. A
+/// shutdown request during start-up is honoured as soon as the current step
+/// ends. The REST API is served on `listeners` (`loggers` lets it change
+/// log levels).
 pub async fn run(
     worker_config: PathBuf,
     connectors: Vec<PathBuf>,
+    loggers: Option<Arc<Loggers>>,
     mut shutdown: watch::Receiver<bool>,
 ) -> Result<(), WorkerError> {
     let wcfg = WorkerConfig::load(&worker_config)?;
@@ -37,22 +48,53 @@ pub async fn run(
         .iter()
         .map(|p| ConnectorConfig::load(p, &wcfg))
         .collect::<Result<Vec<_>, _>>()?;
-    let worker = Worker::start(wcfg).await?;
+    let store = StateStore::new(&wcfg.state_dir);
+    let saved = store
+        .load()
+        .map_err(|e| WorkerError::Start(format!("reading the persisted connectors (state.dir): {e}")))?;
+    let listen = wcfg.listen_addr.clone();
+    let worker = Arc::new(Worker::start(wcfg).await?);
     let mut validated = Vec::with_capacity(configs.len());
     for (cfg, path) in configs.into_iter().zip(&connectors) {
         let v = worker.validate(&cfg).map_err(in_file(path))?;
         validated.push((cfg, v, path));
     }
+    let listener = tokio::net::TcpListener::bind(&listen)
+        .await
+        .map_err(|e| WorkerError::Start(format!("listeners: cannot listen on {listen}: {e}")))?;
+    let bound = listener.local_addr().map_or_else(|_| listen.clone(), |a| a.to_string());
+    let from_files: Vec<String> = validated.iter().map(|(c, _, _)| c.name.clone()).collect();
+    if !*shutdown.borrow() {
+        crate::state::restore(&worker, &saved, &from_files);
+    }
     for (cfg, v, path) in validated {
         if *shutdown.borrow() {
             break;
         }
-        if let Err(e) = worker.start_validated(cfg, v) {
+        let target = saved.get(&cfg.name).map_or(TargetState::Running, |s| s.state);
+        if let Err(e) = worker.start_validated_in(cfg, v, target) {
             worker.shutdown();
             return Err(in_file(path)(e));
         }
     }
+    // Serve only now: requests that came in meanwhile wait in the
+    // listener's backlog and see every connector restored.
+    let mut state = RestState::new(worker.clone(), bound.clone());
+    if let Some(l) = loggers {
+        state = state.with_loggers(l);
+    }
+    let mut server_stop = shutdown.clone();
+    let server = tokio::spawn(crate::rest::serve(listener, crate::rest::app(state), async move {
+        let _ = server_stop.wait_for(|stop| *stop).await;
+    }));
+    tracing::info!(address = %bound, "REST API listening");
+    worker.persist_to(store);
     let _ = shutdown.wait_for(|stop| *stop).await;
+    match server.await {
+        Ok(Err(e)) => tracing::error!(error = %e, "the REST API server failed"),
+        Err(e) => tracing::error!(error = %e, "the REST API server failed"),
+        Ok(Ok(())) => {}
+    }
     tracing::info!("shutting down: stopping tasks, flushing and committing offsets");
     let summary: Vec<_> = worker
         .connectors()

@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{ConfigError, ConnectorConfig, WorkerConfig};
 use crate::engine::guest::{ConfigType, ConnectorKind, Guest, GuestError, PluginInfo, WitConfig};
@@ -82,6 +82,22 @@ pub enum WorkerError {
     },
 }
 
+/// What an operator asked a connector to be doing (Kafka Connect's target
+/// state). PAUSED: its tasks are stopped gracefully (flush, commit) and kept,
+/// ready to resume. STOPPED: likewise, but its tasks are dropped too, and its
+/// offsets may be altered (KIP-875).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum TargetState {
+    /// Tasks run.
+    #[default]
+    Running,
+    /// Tasks are stopped, kept for a resume.
+    Paused,
+    /// The connector and its tasks are stopped.
+    Stopped,
+}
+
 /// A connector config that passed validation, ready to start.
 pub struct Validated {
     plugin: Arc<Plugin>,
@@ -106,6 +122,8 @@ pub struct ConnectorStatus {
     pub kind: &'static str,
     /// The plugin's own name and version.
     pub plugin: String,
+    /// The state the operator asked for.
+    pub target: TargetState,
     /// Task states.
     pub tasks: Vec<TaskStatus>,
 }
@@ -158,6 +176,9 @@ impl TaskHandle {
 struct ConnectorHandle {
     kind: WorldKind,
     info: PluginInfo,
+    /// The config it runs with (what `GET /connectors/{c}/config` shows).
+    config: Arc<ConnectorConfig>,
+    target: TargetState,
     tasks: Vec<TaskHandle>,
 }
 
@@ -166,6 +187,12 @@ pub struct Worker {
     config: Arc<WorkerConfig>,
     engine: Arc<WasmEngine>,
     connectors: Mutex<BTreeMap<String, ConnectorHandle>>,
+    metrics: crate::metrics::WorkerMetrics,
+    /// Serialises management operations (create, replace, pause, ...), which
+    /// stop and start tasks outside the `connectors` lock.
+    manage: Mutex<()>,
+    /// Where every connector's config and target state is persisted.
+    store: OnceLock<crate::state::StateStore>,
 }
 
 impl Worker {
@@ -185,12 +212,56 @@ impl Worker {
             config: Arc::new(config),
             engine: Arc::new(engine),
             connectors: Mutex::new(BTreeMap::new()),
+            metrics: crate::metrics::WorkerMetrics::new(),
+            manage: Mutex::new(()),
+            store: OnceLock::new(),
         })
     }
 
     /// The worker's config.
     pub fn config(&self) -> &WorkerConfig {
         &self.config
+    }
+
+    /// Every metric of this worker in the OpenMetrics text format
+    /// ([`crate::metrics::CONTENT_TYPE`]): what `GET /metrics` serves.
+    pub fn metrics_text(&self) -> String {
+        self.metrics.text()
+    }
+
+    /// Persist every connector's config and target state to `store` from
+    /// now on, after every change (standalone mode; see [`crate::state`]).
+    /// Only the first store given is used.
+    pub fn persist_to(&self, store: crate::state::StateStore) {
+        let _ = self.store.set(store);
+        self.persist();
+    }
+
+    fn persist(&self) {
+        let Some(store) = self.store.get() else { return };
+        let snapshot: BTreeMap<String, crate::state::SavedConnector> = self
+            .lock()
+            .iter()
+            .map(|(name, c)| {
+                (
+                    name.clone(),
+                    crate::state::SavedConnector {
+                        config: c.config.props.clone(),
+                        state: c.target,
+                    },
+                )
+            })
+            .collect();
+        if let Err(e) = store.save(&snapshot) {
+            tracing::error!(error = %e, "could not persist the connectors' configs and states");
+        }
+    }
+
+    fn manage(&self) -> MutexGuard<'_, ()> {
+        match self.manage.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, BTreeMap<String, ConnectorHandle>> {
@@ -333,14 +404,175 @@ impl Worker {
 
     /// Split an already validated connector into tasks and start them.
     pub fn start_validated(&self, cfg: ConnectorConfig, validated: Validated) -> Result<(), WorkerError> {
+        self.start_validated_in(cfg, validated, TargetState::Running)
+    }
+
+    /// Add an already validated connector in `target` state: RUNNING starts
+    /// its tasks, PAUSED prepares them without starting them, STOPPED
+    /// prepares none.
+    pub fn start_validated_in(
+        &self,
+        cfg: ConnectorConfig,
+        validated: Validated,
+        target: TargetState,
+    ) -> Result<(), WorkerError> {
         if self.lock().contains_key(&cfg.name) {
             return Err(WorkerError::Duplicate(cfg.name));
         }
+        let handle = self.build(Arc::new(cfg), validated, target)?;
+        let name = handle.config.name.clone();
+        self.lock().insert(name, handle);
+        self.persist();
+        Ok(())
+    }
+
+    /// Validate `cfg` and add it in `target` state (`POST /connectors`).
+    pub fn create_connector(&self, cfg: ConnectorConfig, target: TargetState) -> Result<(), WorkerError> {
+        let _m = self.manage();
+        if self.lock().contains_key(&cfg.name) {
+            return Err(WorkerError::Duplicate(cfg.name));
+        }
+        let validated = self.validate(&cfg)?;
+        self.start_validated_in(cfg, validated, target)
+    }
+
+    /// Create a connector, or replace the config of an existing one
+    /// (`PUT /connectors/{c}/config`): the new config is validated first
+    /// (an invalid one changes nothing), then the old tasks stop gracefully
+    /// and new ones start, in the connector's current target state.
+    /// Returns whether the connector was created.
+    pub fn put_connector(&self, cfg: ConnectorConfig) -> Result<bool, WorkerError> {
+        let _m = self.manage();
+        let validated = self.validate(&cfg)?;
+        let old = self.lock().remove(&cfg.name);
+        let created = old.is_none();
+        let target = old.as_ref().map_or(TargetState::Running, |h| h.target);
+        if let Some(old) = old {
+            self.stop_tasks(vec![old]);
+        }
+        let result = self.build(Arc::new(cfg), validated, target).map(|handle| {
+            self.lock().insert(handle.config.name.clone(), handle);
+        });
+        self.persist();
+        result.map(|()| created)
+    }
+
+    /// A connector's config and target state.
+    pub fn connector_config(&self, name: &str) -> Result<(Arc<ConnectorConfig>, TargetState), WorkerError> {
+        let map = self.lock();
+        let c = map
+            .get(name)
+            .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+        Ok((c.config.clone(), c.target))
+    }
+
+    /// Move a connector to `target` (`PUT /connectors/{c}/pause | resume |
+    /// stop`). Pausing or stopping stops its tasks gracefully (stop polling
+    /// or putting, flush, commit) and waits for them; resuming a paused
+    /// connector starts its tasks again, resuming a stopped one validates
+    /// its config and splits it into tasks afresh.
+    pub fn set_target_state(&self, name: &str, target: TargetState) -> Result<(), WorkerError> {
+        let _m = self.manage();
+        let (current, cfg) = {
+            let map = self.lock();
+            let c = map
+                .get(name)
+                .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+            (c.target, c.config.clone())
+        };
+        if current == target {
+            return Ok(());
+        }
+        match target {
+            TargetState::Paused | TargetState::Stopped => {
+                let mut stopping = Vec::new();
+                {
+                    let mut map = self.lock();
+                    let c = map
+                        .get_mut(name)
+                        .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+                    c.target = target;
+                    for t in &mut c.tasks {
+                        t.request_stop();
+                        stopping.push(TaskHandle {
+                            stop: t.stop.clone(),
+                            thread: t.thread.take(),
+                            status: t.status.clone(),
+                            spawn: None,
+                        });
+                    }
+                    if target == TargetState::Stopped {
+                        c.tasks.clear();
+                    }
+                }
+                let timeout = self.config.task_shutdown_timeout + self.config.offset_flush_timeout;
+                for t in &mut stopping {
+                    t.join(timeout);
+                }
+            }
+            TargetState::Running if current == TargetState::Paused => {
+                let mut map = self.lock();
+                let c = map
+                    .get_mut(name)
+                    .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+                for t in &mut c.tasks {
+                    if let Some(spawn) = t.spawn.clone() {
+                        *t = self.spawn_task(spawn)?;
+                    }
+                }
+                c.target = TargetState::Running;
+            }
+            TargetState::Running => {
+                let validated = self.validate(&cfg)?;
+                let handle = self.build(cfg, validated, TargetState::Running)?;
+                self.lock().insert(name.to_owned(), handle);
+            }
+        }
+        tracing::info!(connector = name, ?target, "connector target state changed");
+        self.persist();
+        Ok(())
+    }
+
+    /// Restart a connector (`POST /connectors/{c}/restart`). Copycat keeps
+    /// no long-lived connector instance, so only its tasks can be
+    /// restarted: all of them with `include_tasks`, only the FAILED ones
+    /// with `only_failed` too. Tasks of a paused or stopped connector stay
+    /// as they are.
+    pub fn restart_connector(&self, name: &str, include_tasks: bool, only_failed: bool) -> Result<(), WorkerError> {
+        let _m = self.manage();
+        let status = self.status(name)?;
+        if !include_tasks || status.target != TargetState::Running {
+            return Ok(());
+        }
+        for t in status.tasks {
+            if !only_failed || t.state == TaskState::Failed {
+                self.restart_task(name, t.id)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn build(
+        &self,
+        cfg: Arc<ConnectorConfig>,
+        validated: Validated,
+        target: TargetState,
+    ) -> Result<ConnectorHandle, WorkerError> {
         let Validated {
             plugin,
             info,
             mut guest,
         } = validated;
+        if target == TargetState::Stopped {
+            tracing::info!(connector = %cfg.name, plugin = %info.name, version = %info.version, "connector added, stopped");
+            return Ok(ConnectorHandle {
+                kind: plugin.kind,
+                info,
+                config: cfg,
+                target,
+                tasks: Vec::new(),
+            });
+        }
         let wit = cfg.wit_config();
         let task_configs: Vec<WitConfig> = crate::engine::off_async(|| guest.task_configs(&wit, cfg.tasks_max))
             .map_err(|source| WorkerError::Guest {
@@ -362,32 +594,46 @@ impl Worker {
         if task_configs.is_empty() {
             tracing::warn!(connector = %cfg.name, "the connector returned no task configs; nothing will run");
         }
-        let cfg = Arc::new(cfg);
         let mut tasks = Vec::with_capacity(task_configs.len());
         for (i, task_config) in task_configs.into_iter().enumerate() {
-            tasks.push(self.spawn_task(TaskSpawn {
+            let spawn = TaskSpawn {
                 connector: cfg.clone(),
                 plugin: plugin.clone(),
                 id: i as u32,
                 task_config,
-            })?);
+            };
+            tasks.push(if target == TargetState::Running {
+                self.spawn_task(spawn)?
+            } else {
+                TaskHandle {
+                    stop: Arc::new(AtomicBool::new(true)),
+                    thread: None,
+                    status: self.task_status(&spawn),
+                    spawn: Some(spawn),
+                }
+            });
         }
-        tracing::info!(connector = %cfg.name, plugin = %info.name, version = %info.version, tasks = tasks.len(), "connector started");
-        self.lock().insert(
-            cfg.name.clone(),
-            ConnectorHandle {
-                kind: plugin.kind,
-                info,
-                tasks,
-            },
-        );
-        Ok(())
+        tracing::info!(connector = %cfg.name, plugin = %info.name, version = %info.version, tasks = tasks.len(), ?target, "connector started");
+        Ok(ConnectorHandle {
+            kind: plugin.kind,
+            info,
+            config: cfg,
+            target,
+            tasks,
+        })
+    }
+
+    fn task_status(&self, spawn: &TaskSpawn) -> StatusHandle {
+        StatusHandle::new(
+            spawn.id,
+            self.metrics.task(&spawn.connector.name, spawn.id, spawn.plugin.kind),
+        )
     }
 
     fn spawn_task(&self, spawn: TaskSpawn) -> Result<TaskHandle, WorkerError> {
         let id = spawn.id;
         let name = &spawn.connector.name;
-        let status = StatusHandle::new(id);
+        let status = self.task_status(&spawn);
         let stop = Arc::new(AtomicBool::new(false));
         let ctx = TaskContext {
             ident: TaskIdent::task(name, id),
@@ -417,7 +663,8 @@ impl Worker {
 
     /// Restart one task by hand: stop it if it still runs, then start it
     /// afresh with a full restart budget (e.g. after it exhausted
-    /// `task.restart.max.attempts`).
+    /// `task.restart.max.attempts`). A paused connector's task is only
+    /// stopped; it starts with the resume.
     pub fn restart_task(&self, name: &str, task: u32) -> Result<(), WorkerError> {
         self.stop_task(name, task)?;
         let mut map = self.lock();
@@ -432,6 +679,10 @@ impl Worker {
             .spawn
             .clone()
             .ok_or_else(|| WorkerError::UnknownTask(name.to_owned(), task))?;
+        if c.target != TargetState::Running {
+            // A paused connector's task stays stopped until resumed.
+            return Ok(());
+        }
         tracing::info!(connector = name, task, "restarting the task by hand");
         *t = self.spawn_task(spawn)?;
         Ok(())
@@ -461,8 +712,22 @@ impl Worker {
                 WorldKind::Sink => "sink",
             },
             plugin: format!("{} {}", c.info.name, c.info.version),
+            target: c.target,
             tasks: c.tasks.iter().map(|t| t.status.get()).collect(),
         })
+    }
+
+    /// The configs a connector's tasks were given, by task number
+    /// (`GET /connectors/{c}/tasks`).
+    pub fn task_configs(&self, name: &str) -> Result<Vec<(u32, WitConfig)>, WorkerError> {
+        let map = self.lock();
+        let c = map
+            .get(name)
+            .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+        Ok(c.tasks
+            .iter()
+            .filter_map(|t| t.spawn.as_ref().map(|s| (s.id, s.task_config.clone())))
+            .collect())
     }
 
     /// The counters of a connector's tasks.
@@ -500,14 +765,45 @@ impl Worker {
         Ok(())
     }
 
-    /// Gracefully stop a connector's tasks and forget it.
+    /// Gracefully stop a connector's tasks and forget it (`DELETE
+    /// /connectors/{c}`; its committed offsets are kept).
     pub fn stop_connector(&self, name: &str) -> Result<(), WorkerError> {
+        let _m = self.manage();
         let handle = self
             .lock()
             .remove(name)
             .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
         self.stop_tasks(vec![handle]);
+        self.persist();
         Ok(())
+    }
+
+    /// Describe a component file: load (compile) it and ask it what it is,
+    /// in a connector-level instance with no capabilities.
+    pub fn describe_plugin(&self, path: &Path) -> Result<(Arc<Plugin>, PluginInfo), WorkerError> {
+        crate::engine::off_async(|| {
+            let plugin = self.engine.load(path)?;
+            let name = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let guest_err = |call, source| WorkerError::Guest {
+                connector: name.clone(),
+                call,
+                source,
+            };
+            let host = TaskHost::new(
+                TaskIdent::connector(&name),
+                &self.config.limits,
+                Arc::default(),
+                &Default::default(),
+            )
+            .map_err(|e| WorkerError::Start(format!("plugin '{name}': {}: {}", e.key, e.message)))?;
+            let mut guest = Guest::instantiate(&self.engine, &plugin, host, &self.config.limits)
+                .map_err(|e| guest_err("instantiation", e))?;
+            let info = guest.describe().map_err(|e| guest_err("describe", e))?;
+            Ok((plugin, info))
+        })
     }
 
     /// Stop everything: every task stops polling, flushes and commits.

@@ -96,9 +96,10 @@ fn exactly_once_pipeline_survives_sigkills() {
     std::fs::write(
         &worker,
         format!(
-            "bootstrap.servers={}\nplugin.path={}\noffset.storage.topic={offsets}\noffset.storage.partitions=3\noffset.flush.interval.ms=200\nexactly.once.source.support=enabled\n",
+            "bootstrap.servers={}\nplugin.path={}\noffset.storage.topic={offsets}\noffset.storage.partitions=3\noffset.flush.interval.ms=200\nexactly.once.source.support=enabled\nlisteners=http://127.0.0.1:0\nstate.dir={}/state\n",
             bootstrap(),
-            plugin_dir().display()
+            plugin_dir().display(),
+            dir.path().display()
         ),
     )
     .unwrap();

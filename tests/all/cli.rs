@@ -22,9 +22,10 @@ fn standalone_runs_connectors_and_stops_gracefully_on_sigterm() {
     std::fs::write(
         &worker_props,
         format!(
-            "bootstrap.servers={}\nplugin.path={}\noffset.storage.topic={offsets}\noffset.flush.interval.ms=500\n",
+            "bootstrap.servers={}\nplugin.path={}\noffset.storage.topic={offsets}\noffset.flush.interval.ms=500\nlisteners=http://127.0.0.1:0\nstate.dir={}/state\n",
             bootstrap(),
-            plugin_dir().display()
+            plugin_dir().display(),
+            dir.path().display()
         ),
     )
     .unwrap();
@@ -151,9 +152,10 @@ fn standalone_refuses_bad_input_naming_the_file() {
     std::fs::write(
         &worker_props,
         format!(
-            "bootstrap.servers={}\nplugin.path={}\n",
+            "bootstrap.servers={}\nplugin.path={}\nlisteners=http://127.0.0.1:0\nstate.dir={}/state\n",
             bootstrap(),
-            plugin_dir().display()
+            plugin_dir().display(),
+            dir.path().display()
         ),
     )
     .unwrap();
@@ -186,9 +188,10 @@ fn standalone_refuses_a_connector_that_panics_in_validate() {
     std::fs::write(
         &worker,
         format!(
-            "bootstrap.servers={}\noffset.storage.topic={}\n",
+            "bootstrap.servers={}\noffset.storage.topic={}\nlisteners=http://127.0.0.1:0\nstate.dir={}/state\n",
             bootstrap(),
-            unique("offsets")
+            unique("offsets"),
+            dir.path().display()
         ),
     )
     .unwrap();

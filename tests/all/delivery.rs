@@ -61,9 +61,10 @@ fn crash_twice(guarantee: &str, extra_worker: &str) -> BTreeMap<String, Vec<u64>
     std::fs::write(
         &worker,
         format!(
-            "bootstrap.servers={}\nplugin.path={}\noffset.storage.topic={offsets}\noffset.storage.partitions=3\noffset.flush.interval.ms=100\n{extra_worker}",
+            "bootstrap.servers={}\nplugin.path={}\noffset.storage.topic={offsets}\noffset.storage.partitions=3\noffset.flush.interval.ms=100\nlisteners=http://127.0.0.1:0\nstate.dir={}/state\n{extra_worker}",
             bootstrap(),
-            plugin_dir().display()
+            plugin_dir().display(),
+            dir.path().display()
         ),
     )
     .unwrap();

@@ -15,6 +15,8 @@ mod exactly_once;
 mod file;
 mod hostile;
 mod limits;
+mod metrics;
 mod offsets;
 mod rebalance;
+mod rest;
 mod sandbox;

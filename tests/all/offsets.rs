@@ -65,9 +65,10 @@ fn source_offsets_get_alter_and_reset() {
     std::fs::write(
         &worker_props,
         format!(
-            "bootstrap.servers={}\nplugin.path={}\noffset.storage.topic={offsets_topic}\n",
+            "bootstrap.servers={}\nplugin.path={}\noffset.storage.topic={offsets_topic}\nlisteners=http://127.0.0.1:0\nstate.dir={}/state\n",
             bootstrap(),
-            plugin_dir().display()
+            plugin_dir().display(),
+            dir.path().display()
         ),
     )
     .unwrap();

@@ -50,6 +50,13 @@ pub struct WorkerConfig {
     pub consumer: Props,
     /// `admin.*` client settings.
     pub admin: Props,
+    /// `listeners`: where the REST API listens, as `host:port` (from the
+    /// first `http://host:port` of the list; default `127.0.0.1:8083`; port
+    /// 0 picks a free port).
+    pub listen_addr: String,
+    /// `state.dir`: where standalone mode persists connector configs and
+    /// target states (default `~/.cache/copycat/state/<offset.storage.topic>`).
+    pub state_dir: PathBuf,
     /// Every key as given.
     pub raw: Props,
 }
@@ -62,7 +69,6 @@ const IGNORED: &[&str] = &[
     "value.converter.schemas.enable",
     "offset.storage.file.filename",
     "plugin.discovery",
-    "listeners",
     "rest.port",
     "rest.host.name",
 ];
@@ -81,6 +87,8 @@ const KNOWN: &[&str] = &[
     "exactly.once.source.support",
     "task.stack.max.bytes",
     "worker.instances.max",
+    "listeners",
+    "state.dir",
 ];
 
 impl WorkerConfig {
@@ -104,10 +112,22 @@ impl WorkerConfig {
             Some(dir) => Some(PathBuf::from(dir)),
             None => default_cache_dir(),
         };
+        let offsets_topic = r.str("offset.storage.topic").unwrap_or("copycat-offsets").to_owned();
+        let state_dir = match r.str("state.dir") {
+            Some(dir) => PathBuf::from(dir),
+            None => default_state_dir(&offsets_topic),
+        };
+        let listen_addr = match parse_listeners(r.str("listeners").unwrap_or("http://127.0.0.1:8083")) {
+            Ok(a) => a,
+            Err(why) => {
+                r.problems.push(("listeners".into(), why));
+                String::new()
+            }
+        };
         let cfg = Self {
             bootstrap_servers: r.str("bootstrap.servers").unwrap_or("localhost:9092").to_owned(),
             plugin_path: r.list("plugin.path").into_iter().map(PathBuf::from).collect(),
-            offset_storage_topic: r.str("offset.storage.topic").unwrap_or("copycat-offsets").to_owned(),
+            offset_storage_topic: offsets_topic,
             offset_storage_partitions: r.parse("offset.storage.partitions", 25),
             offset_storage_replication_factor: r.parse("offset.storage.replication.factor", -1),
             offset_flush_interval: Duration::from_millis(r.parse("offset.flush.interval.ms", 5_000)),
@@ -122,6 +142,8 @@ impl WorkerConfig {
             producer: r.prefixed("producer."),
             consumer: r.prefixed("consumer."),
             admin: r.prefixed("admin."),
+            listen_addr,
+            state_dir,
             raw: props.clone(),
         };
         let mut cfg = cfg;
@@ -186,9 +208,75 @@ impl WorkerConfig {
     }
 }
 
+/// The `host:port` of the first listener in Kafka Connect's `listeners`
+/// list (`http://host:port,...`); an empty host means every interface.
+fn parse_listeners(value: &str) -> Result<String, String> {
+    let first = value
+        .split(',')
+        .map(str::trim)
+        .find(|s| !s.is_empty())
+        .unwrap_or_default();
+    let Some(rest) = first.strip_prefix("http://") else {
+        return Err(if first.starts_with("https://") {
+            format!("'{first}': TLS listeners are not supported yet; use http://host:port")
+        } else {
+            format!("'{first}' is not of the form http://host:port")
+        });
+    };
+    let (host, port) = rest
+        .trim_end_matches('/')
+        .rsplit_once(':')
+        .ok_or_else(|| format!("'{first}' has no port (http://host:port)"))?;
+    port.parse::<u16>()
+        .map_err(|e| format!("'{first}': bad port '{port}': {e}"))?;
+    let host = if host.is_empty() { "0.0.0.0" } else { host };
+    Ok(format!("{host}:{port}"))
+}
+
+fn default_state_dir(offsets_topic: &str) -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("copycat")
+        .join("state")
+        .join(offsets_topic)
+}
+
 fn default_cache_dir() -> Option<PathBuf> {
     std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .map(|d| d.join("copycat").join("components"))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn listeners_and_state_dir() {
+        assert_eq!(parse_listeners("http://127.0.0.1:8083").unwrap(), "127.0.0.1:8083");
+        assert_eq!(parse_listeners("http://:0, http://x:1").unwrap(), "0.0.0.0:0");
+        assert_eq!(parse_listeners("http://localhost:9/").unwrap(), "localhost:9");
+        assert!(parse_listeners("https://h:1").unwrap_err().contains("TLS"));
+        assert!(parse_listeners("h:1").is_err());
+        assert!(parse_listeners("http://h").is_err());
+        let cfg = WorkerConfig::for_bootstrap("b:9092").unwrap();
+        assert_eq!(cfg.listen_addr, "127.0.0.1:8083");
+        assert!(
+            cfg.state_dir.ends_with("copycat/state/copycat-offsets"),
+            "{}",
+            cfg.state_dir.display()
+        );
+        let mut props = Props::new();
+        props.insert("listeners".into(), "ftp://x:1".into());
+        assert!(
+            WorkerConfig::from_props(props)
+                .unwrap_err()
+                .to_string()
+                .contains("listeners")
+        );
+    }
 }

@@ -3,12 +3,14 @@
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use wasmtime::{Store, Trap};
 
 use super::bindings::{sink, source};
 use super::{EPOCH_TICK, InstanceSlot, Plugin, WasmEngine};
 use crate::host::{TaskHost, TaskLimits, WorldKind};
+use crate::metrics::{Call, Limit, TaskInstruments};
 
 pub use super::bindings::types::{
     ConfigKey, ConfigProblem, ConfigType, ConnectorKind, Header, Importance, PluginInfo, SinkRecord, SourcePosition,
@@ -72,6 +74,8 @@ pub struct Guest {
     limits: LimitNames,
     stderr: StderrTail,
     poisoned: Option<String>,
+    /// A task's Prometheus series: call durations, memory, interruptions.
+    instruments: Option<Arc<TaskInstruments>>,
     _slot: InstanceSlot,
 }
 
@@ -90,6 +94,19 @@ impl Guest {
         plugin: &Plugin,
         host: TaskHost,
         limits: &TaskLimits,
+    ) -> Result<Self, GuestError> {
+        Self::instantiate_instrumented(engine, plugin, host, limits, None)
+    }
+
+    /// [`Guest::instantiate`] for a task: its calls report their duration,
+    /// the instance's memory and the limits that interrupt them to
+    /// `instruments`.
+    pub fn instantiate_instrumented(
+        engine: &WasmEngine,
+        plugin: &Plugin,
+        host: TaskHost,
+        limits: &TaskLimits,
+        instruments: Option<Arc<TaskInstruments>>,
     ) -> Result<Self, GuestError> {
         let slot = engine.instances.acquire().map_err(GuestError::Trap)?;
         let stderr = host.stderr_tail();
@@ -121,7 +138,16 @@ impl Guest {
                 .and_then(|pre| pre.instantiate(&mut store))
                 .map(Bindings::Sink),
         };
-        let bindings = result.map_err(|e| trap_error(&mut store, &stderr, names, "instantiation", e))?;
+        let bindings = result.map_err(|e| {
+            let (err, limit) = trap_error(&mut store, &stderr, names, "instantiation", e);
+            if let (Some(i), Some(limit)) = (&instruments, limit) {
+                i.interrupted(limit);
+            }
+            err
+        })?;
+        if let Some(i) = &instruments {
+            i.memory_bytes(store.data().limiter.memory_used());
+        }
         Ok(Self {
             store,
             bindings,
@@ -130,6 +156,7 @@ impl Guest {
             limits: names,
             stderr,
             poisoned: None,
+            instruments,
             _slot: slot,
         })
     }
@@ -171,10 +198,22 @@ impl Guest {
         {
             return Err(GuestError::Trap(format!("setting the fuel budget: {e:#}")));
         }
-        match f(&self.bindings, &mut self.store) {
+        // Measured calls only (per batch, not per record): two clock reads.
+        let timed = self
+            .instruments
+            .as_ref()
+            .and_then(|i| Call::from_export(what).map(|c| (i, c, Instant::now())));
+        let result = f(&self.bindings, &mut self.store);
+        if let Some((i, call, started)) = timed {
+            i.call_finished(call, started.elapsed(), self.store.data().limiter.memory_used());
+        }
+        match result {
             Ok(r) => Ok(r),
             Err(e) => {
-                let err = trap_error(&mut self.store, &self.stderr, self.limits, what, e);
+                let (err, limit) = trap_error(&mut self.store, &self.stderr, self.limits, what, e);
+                if let (Some(i), Some(limit)) = (&self.instruments, limit) {
+                    i.interrupted(limit);
+                }
                 self.poisoned = Some(err.to_string());
                 Err(err)
             }
@@ -330,35 +369,47 @@ impl Guest {
 }
 
 /// Explain a failed call: a limit (memory, time) by name, or the trap with
-/// the guest's last stderr lines.
+/// the guest's last stderr lines; and which per-call limit interrupted it,
+/// if one did.
 fn trap_error(
     store: &mut Store<TaskHost>,
     stderr: &StderrTail,
     limits: LimitNames,
     what: &str,
     e: wasmtime::Error,
-) -> GuestError {
-    if let Some(limit) = store.data_mut().limiter.take_violation() {
-        return GuestError::Trap(format!("`{what}` failed: {limit}"));
+) -> (GuestError, Option<Limit>) {
+    if let Some(violation) = store.data_mut().limiter.take_violation() {
+        // The limiter also caps table elements, which is not a config key.
+        let limit = violation.contains("(task.memory.max.bytes)").then_some(Limit::Memory);
+        return (GuestError::Trap(format!("`{what}` failed: {violation}")), limit);
     }
     match e.downcast_ref::<Trap>() {
         Some(Trap::Interrupt) => {
-            return GuestError::Trap(format!(
-                "`{what}` exceeded the CPU time limit of {} ms per call (task.call.timeout.ms) and was interrupted",
-                limits.timeout_ms
-            ));
+            return (
+                GuestError::Trap(format!(
+                    "`{what}` exceeded the CPU time limit of {} ms per call (task.call.timeout.ms) and was interrupted",
+                    limits.timeout_ms
+                )),
+                Some(Limit::CallTimeout),
+            );
         }
         Some(Trap::OutOfFuel) => {
-            return GuestError::Trap(format!(
-                "`{what}` used up its fuel budget of {} per call (task.fuel.per.call) and was interrupted",
-                limits.fuel_per_call.unwrap_or(0)
-            ));
+            return (
+                GuestError::Trap(format!(
+                    "`{what}` used up its fuel budget of {} per call (task.fuel.per.call) and was interrupted",
+                    limits.fuel_per_call.unwrap_or(0)
+                )),
+                Some(Limit::Fuel),
+            );
         }
         Some(Trap::StackOverflow) => {
-            return GuestError::Trap(format!(
-                "`{what}` exhausted its call stack of {} bytes (task.stack.max.bytes): runaway recursion?",
-                limits.stack_bytes
-            ));
+            return (
+                GuestError::Trap(format!(
+                    "`{what}` exhausted its call stack of {} bytes (task.stack.max.bytes): runaway recursion?",
+                    limits.stack_bytes
+                )),
+                Some(Limit::Stack),
+            );
         }
         _ => {}
     }
@@ -369,5 +420,5 @@ fn trap_error(
         msg.push_str("; guest stderr: ");
         msg.push_str(&tail.iter().cloned().collect::<Vec<_>>().join(" | "));
     }
-    GuestError::Trap(msg)
+    (GuestError::Trap(msg), None)
 }

@@ -61,6 +61,13 @@ pub fn producer_config(worker: &WorkerConfig, overrides: &Props) -> ClientConfig
     cfg
 }
 
+/// The Kafka cluster's id (`GET /`'s `kafka_cluster_id`), from an admin
+/// client; `None` if the cluster cannot be reached in 10 s. Blocking.
+pub fn cluster_id(worker: &WorkerConfig) -> Option<String> {
+    let admin: AdminClient<DefaultClientContext> = client_config(worker, &worker.admin, &Props::new()).create().ok()?;
+    admin.inner().fetch_cluster_id(Duration::from_secs(10))
+}
+
 /// Create `topic` (compacted) if it does not exist yet.
 pub async fn ensure_compacted_topic(
     worker: &WorkerConfig,

@@ -16,9 +16,10 @@ use crate::config::{ConnectorConfig, WorkerConfig};
 use crate::engine::guest::WitConfig;
 use crate::engine::{Plugin, WasmEngine};
 use crate::host::TaskIdent;
+use crate::metrics::TaskInstruments;
 
 /// A task's state, with Kafka Connect's names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum TaskState {
     /// Created, not started yet.
@@ -108,10 +109,13 @@ pub struct StatusHandle {
     status: Arc<Mutex<TaskStatus>>,
     /// Counters.
     pub metrics: Arc<TaskMetrics>,
+    /// The task's Prometheus series (its state among them).
+    instruments: Arc<TaskInstruments>,
 }
 
 impl StatusHandle {
-    pub(crate) fn new(id: u32) -> Self {
+    pub(crate) fn new(id: u32, instruments: TaskInstruments) -> Self {
+        instruments.state(TaskState::Unassigned);
         Self {
             status: Arc::new(Mutex::new(TaskStatus {
                 id,
@@ -121,7 +125,13 @@ impl StatusHandle {
                 next_restart_ms: None,
             })),
             metrics: Arc::default(),
+            instruments: Arc::new(instruments),
         }
+    }
+
+    /// The task's Prometheus series.
+    pub(crate) fn instruments(&self) -> &Arc<TaskInstruments> {
+        &self.instruments
     }
 
     /// The current status.
@@ -139,6 +149,7 @@ impl StatusHandle {
         };
         s.state = state;
         s.trace = trace;
+        self.instruments.state(state);
         if state != TaskState::Restarting {
             s.next_restart_ms = None;
         }
@@ -151,6 +162,7 @@ impl StatusHandle {
         };
         s.state = TaskState::Restarting;
         s.trace = Some(trace);
+        self.instruments.state(TaskState::Restarting);
         s.attempts = attempts;
         s.next_restart_ms = at
             .duration_since(UNIX_EPOCH)
@@ -272,6 +284,7 @@ pub(crate) fn run_task(ctx: TaskContext, body: fn(&TaskContext) -> Result<(), Ta
             return;
         }
         tracing::info!(attempt = attempts, "restarting the task");
+        ctx.status.instruments.restarted();
     }
 }
 

@@ -19,6 +19,7 @@ use super::{TaskContext, TaskFailure, TaskMetrics, TaskState, pause};
 use crate::engine::guest::{Guest, GuestError, Header, SinkRecord, TopicPartition, TopicPartitionOffset};
 use crate::host::TaskHost;
 use crate::kafka::{KafkaError, client_config};
+use crate::metrics::TaskInstruments;
 
 type Tp = (String, i32);
 
@@ -35,6 +36,8 @@ struct SinkShared {
     closed: bool,
     failure: Option<String>,
     metrics: Arc<TaskMetrics>,
+    /// The task's Prometheus series.
+    instruments: Arc<TaskInstruments>,
     /// Records handed to `put` since the last flush.
     unflushed: u64,
     /// Set by every rebalance; the loop drops records it fetched before.
@@ -75,6 +78,7 @@ impl SinkShared {
             .commit(&tpl, CommitMode::Sync)
             .map_err(|e| KafkaError::new("committing consumer offsets after a successful flush", e))?;
         self.metrics.offset_commits.fetch_add(1, Ordering::Relaxed);
+        self.instruments.offsets_committed();
         self.committed = self.next.clone();
         Ok(())
     }
@@ -201,7 +205,13 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         &ctx.connector.grants,
     )
     .map_err(|e| TaskFailure(e.to_string()))?;
-    let guest = Guest::instantiate(&ctx.engine, &ctx.plugin, host, &ctx.connector.limits)?;
+    let guest = Guest::instantiate_instrumented(
+        &ctx.engine,
+        &ctx.plugin,
+        host,
+        &ctx.connector.limits,
+        Some(ctx.status.instruments().clone()),
+    )?;
     let shared = Arc::new(Mutex::new(SinkShared {
         guest,
         next: BTreeMap::new(),
@@ -209,6 +219,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         closed: false,
         failure: None,
         metrics: ctx.status.metrics.clone(),
+        instruments: ctx.status.instruments().clone(),
         unflushed: 0,
         rebalanced: false,
     }));
@@ -379,6 +390,7 @@ fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &[SinkRe
                     sh.next.insert((r.topic.clone(), r.partition), r.offset + 1);
                 }
                 sh.unflushed += batch.len() as u64;
+                sh.instruments.records_put(batch.len());
                 return Ok(());
             }
             Err(GuestError::Retriable(msg)) => {

@@ -22,6 +22,7 @@ use crate::host::TaskHost;
 use crate::host::transactions::TransactionRequest;
 use crate::kafka::offsets::{offset_key, offset_value, read_connector};
 use crate::kafka::{KafkaError, producer_config};
+use crate::metrics::TaskInstruments;
 
 /// Low two bits of a delivery opaque: what the record was.
 const KIND_MASK: usize = 0b11;
@@ -41,6 +42,8 @@ const RING: usize = 1024;
 /// Records of one poll still waiting for Kafka's acknowledgement.
 struct Batch {
     id: u64,
+    /// How many records it holds.
+    records: u64,
     /// Latest offset per source partition in this batch.
     offsets: Vec<(String, String)>,
 }
@@ -56,6 +59,8 @@ struct Acks {
     acked: AtomicU64,
     /// The first delivery failure; it fails the task.
     failure: Mutex<Option<String>>,
+    /// `copycat_source_records_produced_total` (an atomic add per record).
+    instruments: Arc<TaskInstruments>,
 }
 
 impl Acks {
@@ -102,6 +107,7 @@ impl ProducerContext for Acks {
         match opaque & KIND_MASK {
             KIND_TRACKED => {
                 self.acked.fetch_add(1, Ordering::Relaxed);
+                self.instruments.record_produced();
                 if let Some(c) = self.pending.get(opaque >> 2) {
                     c.fetch_sub(1, Ordering::Release);
                 }
@@ -111,6 +117,7 @@ impl ProducerContext for Acks {
             }
             KIND_UNTRACKED => {
                 self.acked.fetch_add(1, Ordering::Relaxed);
+                self.instruments.record_produced();
             }
             _ => {}
         }
@@ -133,8 +140,10 @@ struct SourceRunner<'a> {
     next_batch: u64,
     /// Batches sent and not yet committed, oldest first.
     batches: VecDeque<Batch>,
-    /// The offsets write in flight, if any.
-    writing: Option<Vec<SourcePosition>>,
+    /// The offsets write in flight, if any, and how many records it covers.
+    writing: Option<(Vec<SourcePosition>, u64)>,
+    /// Records polled whose offsets are not committed yet.
+    uncommitted: u64,
     last_commit: Instant,
     /// Exactly-once: the open transaction, if any.
     txn: Option<OpenTxn>,
@@ -146,6 +155,8 @@ struct SourceRunner<'a> {
 /// partition of the records in it.
 struct OpenTxn {
     began: Instant,
+    /// Records in it.
+    records: u64,
     offsets: BTreeMap<String, String>,
 }
 
@@ -172,6 +183,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
             offsets_pending: AtomicUsize::new(0),
             acked: AtomicU64::new(0),
             failure: Mutex::new(None),
+            instruments: ctx.status.instruments().clone(),
         })
         .map_err(|e| KafkaError::new(format!("creating the producer of task {}", ctx.ident), e))?;
     // Fence any other instance of this task *before* reading the offsets:
@@ -191,7 +203,14 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         &ctx.connector.grants,
     )
     .map_err(|e| TaskFailure(e.to_string()))?;
-    let guest = Guest::instantiate(&ctx.engine, &ctx.plugin, host, &ctx.connector.limits)?;
+    let guest = Guest::instantiate_instrumented(
+        &ctx.engine,
+        &ctx.plugin,
+        host,
+        &ctx.connector.limits,
+        Some(ctx.status.instruments().clone()),
+    )?;
+    ctx.status.instruments().commit_lag(0);
     let producer = Arc::new(producer);
     // Exactly-once produces on the task thread, inside the transaction.
     let (sender, sender_thread) = if exactly_once {
@@ -210,6 +229,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         next_batch: 0,
         batches: VecDeque::new(),
         writing: None,
+        uncommitted: 0,
         last_commit: Instant::now(),
         check: RecordCheck::new(),
     };
@@ -265,6 +285,8 @@ impl SourceRunner<'_> {
                 .metrics
                 .records_in
                 .fetch_add(records.len() as u64, Ordering::Relaxed);
+            self.ctx.status.instruments().records_polled(records.len());
+            self.add_uncommitted(records.len() as u64);
             match self.ctx.connector.delivery {
                 DeliveryGuarantee::AtLeastOnce => self.send_batch(records)?,
                 DeliveryGuarantee::AtMostOnce => {
@@ -275,6 +297,20 @@ impl SourceRunner<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `copycat_source_offset_commit_lag_records`: `polled` more records
+    /// wait for their offsets to be committed.
+    fn add_uncommitted(&mut self, polled: u64) {
+        self.uncommitted = self.uncommitted.saturating_add(polled);
+        self.ctx.status.instruments().commit_lag(self.uncommitted);
+    }
+
+    /// The offsets of `records` records were committed (or their transaction
+    /// aborted: they will not be).
+    fn sub_uncommitted(&mut self, records: u64) {
+        self.uncommitted = self.uncommitted.saturating_sub(records);
+        self.ctx.status.instruments().commit_lag(self.uncommitted);
     }
 
     /// Hand `records` to the sender thread.
@@ -300,6 +336,8 @@ impl SourceRunner<'_> {
         self.write_offsets(&positions, KIND_OFFSETS)?;
         self.wait_for("offsets", |r| r.acks().offsets_pending.load(Ordering::Acquire) == 0)?;
         self.ctx.status.metrics.offset_commits.fetch_add(1, Ordering::Relaxed);
+        self.ctx.status.instruments().offsets_committed();
+        self.sub_uncommitted(records.len() as u64);
         if let Err(e) = self.guest.source_commit(&positions) {
             tracing::warn!(error = %e, "the task's commit notification failed");
         }
@@ -332,6 +370,7 @@ impl SourceRunner<'_> {
                 .map_err(|e| txn_failure(self.ctx, "beginning a transaction", e))?;
             self.txn = Some(OpenTxn {
                 began: Instant::now(),
+                records: 0,
                 offsets: BTreeMap::new(),
             });
         }
@@ -346,6 +385,7 @@ impl SourceRunner<'_> {
         }
         if let Some(txn) = &mut self.txn {
             txn.offsets.extend(Self::latest_offsets(&records));
+            txn.records += records.len() as u64;
         }
         self.transaction_boundary_reached()
     }
@@ -396,6 +436,7 @@ impl SourceRunner<'_> {
         if let Err(e) = self.write_offsets(&positions, KIND_TXN_OFFSETS) {
             self.txn = Some(OpenTxn {
                 began: txn.began,
+                records: txn.records,
                 offsets: BTreeMap::new(),
             });
             self.abort();
@@ -412,21 +453,22 @@ impl SourceRunner<'_> {
             let failure = txn_failure(self.ctx, "committing a transaction", e);
             self.txn = Some(OpenTxn {
                 began: txn.began,
+                records: txn.records,
                 offsets: BTreeMap::new(),
             });
             self.abort();
             return Err(failure);
         }
-        self.offsets_committed(&positions);
+        self.offsets_committed(&positions, txn.records);
         Ok(())
     }
 
     /// Abort the open transaction (best effort): its records and offsets
     /// never become visible to read_committed consumers.
     fn abort(&mut self) {
-        if self.txn.take().is_some()
-            && let Err(e) = self.producer.abort_transaction(Duration::from_secs(10))
-        {
+        let Some(txn) = self.txn.take() else { return };
+        self.sub_uncommitted(txn.records);
+        if let Err(e) = self.producer.abort_transaction(Duration::from_secs(10)) {
             tracing::warn!(error = %e, "aborting the transaction failed");
         }
     }
@@ -465,6 +507,7 @@ impl SourceRunner<'_> {
         }
         self.batches.push_back(Batch {
             id,
+            records: records.len() as u64,
             offsets: Self::latest_offsets(&records),
         });
         self.hand_over((slot << 2) | KIND_TRACKED, records)
@@ -485,8 +528,11 @@ impl SourceRunner<'_> {
             .is_none_or(|c| c.load(Ordering::Acquire) == 0)
     }
 
-    /// Offsets are durable: count it and tell the guest.
-    fn offsets_committed(&mut self, positions: &[SourcePosition]) {
+    /// Offsets covering `records` records are durable: count it and tell
+    /// the guest.
+    fn offsets_committed(&mut self, positions: &[SourcePosition], records: u64) {
+        self.ctx.status.instruments().offsets_committed();
+        self.sub_uncommitted(records);
         let metrics = &self.ctx.status.metrics;
         metrics.offset_commits.fetch_add(1, Ordering::Relaxed);
         metrics
@@ -502,8 +548,10 @@ impl SourceRunner<'_> {
         if self.writing.is_none() || self.acks().offsets_pending.load(Ordering::Acquire) != 0 {
             return;
         }
-        let Some(positions) = self.writing.take() else { return };
-        self.offsets_committed(&positions);
+        let Some((positions, records)) = self.writing.take() else {
+            return;
+        };
+        self.offsets_committed(&positions, records);
     }
 
     /// Write the offsets of the acknowledged prefix of batches to the offsets
@@ -515,11 +563,13 @@ impl SourceRunner<'_> {
         }
         self.last_commit = Instant::now();
         let mut merged: BTreeMap<String, String> = BTreeMap::new();
+        let mut records = 0u64;
         while let Some(front) = self.batches.front() {
             if !self.batch_done(front) {
                 break;
             }
             if let Some(b) = self.batches.pop_front() {
+                records += b.records;
                 merged.extend(b.offsets);
             }
         }
@@ -531,7 +581,7 @@ impl SourceRunner<'_> {
             .map(|(partition, offset)| SourcePosition { partition, offset })
             .collect();
         self.write_offsets(&positions, KIND_OFFSETS)?;
-        self.writing = Some(positions);
+        self.writing = Some((positions, records));
         Ok(())
     }
 

@@ -1,0 +1,447 @@
+//! `/connectors/...`: create, configure, inspect, pause/resume/stop,
+//! restart and delete connectors, and manage a stopped connector's offsets.
+
+use std::collections::BTreeMap;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{QueryPairs, RestError, RestState, blocking, flag, parse_body};
+use crate::config::{ConnectorConfig, Props};
+use crate::offsets_admin::{self, ConnectorOffsets, Kind, OffsetsError};
+use crate::task::TaskState;
+use crate::worker::{ConnectorStatus, TargetState};
+
+/// `POST /connectors` body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct CreateRequest {
+    /// The connector's name.
+    pub name: Option<String>,
+    /// Its config.
+    #[serde(default)]
+    pub config: BTreeMap<String, String>,
+    /// RUNNING (default), PAUSED or STOPPED.
+    pub initial_state: Option<String>,
+}
+
+fn target_name(t: TargetState) -> &'static str {
+    match t {
+        TargetState::Running => "RUNNING",
+        TargetState::Paused => "PAUSED",
+        TargetState::Stopped => "STOPPED",
+    }
+}
+
+fn task_state_name(target: TargetState, state: TaskState) -> Value {
+    match (target, state) {
+        (TargetState::Paused, TaskState::Stopped | TaskState::Unassigned) => json!("PAUSED"),
+        _ => serde_json::to_value(state).unwrap_or(Value::Null),
+    }
+}
+
+/// A connector's status in Kafka Connect's shape, with Copycat's extra task
+/// fields (`attempts`, `next_restart_ms`) when set.
+fn status_json(st: &RestState, s: &ConnectorStatus) -> Value {
+    let tasks: Vec<Value> = s.tasks.iter().map(|t| task_json(st, s.target, t)).collect();
+    json!({
+        "name": s.name,
+        "connector": {"state": target_name(s.target), "worker_id": st.worker_id},
+        "tasks": tasks,
+        "type": s.kind,
+    })
+}
+
+fn task_json(st: &RestState, target: TargetState, t: &crate::task::TaskStatus) -> Value {
+    let mut v = json!({"id": t.id, "state": task_state_name(target, t.state), "worker_id": st.worker_id});
+    if let Some(trace) = &t.trace {
+        v["trace"] = json!(trace);
+    }
+    if t.attempts > 0 {
+        v["attempts"] = json!(t.attempts);
+    }
+    if let Some(at) = t.next_restart_ms {
+        v["next_restart_ms"] = json!(at);
+    }
+    v
+}
+
+/// `{name, config, tasks:[{connector, task}], type}`.
+fn info_json(st: &RestState, name: &str) -> Result<Value, RestError> {
+    let (cfg, _) = st.worker.connector_config(name)?;
+    let status = st.worker.status(name)?;
+    let tasks: Vec<Value> = status
+        .tasks
+        .iter()
+        .map(|t| json!({"connector": name, "task": t.id}))
+        .collect();
+    Ok(json!({"name": name, "config": cfg.props, "tasks": tasks, "type": status.kind}))
+}
+
+fn connector_config(st: &RestState, props: Props) -> Result<ConnectorConfig, RestError> {
+    Ok(ConnectorConfig::from_props(props, st.worker.config()).map_err(crate::worker::WorkerError::from)?)
+}
+
+/// List the connectors; `?expand=status` and/or `?expand=info` return a
+/// map of name to `{status, info}` instead of names.
+#[utoipa::path(get, path = "/connectors", tag = "connectors",
+    params(("expand" = Option<String>, Query, description = "status and/or info (repeatable)")),
+    responses((status = 200, description = "Connector names, or a map with their status and info")))]
+pub async fn list(State(st): State<RestState>, q: QueryPairs) -> Result<Json<Value>, RestError> {
+    let names = st.worker.connectors();
+    let expand: Vec<&str> =
+        q.0.iter()
+            .filter(|(k, _)| k == "expand")
+            .map(|(_, v)| v.as_str())
+            .collect();
+    if expand.is_empty() {
+        return Ok(Json(json!(names)));
+    }
+    let mut out = serde_json::Map::new();
+    for name in names {
+        let mut entry = serde_json::Map::new();
+        for e in &expand {
+            match *e {
+                "status" => {
+                    if let Ok(s) = st.worker.status(&name) {
+                        entry.insert("status".into(), status_json(&st, &s));
+                    }
+                }
+                "info" => {
+                    if let Ok(i) = info_json(&st, &name) {
+                        entry.insert("info".into(), i);
+                    }
+                }
+                other => {
+                    return Err(RestError::bad_request(format!(
+                        "unknown expand value '{other}': status or info"
+                    )));
+                }
+            }
+        }
+        out.insert(name, Value::Object(entry));
+    }
+    Ok(Json(Value::Object(out)))
+}
+
+/// Create a connector (`{name, config, initial_state}`): 201 with its info;
+/// 409 if the name is taken; 400 naming every bad key.
+#[utoipa::path(post, path = "/connectors", tag = "connectors", request_body = CreateRequest,
+    responses((status = 201, description = "Created: {name, config, tasks, type}"),
+        (status = 400, description = "Malformed body or invalid config"),
+        (status = 409, description = "A connector with this name exists")))]
+pub async fn create(State(st): State<RestState>, body: Bytes) -> Result<Response, RestError> {
+    let req: CreateRequest = parse_body(&body)?;
+    let mut config = req.config;
+    let name = match (req.name, config.get("name")) {
+        (Some(n), Some(c)) if &n != c => {
+            return Err(RestError::bad_request(format!(
+                "Connector name configuration ({c}) doesn't match connector name in the URL ({n})"
+            )));
+        }
+        (Some(n), _) => n,
+        (None, Some(c)) => c.clone(),
+        (None, None) => return Err(RestError::bad_request("Connector name must be specified")),
+    };
+    if name.trim().is_empty() {
+        return Err(RestError::bad_request("Connector name must not be empty"));
+    }
+    config.insert("name".into(), name.clone());
+    let target = match req.initial_state.as_deref().map(str::to_ascii_uppercase).as_deref() {
+        None | Some("RUNNING") => TargetState::Running,
+        Some("PAUSED") => TargetState::Paused,
+        Some("STOPPED") => TargetState::Stopped,
+        Some(other) => {
+            return Err(RestError::bad_request(format!(
+                "initial_state '{other}' is not one of RUNNING, PAUSED, STOPPED"
+            )));
+        }
+    };
+    if st.worker.connector_config(&name).is_ok() {
+        return Err(RestError::conflict(format!("Connector {name} already exists")));
+    }
+    let cfg = connector_config(&st, config)?;
+    let worker = st.worker.clone();
+    blocking(move || worker.create_connector(cfg, target)).await??;
+    Ok((StatusCode::CREATED, Json(info_json(&st, &name)?)).into_response())
+}
+
+/// A connector's info: `{name, config, tasks, type}`.
+#[utoipa::path(get, path = "/connectors/{connector}", tag = "connectors",
+    params(("connector" = String, Path)),
+    responses((status = 200, description = "{name, config, tasks, type}"), (status = 404, description = "No such connector")))]
+pub async fn get(State(st): State<RestState>, Path(connector): Path<String>) -> Result<Json<Value>, RestError> {
+    Ok(Json(info_json(&st, &connector)?))
+}
+
+/// Stop and remove a connector; its committed offsets are kept.
+#[utoipa::path(delete, path = "/connectors/{connector}", tag = "connectors",
+    params(("connector" = String, Path)),
+    responses((status = 204, description = "Deleted"), (status = 404, description = "No such connector")))]
+pub async fn delete(State(st): State<RestState>, Path(connector): Path<String>) -> Result<StatusCode, RestError> {
+    let worker = st.worker.clone();
+    blocking(move || worker.stop_connector(&connector)).await??;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// A connector's config.
+#[utoipa::path(get, path = "/connectors/{connector}/config", tag = "connectors",
+    params(("connector" = String, Path)),
+    responses((status = 200, description = "The config map"), (status = 404, description = "No such connector")))]
+pub async fn get_config(State(st): State<RestState>, Path(connector): Path<String>) -> Result<Json<Props>, RestError> {
+    let (cfg, _) = st.worker.connector_config(&connector)?;
+    Ok(Json(cfg.props.clone()))
+}
+
+async fn put_props(st: &RestState, connector: &str, mut props: Props) -> Result<Response, RestError> {
+    match props.get("name") {
+        Some(n) if n != connector => {
+            return Err(RestError::bad_request(format!(
+                "Connector name configuration ({n}) doesn't match connector name in the URL ({connector})"
+            )));
+        }
+        _ => {
+            props.insert("name".into(), connector.to_owned());
+        }
+    }
+    let cfg = connector_config(st, props)?;
+    let worker = st.worker.clone();
+    let created = blocking(move || worker.put_connector(cfg)).await??;
+    let code = if created { StatusCode::CREATED } else { StatusCode::OK };
+    Ok((code, Json(info_json(st, connector)?)).into_response())
+}
+
+/// Create a connector, or replace its config (its tasks restart with the
+/// new one): 201 created, 200 replaced.
+#[utoipa::path(put, path = "/connectors/{connector}/config", tag = "connectors",
+    params(("connector" = String, Path)), request_body = BTreeMap<String, String>,
+    responses((status = 201, description = "Created"), (status = 200, description = "Replaced"),
+        (status = 400, description = "Malformed body or invalid config")))]
+pub async fn put_config(
+    State(st): State<RestState>,
+    Path(connector): Path<String>,
+    body: Bytes,
+) -> Result<Response, RestError> {
+    let props: Props = parse_body(&body)?;
+    put_props(&st, &connector, props).await
+}
+
+/// Merge keys into a connector's config; a `null` value removes the key.
+#[utoipa::path(patch, path = "/connectors/{connector}/config", tag = "connectors",
+    params(("connector" = String, Path)), request_body = BTreeMap<String, Option<String>>,
+    responses((status = 200, description = "Patched: {name, config, tasks, type}"),
+        (status = 404, description = "No such connector")))]
+pub async fn patch_config(
+    State(st): State<RestState>,
+    Path(connector): Path<String>,
+    body: Bytes,
+) -> Result<Response, RestError> {
+    let patch: BTreeMap<String, Option<String>> = parse_body(&body)?;
+    let (cfg, _) = st.worker.connector_config(&connector)?;
+    let mut props = cfg.props.clone();
+    for (k, v) in patch {
+        match v {
+            Some(v) => props.insert(k, v),
+            None => props.remove(&k),
+        };
+    }
+    let mut resp = put_props(&st, &connector, props).await?;
+    *resp.status_mut() = StatusCode::OK;
+    Ok(resp)
+}
+
+/// A connector's status (Kafka Connect's shape).
+#[utoipa::path(get, path = "/connectors/{connector}/status", tag = "connectors",
+    params(("connector" = String, Path)),
+    responses((status = 200, description = "{name, connector:{state, worker_id}, tasks, type}"),
+        (status = 404, description = "No such connector")))]
+pub async fn status(State(st): State<RestState>, Path(connector): Path<String>) -> Result<Json<Value>, RestError> {
+    let s = st.worker.status(&connector)?;
+    Ok(Json(status_json(&st, &s)))
+}
+
+/// A connector's tasks and their configs.
+#[utoipa::path(get, path = "/connectors/{connector}/tasks", tag = "connectors",
+    params(("connector" = String, Path)),
+    responses((status = 200, description = "[{id:{connector, task}, config}]"), (status = 404, description = "No such connector")))]
+pub async fn tasks(State(st): State<RestState>, Path(connector): Path<String>) -> Result<Json<Value>, RestError> {
+    let tasks = st.worker.task_configs(&connector)?;
+    let out: Vec<Value> = tasks
+        .into_iter()
+        .map(|(id, config)| {
+            let config: BTreeMap<String, String> = config.into_iter().collect();
+            json!({"id": {"connector": connector, "task": id}, "config": config})
+        })
+        .collect();
+    Ok(Json(json!(out)))
+}
+
+fn task_id(connector: &str, task: &str) -> Result<u32, RestError> {
+    task.parse()
+        .map_err(|_| RestError::not_found(format!("Task {connector}-{task} not found")))
+}
+
+/// One task's status.
+#[utoipa::path(get, path = "/connectors/{connector}/tasks/{task}/status", tag = "connectors",
+    params(("connector" = String, Path), ("task" = u32, Path)),
+    responses((status = 200, description = "{id, state, worker_id, trace?}"), (status = 404, description = "No such connector or task")))]
+pub async fn task_status(
+    State(st): State<RestState>,
+    Path((connector, task)): Path<(String, String)>,
+) -> Result<Json<Value>, RestError> {
+    let id = task_id(&connector, &task)?;
+    let s = st.worker.status(&connector)?;
+    let t = s
+        .tasks
+        .iter()
+        .find(|t| t.id == id)
+        .ok_or_else(|| RestError::not_found(format!("Task {connector}-{id} not found")))?;
+    Ok(Json(task_json(&st, s.target, t)))
+}
+
+async fn set_target(st: RestState, connector: String, target: TargetState) -> Result<StatusCode, RestError> {
+    let worker = st.worker.clone();
+    blocking(move || worker.set_target_state(&connector, target)).await??;
+    Ok(StatusCode::ACCEPTED)
+}
+
+/// Pause: the tasks stop gracefully (flush, commit) and report PAUSED.
+#[utoipa::path(put, path = "/connectors/{connector}/pause", tag = "connectors",
+    params(("connector" = String, Path)), responses((status = 202, description = "Paused"), (status = 404, description = "No such connector")))]
+pub async fn pause(State(st): State<RestState>, Path(connector): Path<String>) -> Result<StatusCode, RestError> {
+    set_target(st, connector, TargetState::Paused).await
+}
+
+/// Resume a paused or stopped connector.
+#[utoipa::path(put, path = "/connectors/{connector}/resume", tag = "connectors",
+    params(("connector" = String, Path)), responses((status = 202, description = "Resumed"), (status = 404, description = "No such connector")))]
+pub async fn resume(State(st): State<RestState>, Path(connector): Path<String>) -> Result<StatusCode, RestError> {
+    set_target(st, connector, TargetState::Running).await
+}
+
+/// Stop: the tasks stop gracefully and are dropped; the connector reports
+/// STOPPED and its offsets may be altered.
+#[utoipa::path(put, path = "/connectors/{connector}/stop", tag = "connectors",
+    params(("connector" = String, Path)), responses((status = 202, description = "Stopped"), (status = 404, description = "No such connector")))]
+pub async fn stop(State(st): State<RestState>, Path(connector): Path<String>) -> Result<StatusCode, RestError> {
+    set_target(st, connector, TargetState::Stopped).await
+}
+
+/// Restart a connector; `includeTasks=true` restarts its tasks too
+/// (`onlyFailed=true`: only the failed ones) and answers 202 with the status.
+#[utoipa::path(post, path = "/connectors/{connector}/restart", tag = "connectors",
+    params(("connector" = String, Path),
+        ("includeTasks" = Option<bool>, Query), ("onlyFailed" = Option<bool>, Query)),
+    responses((status = 204, description = "Restarted"), (status = 202, description = "Restarting: the status"),
+        (status = 404, description = "No such connector")))]
+pub async fn restart(
+    State(st): State<RestState>,
+    Path(connector): Path<String>,
+    q: QueryPairs,
+) -> Result<Response, RestError> {
+    let include_tasks = flag(&q.0, "includeTasks")?;
+    let only_failed = flag(&q.0, "onlyFailed")?;
+    let worker = st.worker.clone();
+    let name = connector.clone();
+    blocking(move || worker.restart_connector(&name, include_tasks, only_failed)).await??;
+    if include_tasks || only_failed {
+        let s = st.worker.status(&connector)?;
+        Ok((StatusCode::ACCEPTED, Json(status_json(&st, &s))).into_response())
+    } else {
+        Ok(StatusCode::NO_CONTENT.into_response())
+    }
+}
+
+/// Restart one task (with a full automatic-restart budget).
+#[utoipa::path(post, path = "/connectors/{connector}/tasks/{task}/restart", tag = "connectors",
+    params(("connector" = String, Path), ("task" = u32, Path)),
+    responses((status = 204, description = "Restarted"), (status = 404, description = "No such connector or task")))]
+pub async fn restart_task(
+    State(st): State<RestState>,
+    Path((connector, task)): Path<(String, String)>,
+) -> Result<StatusCode, RestError> {
+    let id = task_id(&connector, &task)?;
+    let worker = st.worker.clone();
+    blocking(move || worker.restart_task(&connector, id)).await??;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+impl From<OffsetsError> for RestError {
+    fn from(e: OffsetsError) -> Self {
+        let message = e.to_string();
+        match e {
+            OffsetsError::Running { .. } => RestError::conflict(message),
+            OffsetsError::File { .. } | OffsetsError::Invalid { .. } | OffsetsError::Unsupported { .. } => {
+                RestError::bad_request(message)
+            }
+            OffsetsError::Kafka { .. } => RestError::internal(message),
+        }
+    }
+}
+
+/// The connector's config, if it is STOPPED (Kafka Connect's 409 otherwise).
+fn stopped_config(st: &RestState, connector: &str) -> Result<std::sync::Arc<ConnectorConfig>, RestError> {
+    let (cfg, target) = st.worker.connector_config(connector)?;
+    if target != TargetState::Stopped {
+        return Err(RestError::conflict(format!(
+            "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{connector}/stop' endpoint"
+        )));
+    }
+    Ok(cfg)
+}
+
+/// A connector's committed offsets (sources: the offsets topic; sinks: the
+/// consumer group), `{"offsets":[{"partition":{..},"offset":{..}}]}`.
+#[utoipa::path(get, path = "/connectors/{connector}/offsets", tag = "connectors",
+    params(("connector" = String, Path)),
+    responses((status = 200, description = "{offsets:[{partition, offset}]}"), (status = 404, description = "No such connector")))]
+pub async fn get_offsets(
+    State(st): State<RestState>,
+    Path(connector): Path<String>,
+) -> Result<Json<ConnectorOffsets>, RestError> {
+    let (cfg, _) = st.worker.connector_config(&connector)?;
+    let worker = st.worker.clone();
+    let offsets = blocking(move || offsets_admin::get(worker.config(), &cfg)).await??;
+    Ok(Json(offsets))
+}
+
+/// Alter the offsets of the listed partitions (`"offset": null` resets
+/// one). The connector must be STOPPED.
+#[utoipa::path(patch, path = "/connectors/{connector}/offsets", tag = "connectors",
+    params(("connector" = String, Path)),
+    responses((status = 200, description = "{message}"), (status = 400, description = "Malformed offsets"),
+        (status = 404, description = "No such connector"), (status = 409, description = "The connector is not STOPPED")))]
+pub async fn alter_offsets(
+    State(st): State<RestState>,
+    Path(connector): Path<String>,
+    body: Bytes,
+) -> Result<Json<Value>, RestError> {
+    let cfg = stopped_config(&st, &connector)?;
+    let doc: ConnectorOffsets = parse_body(&body)?;
+    offsets_admin::alter(st.worker.config(), &cfg, &doc).await?;
+    Ok(Json(json!({"message": match Kind::of(&cfg) {
+        Kind::Source => "The offsets for this connector have been altered successfully",
+        Kind::Sink => "The Connect framework-managed offsets for this connector have been altered successfully. However, if this connector manages offsets externally, they will need to be manually altered in the system that the connector uses.",
+    }})))
+}
+
+/// Reset all of the connector's offsets. The connector must be STOPPED.
+#[utoipa::path(delete, path = "/connectors/{connector}/offsets", tag = "connectors",
+    params(("connector" = String, Path)),
+    responses((status = 200, description = "{message}"), (status = 404, description = "No such connector"),
+        (status = 409, description = "The connector is not STOPPED")))]
+pub async fn reset_offsets(
+    State(st): State<RestState>,
+    Path(connector): Path<String>,
+) -> Result<Json<Value>, RestError> {
+    let cfg = stopped_config(&st, &connector)?;
+    offsets_admin::reset(st.worker.config(), &cfg).await?;
+    Ok(Json(json!({"message": match Kind::of(&cfg) {
+        Kind::Source => "The offsets for this connector have been reset successfully",
+        Kind::Sink => "The Connect framework-managed offsets for this connector have been reset successfully. However, if this connector manages offsets externally, they will need to be manually reset in the system that the connector uses.",
+    }})))
+}

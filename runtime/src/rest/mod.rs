@@ -1,0 +1,359 @@
+//! The Kafka Connect-compatible REST API (Kafka Connect 4.x paths, bodies,
+//! status codes and error JSON), served by `copycat standalone` on the
+//! worker's `listeners` address.
+//!
+//! [`app`] builds the router from a [`RestState`] (the worker and the log
+//! filter control; extend the state for more areas), [`serve`] runs it on a
+//! bound listener. Every error is Kafka Connect's
+//! `{"error_code": N, "message": "..."}` ([`RestError`]). The OpenAPI
+//! document, generated from the handlers, is served at `/openapi.json`.
+
+pub mod admin;
+pub mod connectors;
+pub mod plugins;
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::Router;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::net::TcpListener;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::worker::{Worker, WorkerError};
+
+pub use admin::Loggers;
+
+/// What the handlers share. Cheap to clone.
+#[derive(Clone)]
+pub struct RestState {
+    /// The worker the API manages.
+    pub worker: Arc<Worker>,
+    /// Live control of the log filter (`/admin/loggers`); `None` when the
+    /// process's subscriber cannot be reloaded.
+    pub loggers: Option<Arc<Loggers>>,
+    /// This worker's id in status bodies (`worker_id`): its `host:port`.
+    pub worker_id: String,
+}
+
+impl RestState {
+    /// The state for `worker`, known to clients as `worker_id`.
+    pub fn new(worker: Arc<Worker>, worker_id: impl Into<String>) -> Self {
+        Self {
+            worker,
+            loggers: None,
+            worker_id: worker_id.into(),
+        }
+    }
+
+    /// With live log-filter control.
+    pub fn with_loggers(mut self, loggers: Arc<Loggers>) -> Self {
+        self.loggers = Some(loggers);
+        self
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Copycat REST API",
+        description = "Kafka Connect-compatible management API of a Copycat worker"
+    ),
+    tags(
+        (name = "worker", description = "The worker itself"),
+        (name = "connectors", description = "Connectors, their tasks and offsets"),
+        (name = "plugins", description = "Connector plugins (components in plugin.path)"),
+        (name = "admin", description = "Log levels")
+    )
+)]
+struct ApiDoc;
+
+/// The router and the OpenAPI document describing it.
+pub fn router(state: RestState) -> (Router, utoipa::openapi::OpenApi) {
+    let (router, api) = OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(admin::root))
+        .routes(routes!(admin::health))
+        .routes(routes!(admin::list_loggers))
+        .routes(routes!(admin::get_logger, admin::put_logger))
+        .routes(routes!(connectors::list, connectors::create))
+        .routes(routes!(connectors::get, connectors::delete))
+        .routes(routes!(
+            connectors::get_config,
+            connectors::put_config,
+            connectors::patch_config
+        ))
+        .routes(routes!(connectors::status))
+        .routes(routes!(connectors::tasks))
+        .routes(routes!(connectors::task_status))
+        .routes(routes!(connectors::pause))
+        .routes(routes!(connectors::resume))
+        .routes(routes!(connectors::stop))
+        .routes(routes!(connectors::restart))
+        .routes(routes!(connectors::restart_task))
+        .routes(routes!(
+            connectors::get_offsets,
+            connectors::alter_offsets,
+            connectors::reset_offsets
+        ))
+        .routes(routes!(plugins::list))
+        .routes(routes!(plugins::config))
+        .routes(routes!(plugins::validate))
+        .with_state(state)
+        .split_for_parts();
+    (router, api)
+}
+
+/// The whole API, `/openapi.json` included, with JSON 404s for unknown paths.
+pub fn app(state: RestState) -> Router {
+    let (router, api) = router(state);
+    let doc = Arc::new(api);
+    router
+        .route(
+            "/openapi.json",
+            axum::routing::get(move || {
+                let doc = doc.clone();
+                async move { Json(doc.as_ref().clone()) }
+            }),
+        )
+        .fallback(|| async { RestError::not_found("HTTP 404 Not Found") })
+}
+
+/// Serve `app` on `listener` until `shutdown` resolves, then finish the
+/// requests in flight.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+}
+
+/// A Kafka Connect error response: `{"error_code": N, "message": "..."}`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{status}: {message}")]
+pub struct RestError {
+    /// The HTTP status (also the body's `error_code`).
+    pub status: StatusCode,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl RestError {
+    /// An error with `status`.
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// 400: the request is malformed or the config invalid.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    /// 404: no such connector, task, plugin or logger.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, message)
+    }
+
+    /// 409: the request conflicts with the current state.
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, message)
+    }
+
+    /// 500: the worker failed (Kafka unreachable, ...), not the client.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, message)
+    }
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    error_code: u16,
+    message: &'a str,
+}
+
+impl IntoResponse for RestError {
+    fn into_response(self) -> Response {
+        let body = ErrorBody {
+            error_code: self.status.as_u16(),
+            message: &self.message,
+        };
+        (self.status, Json(body)).into_response()
+    }
+}
+
+impl From<WorkerError> for RestError {
+    fn from(e: WorkerError) -> Self {
+        let message = e.to_string();
+        match e {
+            WorkerError::Config(_) | WorkerError::UnknownClass { .. } | WorkerError::Load(_) => {
+                Self::bad_request(message)
+            }
+            // The connector's own code refused or failed on this config.
+            WorkerError::Guest { .. } => Self::bad_request(message),
+            WorkerError::Duplicate(_) => Self::conflict(message),
+            WorkerError::UnknownConnector(name) => Self::not_found(format!("Connector {name} not found")),
+            WorkerError::UnknownTask(..) => Self::not_found(message),
+            WorkerError::InFile { source, .. } => {
+                let inner = Self::from(*source);
+                Self::new(inner.status, message)
+            }
+            WorkerError::Kafka(_) | WorkerError::Start(_) => Self::internal(message),
+        }
+    }
+}
+
+/// Parse a JSON body; a malformed one is a 400 naming serde's complaint.
+pub(crate) fn parse_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, RestError> {
+    serde_json::from_slice(body).map_err(|e| RestError::bad_request(format!("Request body is not valid JSON: {e}")))
+}
+
+/// Run blocking worker code (guest calls, joining task threads, Kafka
+/// admin calls) off the async runtime's threads.
+pub(crate) async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Result<R, RestError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| RestError::internal(format!("the request's worker thread failed: {e}")))
+}
+
+/// A query string's `key=value` pairs, repeated keys kept (`expand=status&expand=info`).
+pub(crate) type QueryPairs = axum::extract::Query<Vec<(String, String)>>;
+
+/// Whether a boolean query flag is set (`true`, case-insensitive).
+pub(crate) fn flag(q: &[(String, String)], key: &str) -> Result<bool, RestError> {
+    match q
+        .iter()
+        .rev()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.to_ascii_lowercase())
+    {
+        None => Ok(false),
+        Some(v) if v == "true" => Ok(true),
+        Some(v) if v == "false" || v.is_empty() => Ok(false),
+        Some(v) => Err(RestError::bad_request(format!(
+            "query parameter {key}: '{v}' is not true or false"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use axum::body::{Body, to_bytes};
+    use axum::http::Request;
+    use axum::routing::post;
+    use serde_json::{Value, json};
+    use tower::ServiceExt;
+
+    use super::*;
+    use crate::config::ConfigError;
+
+    async fn body_json(resp: Response) -> (StatusCode, Value) {
+        let status = resp.status();
+        let bytes = to_bytes(resp.into_body(), 1 << 20).await.unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    /// A router with the API's error handling but no worker.
+    fn errors_app() -> Router {
+        Router::new()
+            .route(
+                "/echo",
+                post(|body: axum::body::Bytes| async move {
+                    let v: BTreeMapJson = parse_body(&body)?;
+                    Ok::<_, RestError>(Json(v))
+                }),
+            )
+            .fallback(|| async { RestError::not_found("HTTP 404 Not Found") })
+    }
+
+    type BTreeMapJson = std::collections::BTreeMap<String, String>;
+
+    #[tokio::test]
+    async fn errors_are_kafka_connect_json() {
+        let resp = errors_app()
+            .oneshot(Request::post("/echo").body(Body::from("{\"a\": ")).unwrap())
+            .await
+            .unwrap();
+        let (status, body) = body_json(resp).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(body["error_code"], json!(400));
+        assert!(
+            body["message"].as_str().unwrap().contains("EOF while parsing"),
+            "{body}"
+        );
+
+        let resp = errors_app()
+            .oneshot(Request::post("/echo").body(Body::from("{\"a\": \"b\"}")).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(body_json(resp).await, (StatusCode::OK, json!({"a": "b"})));
+
+        let resp = errors_app()
+            .oneshot(Request::get("/nowhere").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(
+            body_json(resp).await,
+            (
+                StatusCode::NOT_FOUND,
+                json!({"error_code": 404, "message": "HTTP 404 Not Found"})
+            )
+        );
+    }
+
+    #[test]
+    fn worker_errors_map_to_client_codes() {
+        let bad = RestError::from(WorkerError::Config(ConfigError::key("", "topic", "missing")));
+        assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+        assert!(bad.message.contains("topic"));
+        assert_eq!(
+            RestError::from(WorkerError::Duplicate("a".into())).status,
+            StatusCode::CONFLICT
+        );
+        let missing = RestError::from(WorkerError::UnknownConnector("a".into()));
+        assert_eq!(
+            (missing.status, missing.message.as_str()),
+            (StatusCode::NOT_FOUND, "Connector a not found")
+        );
+        assert_eq!(
+            RestError::from(WorkerError::UnknownTask("a".into(), 3)).status,
+            StatusCode::NOT_FOUND
+        );
+    }
+
+    #[test]
+    fn flags() {
+        let q = vec![("includeTasks".to_owned(), "TRUE".to_owned())];
+        assert!(flag(&q, "includeTasks").unwrap());
+        assert!(!flag(&q, "onlyFailed").unwrap());
+        let q = vec![("onlyFailed".to_owned(), "yes".to_owned())];
+        assert_eq!(flag(&q, "onlyFailed").unwrap_err().status, StatusCode::BAD_REQUEST);
+    }
+
+    #[test]
+    fn loggers_apply_directives() {
+        let applied = Arc::new(std::sync::Mutex::new(String::new()));
+        let seen = applied.clone();
+        let loggers = Loggers::new("warn,a::b=debug", move |d| {
+            *seen.lock().unwrap() = d.to_owned();
+            Ok(())
+        });
+        assert_eq!(loggers.get("root"), "WARN");
+        assert_eq!(loggers.get("a::b::c"), "DEBUG");
+        assert_eq!(loggers.get("x"), "WARN");
+        assert_eq!(loggers.set("a", "trace").unwrap(), vec!["a", "a::b"]);
+        assert_eq!(*applied.lock().unwrap(), "warn,a=trace,a::b=trace");
+        assert_eq!(loggers.set("root", "nope").unwrap_err().status, StatusCode::BAD_REQUEST);
+        let refusing = Loggers::new("info", |_| Err("no".into()));
+        assert!(refusing.set("x", "debug").is_err());
+        assert_eq!(refusing.get("x"), "INFO", "a refused change is not recorded");
+    }
+}

@@ -1,0 +1,694 @@
+//! The Kafka Connect-compatible REST API against a real worker and broker,
+//! over a real socket (`rest::serve` on 127.0.0.1:0).
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use copycat_runtime::Worker;
+use copycat_runtime::rest::{self, Loggers, RestState};
+use copycat_runtime::state::{self, StateStore};
+use copycat_tests::*;
+use serde_json::{Value, json};
+
+struct Api {
+    addr: SocketAddr,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+/// Serve the API of `worker` on a free port.
+async fn serve(worker: Arc<Worker>, loggers: Option<Arc<Loggers>>) -> Api {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut state = RestState::new(worker, addr.to_string());
+    if let Some(l) = loggers {
+        state = state.with_loggers(l);
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(rest::serve(listener, rest::app(state), async {
+        let _ = rx.await;
+    }));
+    Api { addr, _stop: tx }
+}
+
+impl Api {
+    /// One HTTP/1.1 request; the status and the body (JSON, or a string).
+    async fn call(&self, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
+        let addr = self.addr;
+        let body = body.unwrap_or("").to_owned();
+        let req = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        tokio::task::spawn_blocking(move || {
+            let mut s = TcpStream::connect(addr).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+            s.write_all(req.as_bytes()).unwrap();
+            let mut resp = String::new();
+            s.read_to_string(&mut resp).unwrap();
+            let status: u16 = resp.split(' ').nth(1).unwrap().parse().unwrap();
+            let body = resp.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+            let value = if body.is_empty() {
+                Value::Null
+            } else {
+                serde_json::from_str(body).unwrap_or_else(|_| Value::String(body.to_owned()))
+            };
+            (status, value)
+        })
+        .await
+        .unwrap()
+    }
+
+    async fn get(&self, path: &str) -> (u16, Value) {
+        self.call("GET", path, None).await
+    }
+
+    async fn send(&self, method: &str, path: &str, body: &Value) -> (u16, Value) {
+        self.call(method, path, Some(&body.to_string())).await
+    }
+
+    /// Poll `GET path` until `check` accepts the body.
+    async fn until(&self, what: &str, path: &str, check: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let (code, body) = self.get(path).await;
+            if code == 200 && check(&body) {
+                return body;
+            }
+            assert!(Instant::now() < deadline, "{what}: last answer {code} {body}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+async fn start() -> (Arc<Worker>, Api) {
+    let worker = Arc::new(worker(&unique("offsets")).await);
+    let api = serve(worker.clone(), None).await;
+    (worker, api)
+}
+
+fn datagen(name: &str, topic: &str) -> Value {
+    json!({"name": name, "config": {
+        "connector.class": "datagen", "topic": topic, "streams": "1", "rate": "200", "topic.partitions": "1",
+    }})
+}
+
+fn task_states(status: &Value) -> Vec<String> {
+    status["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["state"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn topic_len(topic: &str) -> i64 {
+    let topic = topic.to_owned();
+    tokio::task::spawn_blocking(move || topic_size(&topic)).await.unwrap()
+}
+
+async fn grows(topic: &str) {
+    let before = topic_len(topic).await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while topic_len(topic).await <= before {
+        assert!(Instant::now() < deadline, "no new records in {topic}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connector_lifecycle_over_rest() {
+    let topic = unique("rest");
+    create_topic(&topic, 1).await;
+    let (_worker, api) = start().await;
+    let name = unique("dg");
+    let base = format!("/connectors/{name}");
+
+    let (code, body) = api.send("POST", "/connectors", &datagen(&name, &topic)).await;
+    assert_eq!(code, 201, "{body}");
+    assert_eq!(body["name"], json!(name));
+    assert_eq!(body["type"], json!("source"));
+    assert_eq!(body["config"]["topic"], json!(topic));
+    assert_eq!(body["tasks"], json!([{"connector": name, "task": 0}]));
+    let status = api
+        .until("running", &format!("{base}/status"), |s| task_states(s) == ["RUNNING"])
+        .await;
+    assert_eq!(status["connector"]["state"], json!("RUNNING"));
+    assert_eq!(status["connector"]["worker_id"], json!(api.addr.to_string()));
+    assert_eq!(status["type"], json!("source"));
+    grows(&topic).await;
+
+    // Lists.
+    let (code, list) = api.get("/connectors").await;
+    assert_eq!(code, 200);
+    assert!(list.as_array().unwrap().contains(&json!(name)), "{list}");
+    let (_, expanded) = api.get("/connectors?expand=status&expand=info").await;
+    assert_eq!(expanded[&name]["status"]["connector"]["state"], json!("RUNNING"));
+    assert_eq!(expanded[&name]["info"]["config"]["topic"], json!(topic));
+    let (_, info) = api.get(&base).await;
+    assert_eq!(info["name"], json!(name));
+    let (code, tasks) = api.get(&format!("{base}/tasks")).await;
+    assert_eq!(code, 200);
+    assert_eq!(tasks[0]["id"], json!({"connector": name, "task": 0}));
+    assert!(tasks[0]["config"].is_object(), "{tasks}");
+    let (code, t0) = api.get(&format!("{base}/tasks/0/status")).await;
+    assert_eq!((code, t0["id"].clone()), (200, json!(0)), "{t0}");
+    assert_eq!(api.get(&format!("{base}/tasks/7/status")).await.0, 404);
+
+    // Config: get, put (replace), patch (null removes).
+    let (code, config) = api.get(&format!("{base}/config")).await;
+    assert_eq!(code, 200);
+    assert_eq!(config["rate"], json!("200"));
+    let mut replaced = config.clone();
+    replaced["rate"] = json!("300");
+    let (code, body) = api.send("PUT", &format!("{base}/config"), &replaced).await;
+    assert_eq!(code, 200, "replacing is 200: {body}");
+    assert_eq!(api.get(&format!("{base}/config")).await.1["rate"], json!("300"));
+    let (code, body) = api
+        .send(
+            "PATCH",
+            &format!("{base}/config"),
+            &json!({"rate": null, "value.size": "50"}),
+        )
+        .await;
+    assert_eq!(code, 200, "{body}");
+    let (_, config) = api.get(&format!("{base}/config")).await;
+    assert_eq!(config.get("rate"), None, "null removed the key: {config}");
+    assert_eq!(config["value.size"], json!("50"));
+    // Back to a modest rate for the rest of the test.
+    api.send("PATCH", &format!("{base}/config"), &json!({"rate": "200"}))
+        .await;
+    api.until("running again", &format!("{base}/status"), |s| {
+        task_states(s) == ["RUNNING"]
+    })
+    .await;
+
+    // Pause: tasks PAUSED, no new records.
+    assert_eq!(api.call("PUT", &format!("{base}/pause"), None).await.0, 202);
+    let status = api.get(&format!("{base}/status")).await.1;
+    assert_eq!(status["connector"]["state"], json!("PAUSED"), "{status}");
+    assert_eq!(task_states(&status), ["PAUSED"]);
+    let paused_at = topic_len(&topic).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(topic_len(&topic).await, paused_at, "a paused connector writes nothing");
+
+    // Resume.
+    assert_eq!(api.call("PUT", &format!("{base}/resume"), None).await.0, 202);
+    api.until("resumed", &format!("{base}/status"), |s| {
+        s["connector"]["state"] == json!("RUNNING") && task_states(s) == ["RUNNING"]
+    })
+    .await;
+    grows(&topic).await;
+
+    // Offsets of a running connector may not change.
+    let (code, body) = api
+        .send("PATCH", &format!("{base}/offsets"), &json!({"offsets": []}))
+        .await;
+    assert_eq!(code, 409, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("STOPPED"), "{body}");
+    assert_eq!(api.call("DELETE", &format!("{base}/offsets"), None).await.0, 409);
+
+    // Restarts.
+    let (code, body) = api
+        .call("POST", &format!("{base}/restart?includeTasks=true"), None)
+        .await;
+    assert_eq!(code, 202, "{body}");
+    assert_eq!(body["name"], json!(name));
+    assert_eq!(api.call("POST", &format!("{base}/restart"), None).await.0, 204);
+    assert_eq!(api.call("POST", &format!("{base}/tasks/0/restart"), None).await.0, 204);
+    api.until("running after restarts", &format!("{base}/status"), |s| {
+        task_states(s) == ["RUNNING"]
+    })
+    .await;
+
+    // Stop: STOPPED, no tasks, the committed offsets readable and alterable.
+    assert_eq!(api.call("PUT", &format!("{base}/stop"), None).await.0, 202);
+    let status = api.get(&format!("{base}/status")).await.1;
+    assert_eq!(status["connector"]["state"], json!("STOPPED"), "{status}");
+    assert_eq!(status["tasks"], json!([]));
+    let (code, offsets) = api.get(&format!("{base}/offsets")).await;
+    assert_eq!(code, 200, "{offsets}");
+    let entries = offsets["offsets"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{offsets}");
+    assert!(
+        entries[0]["partition"].is_object() && entries[0]["offset"].is_object(),
+        "{offsets}"
+    );
+    let (code, body) = api
+        .send(
+            "PATCH",
+            &format!("{base}/offsets"),
+            &json!({"offsets": [{"partition": entries[0]["partition"], "offset": entries[0]["offset"]}]}),
+        )
+        .await;
+    assert_eq!(code, 200, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("altered successfully"),
+        "{body}"
+    );
+    let (code, body) = api.send("PATCH", &format!("{base}/offsets"), &json!({"nope": 1})).await;
+    assert_eq!(code, 400, "{body}");
+
+    // Delete: gone.
+    assert_eq!(api.call("DELETE", &base, None).await.0, 204);
+    let (code, body) = api.get(&base).await;
+    assert_eq!(code, 404);
+    assert_eq!(body["error_code"], json!(404));
+    assert!(
+        !api.get("/connectors")
+            .await
+            .1
+            .as_array()
+            .unwrap()
+            .contains(&json!(name))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_kafka_connect_errors() {
+    let topic = unique("rest-bad");
+    let (_worker, api) = start().await;
+
+    let (code, body) = api.get("/connectors/nope/status").await;
+    assert_eq!(code, 404);
+    assert_eq!(body, json!({"error_code": 404, "message": "Connector nope not found"}));
+    for (method, path) in [
+        ("GET", "/connectors/nope"),
+        ("GET", "/connectors/nope/config"),
+        ("PUT", "/connectors/nope/pause"),
+        ("DELETE", "/connectors/nope"),
+        ("GET", "/connectors/nope/offsets"),
+        ("GET", "/connectors/nope/tasks/x/status"),
+        ("GET", "/no/such/path"),
+    ] {
+        let (code, body) = api.call(method, path, None).await;
+        assert_eq!(code, 404, "{method} {path}: {body}");
+        assert_eq!(body["error_code"], json!(404), "{method} {path}: {body}");
+    }
+
+    let (code, body) = api.call("POST", "/connectors", Some("{\"name\": ")).await;
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(body["error_code"], json!(400));
+    assert!(
+        body["message"].as_str().unwrap().contains("EOF"),
+        "serde's message: {body}"
+    );
+    let (code, body) = api.call("PATCH", "/connectors/nope/config", Some("[1,2")).await;
+    assert_eq!(code, 400, "{body}");
+
+    let name = unique("bad");
+    let (code, body) = api
+        .send(
+            "POST",
+            "/connectors",
+            &json!({"name": name, "config": {"connector.class": "datagen", "rate": "fast", "tasks.max": "0"}}),
+        )
+        .await;
+    assert_eq!(code, 400, "{body}");
+    let msg = body["message"].as_str().unwrap();
+    assert!(msg.contains("tasks.max"), "{msg}");
+    let (code, body) = api
+        .send(
+            "POST",
+            "/connectors",
+            &json!({"name": name, "config": {"connector.class": "datagen", "rate": "fast"}}),
+        )
+        .await;
+    assert_eq!(code, 400, "{body}");
+    let msg = body["message"].as_str().unwrap();
+    assert!(
+        msg.contains("rate") && msg.contains("topic"),
+        "every bad key named: {msg}"
+    );
+    let (code, body) = api
+        .send(
+            "POST",
+            "/connectors",
+            &json!({"name": name, "config": {"connector.class": "nosuch"}}),
+        )
+        .await;
+    assert_eq!(code, 400, "{body}");
+    let (code, body) = api
+        .send(
+            "POST",
+            "/connectors",
+            &json!({"config": {"connector.class": "datagen"}}),
+        )
+        .await;
+    assert_eq!(code, 400, "no name: {body}");
+    let mut ok = datagen(&name, &topic);
+    ok["initial_state"] = json!("SLEEPING");
+    assert_eq!(api.send("POST", "/connectors", &ok).await.0, 400);
+    ok["initial_state"] = json!("STOPPED");
+    let (code, body) = api.send("POST", "/connectors", &ok).await;
+    assert_eq!(code, 201, "{body}");
+    let (code, body) = api.send("POST", "/connectors", &ok).await;
+    assert_eq!(code, 409, "{body}");
+    assert_eq!(body["error_code"], json!(409));
+    let (code, body) = api
+        .send(
+            "PUT",
+            &format!("/connectors/{name}/config"),
+            &json!({"connector.class": "datagen"}),
+        )
+        .await;
+    assert_eq!(code, 400, "an invalid replacement changes nothing: {body}");
+    assert_eq!(
+        api.get(&format!("/connectors/{name}/config")).await.1["topic"],
+        json!(topic)
+    );
+    let (code, body) = api
+        .call("POST", &format!("/connectors/{name}/restart?onlyFailed=maybe"), None)
+        .await;
+    assert_eq!(code, 400, "{body}");
+    // A PUT of a new name creates it (201).
+    let other = unique("put");
+    let (code, body) = api
+        .send(
+            "PUT",
+            &format!("/connectors/{other}/config"),
+            &json!({"connector.class": "datagen", "topic": topic, "count": "1"}),
+        )
+        .await;
+    assert_eq!(code, 201, "{body}");
+    assert_eq!(api.call("DELETE", &format!("/connectors/{other}"), None).await.0, 204);
+    assert_eq!(api.call("DELETE", &format!("/connectors/{name}"), None).await.0, 204);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plugins_and_validation() {
+    let (_worker, api) = start().await;
+    let (code, plugins) = api.get("/connector-plugins?connectorsOnly=true").await;
+    assert_eq!(code, 200, "{plugins}");
+    let plugins = plugins.as_array().unwrap();
+    let find = |class: &str| plugins.iter().find(|p| p["class"] == json!(class)).cloned();
+    let dg = find("datagen").expect("datagen listed");
+    assert_eq!(dg["type"], json!("source"));
+    assert!(dg["version"].as_str().is_some_and(|v| !v.is_empty()), "{dg}");
+    assert_eq!(find("file-sink").expect("file-sink listed")["type"], json!("sink"));
+
+    let (code, keys) = api.get("/connector-plugins/datagen/config").await;
+    assert_eq!(code, 200);
+    let topic = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"] == json!("topic"))
+        .expect("topic key");
+    assert_eq!(topic["required"], json!(true));
+    assert_eq!(topic["type"], json!("STRING"));
+    assert_eq!(api.get("/connector-plugins/nosuch/config").await.0, 404);
+
+    let validate = "/connector-plugins/datagen/config/validate";
+    let errors_of = |body: &Value, key: &str| -> Vec<String> {
+        body["configs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["value"]["name"] == json!(key))
+            .map(|c| serde_json::from_value(c["value"]["errors"].clone()).unwrap())
+            .unwrap_or_default()
+    };
+    // Declared keys: a missing required key, a value of the wrong type.
+    let (code, body) = api.send("PUT", validate, &json!({"rate": "fast"})).await;
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["name"], json!("datagen"));
+    assert_eq!(body["error_count"], json!(2), "{body}");
+    assert_eq!(errors_of(&body, "topic").len(), 1, "{body}");
+    assert_eq!(errors_of(&body, "rate").len(), 1, "{body}");
+    assert_eq!(body["groups"], json!(["Common"]));
+    // The connector's own validate, in the sandbox.
+    let (_, body) = api.send("PUT", validate, &json!({"topic": "t", "streams": "0"})).await;
+    assert_eq!(body["error_count"], json!(1), "{body}");
+    assert!(errors_of(&body, "streams")[0].contains("at least 1"), "{body}");
+    // Valid.
+    let (_, body) = api.send("PUT", validate, &json!({"topic": "t"})).await;
+    assert_eq!(body["error_count"], json!(0), "{body}");
+    let topic_value = body["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["definition"]["name"] == json!("topic"))
+        .unwrap()["value"]
+        .clone();
+    assert_eq!(topic_value["value"], json!("t"));
+    assert_eq!(topic_value["visible"], json!(true));
+    assert_eq!(
+        api.send("PUT", "/connector-plugins/nosuch/config/validate", &json!({}))
+            .await
+            .0,
+        404
+    );
+    assert_eq!(api.call("PUT", validate, Some("{")).await.0, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worker_info_loggers_and_openapi() {
+    let worker = Arc::new(worker(&unique("offsets")).await);
+    let applied = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = applied.clone();
+    let loggers = Loggers::new("info,rdkafka=warn", move |d| {
+        seen.lock().unwrap().push(d.to_owned());
+        Ok(())
+    });
+    let api = serve(worker, Some(Arc::new(loggers))).await;
+
+    let (code, root) = api.get("/").await;
+    assert_eq!(code, 200);
+    assert!(root["version"].as_str().is_some(), "{root}");
+    assert!(root["commit"].as_str().is_some(), "{root}");
+    assert!(
+        root["kafka_cluster_id"].as_str().is_some_and(|id| !id.is_empty()),
+        "{root}"
+    );
+    let (code, health) = api.get("/health").await;
+    assert_eq!((code, health["status"].clone()), (200, json!("healthy")));
+
+    let (code, all) = api.get("/admin/loggers").await;
+    assert_eq!(code, 200);
+    assert_eq!(all, json!({"root": {"level": "INFO"}, "rdkafka": {"level": "WARN"}}));
+    let (code, body) = api
+        .send(
+            "PUT",
+            "/admin/loggers/copycat_runtime::task",
+            &json!({"level": "debug"}),
+        )
+        .await;
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body, json!(["copycat_runtime::task"]));
+    assert_eq!(
+        applied.lock().unwrap().last().unwrap(),
+        "info,copycat_runtime::task=debug,rdkafka=warn"
+    );
+    assert_eq!(
+        api.get("/admin/loggers/copycat_runtime::task::source").await.1,
+        json!({"level": "DEBUG"}),
+        "inherited from the parent"
+    );
+    assert_eq!(api.get("/admin/loggers/other").await.1, json!({"level": "INFO"}));
+    let (code, body) = api.send("PUT", "/admin/loggers/root", &json!({"level": "LOUD"})).await;
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(api.call("PUT", "/admin/loggers/root", Some("nope")).await.0, 400);
+
+    let (code, doc) = api.get("/openapi.json").await;
+    assert_eq!(code, 200);
+    assert!(doc["openapi"].as_str().unwrap().starts_with('3'), "{doc}");
+    let paths = doc["paths"].as_object().unwrap();
+    for p in [
+        "/",
+        "/connectors",
+        "/connectors/{connector}/config",
+        "/connectors/{connector}/offsets",
+        "/connectors/{connector}/tasks/{task}/restart",
+        "/connector-plugins/{plugin}/config/validate",
+        "/admin/loggers/{logger}",
+    ] {
+        assert!(paths.contains_key(p), "{p} missing from {:?}", paths.keys());
+    }
+    assert!(paths["/connectors/{connector}/config"]["patch"].is_object());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_worker_restores_connectors_and_states() {
+    let topic = unique("rest-state");
+    create_topic(&topic, 1).await;
+    let dir = tempfile::tempdir().unwrap();
+    let offsets = unique("offsets");
+    let worker = Arc::new(worker(&offsets).await);
+    worker.persist_to(StateStore::new(dir.path()));
+    let api = serve(worker.clone(), None).await;
+    let names = [unique("run"), unique("paused"), unique("stopped")];
+    for (name, initial) in names.iter().zip(["RUNNING", "PAUSED", "STOPPED"]) {
+        let mut body = datagen(name, &topic);
+        body["initial_state"] = json!(initial);
+        let (code, body) = api.send("POST", "/connectors", &body).await;
+        assert_eq!(code, 201, "{body}");
+    }
+    let (code, _) = api
+        .send(
+            "PATCH",
+            &format!("/connectors/{}/config", names[0]),
+            &json!({"rate": "100"}),
+        )
+        .await;
+    assert_eq!(code, 200);
+    let persisted = std::fs::read_to_string(dir.path().join("connectors.json")).unwrap();
+    assert!(persisted.contains(&names[2]), "{persisted}");
+    let w = worker.clone();
+    tokio::task::spawn_blocking(move || w.shutdown()).await.unwrap();
+    drop(api);
+
+    // A new worker on the same state.dir.
+    let worker = Arc::new(copycat_runtime::Worker::start(worker_config(&offsets)).await.unwrap());
+    let store = StateStore::new(dir.path());
+    let saved = store.load().unwrap();
+    assert_eq!(saved.len(), 3);
+    let w = worker.clone();
+    tokio::task::spawn_blocking(move || state::restore(&w, &saved, &[]))
+        .await
+        .unwrap();
+    worker.persist_to(store);
+    let api = serve(worker.clone(), None).await;
+    let status = |n: &str| format!("/connectors/{n}/status");
+    api.until("restored running", &status(&names[0]), |s| {
+        task_states(s) == ["RUNNING"]
+    })
+    .await;
+    assert_eq!(
+        api.get(&format!("/connectors/{}/config", names[0])).await.1["rate"],
+        json!("100"),
+        "the patched config was persisted"
+    );
+    let paused = api.get(&status(&names[1])).await.1;
+    assert_eq!(paused["connector"]["state"], json!("PAUSED"), "{paused}");
+    assert_eq!(task_states(&paused), ["PAUSED"]);
+    let stopped = api.get(&status(&names[2])).await.1;
+    assert_eq!(stopped["connector"]["state"], json!("STOPPED"), "{stopped}");
+    // The restored paused connector resumes.
+    assert_eq!(
+        api.call("PUT", &format!("/connectors/{}/resume", names[1]), None)
+            .await
+            .0,
+        202
+    );
+    api.until("resumed", &status(&names[1]), |s| task_states(s) == ["RUNNING"])
+        .await;
+    let w = worker.clone();
+    tokio::task::spawn_blocking(move || w.shutdown()).await.unwrap();
+}
+
+/// `copycat standalone`: serves the API on `listeners`, changes log levels
+/// live, persists to `state.dir`, and a restarted process (no connector
+/// files) restores the connector in its state.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn standalone_serves_the_api_and_restores_its_connectors() {
+    use std::io::BufRead;
+    use std::process::{Child, Command, Stdio};
+
+    let dir = tempfile::tempdir().unwrap();
+    let topic = unique("rest-cli");
+    create_topic(&topic, 1).await;
+    let name = unique("cli");
+    let worker_props = dir.path().join("worker.properties");
+    std::fs::write(
+        &worker_props,
+        format!(
+            "bootstrap.servers={}\nplugin.path={}\noffset.storage.topic={}\nlisteners=http://127.0.0.1:0\nstate.dir={}/state\n",
+            bootstrap(),
+            plugin_dir().display(),
+            unique("offsets"),
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let conn = dir.path().join("c.properties");
+    std::fs::write(
+        &conn,
+        format!("name={name}\nconnector.class=datagen\ntopic={topic}\nrate=50\n"),
+    )
+    .unwrap();
+
+    /// Kills the process if the test fails before it is terminated.
+    struct Guard(Option<Child>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            if let Some(c) = &mut self.0 {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+        }
+    }
+
+    /// Start the binary; the address it logs, its stderr drained in the background.
+    fn launch(args: &[&std::path::Path]) -> (Guard, SocketAddr) {
+        let mut child = Command::new(copycat_bin())
+            .arg("standalone")
+            .args(args)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+                if line.contains("REST API listening")
+                    && let Some(addr) = line.split("address=").nth(1)
+                {
+                    let _ = tx.send(addr.trim().parse::<SocketAddr>().unwrap());
+                }
+            }
+        });
+        let guard = Guard(Some(child));
+        let addr = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the listening address is logged");
+        (guard, addr)
+    }
+    fn terminate(mut guard: Guard) {
+        let mut child = guard.0.take().unwrap();
+        let ok = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(exit) = child.try_wait().unwrap() {
+                assert!(exit.success(), "exit 0 after SIGTERM, got {exit:?}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "copycat did not stop");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    let api_at = |addr: SocketAddr| Api {
+        addr,
+        _stop: tokio::sync::oneshot::channel().0,
+    };
+
+    let (child, addr) = tokio::task::spawn_blocking({
+        let (w, c) = (worker_props.clone(), conn.clone());
+        move || launch(&[&w, &c])
+    })
+    .await
+    .unwrap();
+    let api = api_at(addr);
+    let status = format!("/connectors/{name}/status");
+    api.until("running", &status, |s| task_states(s) == ["RUNNING"]).await;
+    let (code, body) = api
+        .send("PUT", "/admin/loggers/copycat_runtime", &json!({"level": "debug"}))
+        .await;
+    assert_eq!((code, body), (200, json!(["copycat_runtime"])));
+    assert_eq!(api.call("PUT", &format!("/connectors/{name}/pause"), None).await.0, 202);
+    tokio::task::spawn_blocking(move || terminate(child)).await.unwrap();
+
+    let (child, addr) = tokio::task::spawn_blocking(move || launch(&[&worker_props]))
+        .await
+        .unwrap();
+    let api = api_at(addr);
+    let restored = api.get(&status).await.1;
+    assert_eq!(restored["connector"]["state"], json!("PAUSED"), "{restored}");
+    assert_eq!(task_states(&restored), ["PAUSED"]);
+    tokio::task::spawn_blocking(move || terminate(child)).await.unwrap();
+}
