@@ -139,6 +139,18 @@ async fn connector_lifecycle_over_rest() {
     assert_eq!(status["type"], json!("source"));
     grows(&topic).await;
 
+    // Prometheus scrapes the worker's metrics.
+    let metrics = api
+        .until("the task's metrics", "/metrics", |m| {
+            m.as_str().is_some_and(|t| {
+                t.contains(&format!(
+                    "copycat_source_records_polled_total{{connector=\"{name}\",task=\"0\"}}"
+                ))
+            })
+        })
+        .await;
+    assert!(metrics.as_str().unwrap().trim_end().ends_with("# EOF"), "{metrics}");
+
     // Lists.
     let (code, list) = api.get("/connectors").await;
     assert_eq!(code, 200);
@@ -503,6 +515,7 @@ async fn worker_info_loggers_and_openapi() {
         "/connectors/{connector}/tasks/{task}/restart",
         "/connector-plugins/{plugin}/config/validate",
         "/admin/loggers/{logger}",
+        "/metrics",
     ] {
         assert!(paths.contains_key(p), "{p} missing from {:?}", paths.keys());
     }

@@ -167,6 +167,17 @@ pub async fn health() -> Json<Value> {
     Json(json!({"status": "healthy", "message": "Worker has completed startup and is ready to handle requests."}))
 }
 
+/// Every metric of the worker's connectors and tasks, in the OpenMetrics
+/// text format (Prometheus scrapes it as is).
+#[utoipa::path(get, path = "/metrics", tag = "worker",
+    responses((status = 200, description = "OpenMetrics text", content_type = "application/openmetrics-text")))]
+pub async fn metrics(State(st): State<RestState>) -> impl axum::response::IntoResponse {
+    (
+        [(axum::http::header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
+        st.worker.metrics_text(),
+    )
+}
+
 /// Every configured logger and the root: `{"root": {"level": "INFO"}, ...}`.
 #[utoipa::path(get, path = "/admin/loggers", tag = "admin",
     responses((status = 200, description = "{logger: {level}}")))]

@@ -78,6 +78,7 @@ pub fn router(state: RestState) -> (Router, utoipa::openapi::OpenApi) {
     let (router, api) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(admin::root))
         .routes(routes!(admin::health))
+        .routes(routes!(admin::metrics))
         .routes(routes!(admin::list_loggers))
         .routes(routes!(admin::get_logger, admin::put_logger))
         .routes(routes!(connectors::list, connectors::create))
