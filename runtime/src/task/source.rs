@@ -191,7 +191,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     if exactly_once {
         producer
             .init_transactions(ctx.worker.offset_flush_timeout.max(Duration::from_secs(30)))
-            .map_err(|e| txn_failure(ctx, "initialising transactions", e))?;
+            .map_err(|e| txn_failure(ctx, &producer, "initialising transactions", e))?;
         tracing::info!(transactional_id = %transactional_id(ctx), "exactly-once: transactions initialised");
     }
     let offsets = read_connector(&ctx.worker, &ctx.ident.connector)?;
@@ -367,7 +367,7 @@ impl SourceRunner<'_> {
         if self.txn.is_none() {
             self.producer
                 .begin_transaction()
-                .map_err(|e| txn_failure(self.ctx, "beginning a transaction", e))?;
+                .map_err(|e| txn_failure(self.ctx, &self.producer, "beginning a transaction", e))?;
             self.txn = Some(OpenTxn {
                 began: Instant::now(),
                 records: 0,
@@ -450,14 +450,16 @@ impl SourceRunner<'_> {
             std::thread::sleep(Duration::from_micros(200));
         }
         if let Err(e) = self.producer.commit_transaction(timeout) {
-            let failure = txn_failure(self.ctx, "committing a transaction", e);
             self.txn = Some(OpenTxn {
                 began: txn.began,
                 records: txn.records,
                 offsets: BTreeMap::new(),
             });
             self.abort();
-            return Err(failure);
+            // After the abort: a commit that lost to a newer instance may
+            // report an unspecific broker error, and only the abort (or
+            // the producer's fatal error) says "fenced".
+            return Err(txn_failure(self.ctx, &self.producer, "committing a transaction", e));
         }
         self.offsets_committed(&positions, txn.records);
         Ok(())
@@ -752,11 +754,17 @@ fn transactional_id(ctx: &TaskContext) -> String {
 }
 
 /// Explain a transaction error; fencing says which instance won.
-fn txn_failure(ctx: &TaskContext, what: &str, e: RdKafkaError) -> TaskFailure {
-    let fenced = matches!(
-        e.rdkafka_error_code(),
-        Some(RDKafkaErrorCode::ProducerFenced | RDKafkaErrorCode::InvalidProducerEpoch | RDKafkaErrorCode::Fenced)
-    );
+fn txn_failure(ctx: &TaskContext, producer: &Kproducer, what: &str, e: RdKafkaError) -> TaskFailure {
+    let is_fence = |c: RDKafkaErrorCode| {
+        matches!(
+            c,
+            RDKafkaErrorCode::ProducerFenced | RDKafkaErrorCode::InvalidProducerEpoch | RDKafkaErrorCode::Fenced
+        )
+    };
+    // The call's own error, or the producer's fatal error (raised when the
+    // coordinator fenced it, even if the call reported something vaguer).
+    let fenced = e.rdkafka_error_code().is_some_and(is_fence)
+        || producer.client().fatal_error().is_some_and(|(c, _)| is_fence(c));
     if fenced {
         TaskFailure(format!(
             "{FENCED}another instance of task {} (transactional.id {}) took over; this one stopped without committing ({what}: {e})",
