@@ -85,16 +85,22 @@ pub fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 /// A worker config for the test broker with its own offsets topic and a
 /// short flush interval.
 pub fn worker_config(offsets_topic: &str) -> WorkerConfig {
+    worker_config_with(offsets_topic, &[])
+}
+
+/// [`worker_config`] plus `extra` worker keys.
+pub fn worker_config_with(offsets_topic: &str, extra: &[(&str, &str)]) -> WorkerConfig {
     let dir = plugin_dir();
-    WorkerConfig::from_props(props(&[
+    let mut p = props(&[
         ("bootstrap.servers", &bootstrap()),
         ("plugin.path", dir.to_str().unwrap()),
         ("offset.storage.topic", offsets_topic),
         ("offset.storage.partitions", "3"),
         ("offset.flush.interval.ms", "200"),
         ("task.call.timeout.ms", "2000"),
-    ]))
-    .unwrap()
+    ]);
+    p.extend(props(extra));
+    WorkerConfig::from_props(p).unwrap()
 }
 
 /// Start a worker on the test broker.

@@ -5,9 +5,9 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use copycat_runtime::Worker;
 use copycat_runtime::engine::{EngineConfig, WasmEngine};
 use copycat_runtime::task::{TaskState, TaskStatus};
-use copycat_runtime::{Worker, WorkerConfig};
 use copycat_tests::*;
 
 fn status(worker: &Worker, name: &str) -> TaskStatus {
@@ -16,17 +16,8 @@ fn status(worker: &Worker, name: &str) -> TaskStatus {
 
 /// A worker with extra worker-config keys.
 fn worker_with(offsets: &str, extra: &[(&str, &str)]) -> Worker {
-    let mut props = props(&[
-        ("bootstrap.servers", &bootstrap()),
-        ("plugin.path", plugin_dir().to_str().unwrap()),
-        ("offset.storage.topic", offsets),
-        ("offset.storage.partitions", "3"),
-        ("offset.flush.interval.ms", "200"),
-        ("task.call.timeout.ms", "2000"),
-    ]);
-    props.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     init_logging();
-    block_on(Worker::start(WorkerConfig::from_props(props).unwrap())).unwrap()
+    block_on(Worker::start(worker_config_with(offsets, extra))).unwrap()
 }
 
 fn datagen(name: &str, topic: &str, count: &str) -> Vec<(&'static str, String)> {

@@ -191,6 +191,29 @@ pub(crate) struct TaskContext {
 }
 
 impl TaskContext {
+    /// The task's guest instance: its own store, with the connector's
+    /// grants and limits, `offsets` as the committed source offsets, and
+    /// the task's instruments.
+    pub(crate) fn instantiate(
+        &self,
+        offsets: std::sync::Arc<crate::host::OffsetSnapshot>,
+    ) -> Result<crate::engine::guest::Guest, TaskFailure> {
+        let host = crate::host::TaskHost::new(
+            self.ident.clone(),
+            &self.connector.limits,
+            offsets,
+            &self.connector.grants,
+        )
+        .map_err(|e| TaskFailure(e.to_string()))?;
+        Ok(crate::engine::guest::Guest::instantiate_instrumented(
+            &self.engine,
+            &self.plugin,
+            host,
+            &self.connector.limits,
+            Some(self.status.instruments().clone()),
+        )?)
+    }
+
     pub(crate) fn stopping(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }

@@ -17,7 +17,6 @@ use rdkafka::{ClientContext, Offset, TopicPartitionList};
 
 use super::{TaskContext, TaskFailure, TaskMetrics, TaskState, pause};
 use crate::engine::guest::{Guest, GuestError, Header, SinkRecord, TopicPartition, TopicPartitionOffset};
-use crate::host::TaskHost;
 use crate::kafka::{KafkaError, client_config};
 use crate::metrics::TaskInstruments;
 
@@ -198,20 +197,7 @@ fn to_record(m: &BorrowedMessage<'_>) -> SinkRecord {
 
 /// The task body.
 pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
-    let host = TaskHost::new(
-        ctx.ident.clone(),
-        &ctx.connector.limits,
-        Arc::default(),
-        &ctx.connector.grants,
-    )
-    .map_err(|e| TaskFailure(e.to_string()))?;
-    let guest = Guest::instantiate_instrumented(
-        &ctx.engine,
-        &ctx.plugin,
-        host,
-        &ctx.connector.limits,
-        Some(ctx.status.instruments().clone()),
-    )?;
+    let guest = ctx.instantiate(Arc::default())?;
     let shared = Arc::new(Mutex::new(SinkShared {
         guest,
         next: BTreeMap::new(),

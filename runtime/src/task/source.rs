@@ -18,7 +18,6 @@ use super::records::RecordCheck;
 use super::{FENCED, TaskContext, TaskFailure, TaskState, pause};
 use crate::config::{DeliveryGuarantee, TransactionBoundary};
 use crate::engine::guest::{Guest, GuestError, SourcePosition, SourceRecord};
-use crate::host::TaskHost;
 use crate::host::transactions::TransactionRequest;
 use crate::kafka::offsets::{offset_key, offset_value, read_connector};
 use crate::kafka::{KafkaError, producer_config};
@@ -196,20 +195,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     }
     let offsets = read_connector(&ctx.worker, &ctx.ident.connector)?;
     tracing::info!(committed = offsets.len(), "loaded committed source offsets");
-    let host = TaskHost::new(
-        ctx.ident.clone(),
-        &ctx.connector.limits,
-        Arc::new(offsets),
-        &ctx.connector.grants,
-    )
-    .map_err(|e| TaskFailure(e.to_string()))?;
-    let guest = Guest::instantiate_instrumented(
-        &ctx.engine,
-        &ctx.plugin,
-        host,
-        &ctx.connector.limits,
-        Some(ctx.status.instruments().clone()),
-    )?;
+    let guest = ctx.instantiate(Arc::new(offsets))?;
     ctx.status.instruments().commit_lag(0);
     let producer = Arc::new(producer);
     // Exactly-once produces on the task thread, inside the transaction.
