@@ -14,6 +14,7 @@ pub mod host;
 pub mod kafka;
 pub mod metrics;
 pub mod offsets_admin;
+pub mod plugins;
 pub mod rest;
 pub mod standalone;
 pub mod state;

@@ -119,6 +119,41 @@ pub struct ConnectorLabels {
     pub connector: Name,
 }
 
+/// How a hot swap ended (label `outcome`).
+#[derive(Debug, Clone, Copy, Hash, PartialEq, Eq)]
+pub enum SwapOutcome {
+    /// The new version runs.
+    Swapped,
+    /// The new version failed to start; the previous one runs again.
+    RolledBack,
+}
+
+impl SwapOutcome {
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SwapOutcome::Swapped => "swapped",
+            SwapOutcome::RolledBack => "rolled_back",
+        }
+    }
+}
+
+impl EncodeLabelValue for SwapOutcome {
+    fn encode(&self, encoder: &mut LabelValueEncoder<'_>) -> Result<(), fmt::Error> {
+        use fmt::Write;
+        encoder.write_str(self.as_str())
+    }
+}
+
+/// The labels of `copycat_connector_swaps_total`.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SwapLabels {
+    /// Connector name.
+    pub connector: Name,
+    /// How the swap ended.
+    pub outcome: SwapOutcome,
+}
+
 /// The guest calls whose duration is measured (label `call`).
 #[derive(Debug, Clone, Copy, Hash, PartialEq, Eq)]
 pub enum Call {
@@ -348,7 +383,12 @@ pub mod families {
     /// Histogram `copycat_connector_swap_pause_seconds{connector}`.
     pub const CONNECTOR_SWAP_PAUSE: Def = Def::seconds(
         "copycat_connector_swap_pause",
-        "How long records stopped flowing while a connector's component was hot-swapped (not fed yet)",
+        "How long records stopped flowing while a connector's component (or config) was replaced: from the drain of the old tasks to the start of the new ones",
+    );
+    /// Counter `copycat_connector_swaps_total{connector,outcome}`.
+    pub const CONNECTOR_SWAPS: Def = Def::plain(
+        "copycat_connector_swaps",
+        "Replacements of a running connector's component version, by outcome (swapped, rolled_back)",
     );
 }
 
@@ -369,6 +409,7 @@ pub struct WorkerMetrics {
     task_restarts: Family<TaskLabels, Counter>,
     task_state: Family<StateLabels, Gauge>,
     connector_swap_pause: Family<ConnectorLabels, Histogram, fn() -> Histogram>,
+    connector_swaps: Family<SwapLabels, Counter>,
 }
 
 impl Default for WorkerMetrics {
@@ -396,6 +437,7 @@ impl WorkerMetrics {
             task_restarts: Family::default(),
             task_state: Family::default(),
             connector_swap_pause: Family::new_with_constructor(swap_histogram as fn() -> Histogram),
+            connector_swaps: Family::default(),
         };
         SOURCE_RECORDS_POLLED.register(&mut m.registry, m.source_records_polled.clone());
         SOURCE_RECORDS_PRODUCED.register(&mut m.registry, m.source_records_produced.clone());
@@ -410,6 +452,7 @@ impl WorkerMetrics {
         TASK_RESTARTS.register(&mut m.registry, m.task_restarts.clone());
         TASK_STATE.register(&mut m.registry, m.task_state.clone());
         CONNECTOR_SWAP_PAUSE.register(&mut m.registry, m.connector_swap_pause.clone());
+        CONNECTOR_SWAPS.register(&mut m.registry, m.connector_swaps.clone());
         m
     }
 
@@ -506,6 +549,16 @@ impl WorkerMetrics {
             .observe(pause.as_secs_f64());
     }
 
+    /// Count a swap of `connector`'s component version that ended `outcome`.
+    pub fn swapped(&self, connector: &str, outcome: SwapOutcome) {
+        self.connector_swaps
+            .get_or_create(&SwapLabels {
+                connector: connector.into(),
+                outcome,
+            })
+            .inc();
+    }
+
     /// Forget every series of one task (after its connector was deleted),
     /// and the connector's own series with task 0.
     pub fn remove_task(&self, connector: &str, task: u32) {
@@ -553,6 +606,12 @@ impl WorkerMetrics {
             self.connector_swap_pause.remove(&ConnectorLabels {
                 connector: connector.into(),
             });
+            for outcome in [SwapOutcome::Swapped, SwapOutcome::RolledBack] {
+                self.connector_swaps.remove(&SwapLabels {
+                    connector: connector.into(),
+                    outcome,
+                });
+            }
         }
     }
 }
@@ -657,6 +716,7 @@ mod tests {
         m.task("a", 0, WorldKind::Source);
         m.task("b", 0, WorldKind::Sink);
         m.swap_paused("a", Duration::from_millis(10));
+        m.swapped("a", SwapOutcome::RolledBack);
         let text = m.text();
         for (name, ty) in [
             ("copycat_source_records_polled", "counter"),
@@ -672,6 +732,7 @@ mod tests {
             ("copycat_task_restarts", "counter"),
             ("copycat_task_state", "gauge"),
             ("copycat_connector_swap_pause_seconds", "histogram"),
+            ("copycat_connector_swaps", "counter"),
         ] {
             assert!(
                 text.contains(&format!("# TYPE {name} {ty}\n")),

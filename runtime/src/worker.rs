@@ -2,7 +2,7 @@
 //! into tasks and runs each task on its own thread. Standalone mode and
 //! embedding applications drive it directly.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -16,6 +16,8 @@ use crate::engine::guest::{ConfigType, ConnectorKind, Guest, GuestError, PluginI
 use crate::engine::{LoadError, Plugin, WasmEngine};
 use crate::host::{TaskHost, TaskIdent, WorldKind};
 use crate::kafka::{KafkaError, ensure_compacted_topic};
+use crate::metrics::SwapOutcome;
+use crate::plugins::{PluginSource, Registry, RegistryError, compare_versions};
 use crate::task::{self, StatusHandle, TaskContext, TaskState, TaskStatus};
 
 /// Kafka Connect class names that map onto the connectors Copycat ships.
@@ -72,6 +74,22 @@ pub enum WorkerError {
     /// The worker could not start.
     #[error("starting the worker: {0}")]
     Start(String),
+    /// The plugin registry refused an upload or a lookup.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// A replaced connector's new tasks did not start, so the previous
+    /// config and component version run again.
+    #[error("connector '{connector}': the new {what} did not start, so the worker rolled back to {back_to}: {reason}")]
+    RolledBack {
+        /// The connector.
+        connector: String,
+        /// What was tried (`version 2.0.0 (sha256:...)`).
+        what: String,
+        /// What runs again.
+        back_to: String,
+        /// Why the new tasks did not start.
+        reason: String,
+    },
     /// A problem in a config file, named.
     #[error("{}: {source}", .path.display())]
     InFile {
@@ -122,10 +140,72 @@ pub struct ConnectorStatus {
     pub kind: &'static str,
     /// The plugin's own name and version.
     pub plugin: String,
+    /// The running component's version (what its `describe` reports).
+    pub version: String,
+    /// The running component's `sha256:` digest.
+    pub digest: String,
+    /// The last replacement of the connector's config or component.
+    pub last_swap: Option<SwapReport>,
     /// The state the operator asked for.
     pub target: TargetState,
     /// Task states.
     pub tasks: Vec<TaskStatus>,
+}
+
+/// How the last replacement of a connector's config or component version
+/// went (`PUT /connectors/{c}/config`, `PUT /connectors/{c}/version`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SwapReport {
+    /// The version that ran before.
+    pub from_version: String,
+    /// Its digest.
+    pub from_digest: String,
+    /// The version asked for.
+    pub to_version: String,
+    /// Its digest.
+    pub to_digest: String,
+    /// `SWAPPED`, or `ROLLED_BACK` when the new tasks did not start.
+    pub outcome: &'static str,
+    /// Why it was rolled back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// How long no task of the connector ran: from the drain of the old
+    /// tasks until every new (or, after a rollback, old) task started.
+    pub pause_ms: f64,
+    /// When it ended (Unix time, ms).
+    pub at_ms: u64,
+}
+
+/// One version of a plugin the worker can run.
+#[derive(Debug, Clone, Serialize)]
+pub struct PluginVersion {
+    /// The plugin's name (`connector.class`).
+    pub name: String,
+    /// Its version (`connector.plugin.version`).
+    pub version: String,
+    /// `source` or `sink`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// `sha256:` digest of the component.
+    pub digest: String,
+    /// Where it comes from.
+    pub source: PluginSource,
+    /// The component file.
+    #[serde(skip)]
+    pub path: PathBuf,
+}
+
+fn kind_str(kind: WorldKind) -> &'static str {
+    match kind {
+        WorldKind::Source => "source",
+        WorldKind::Sink => "sink",
+    }
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 struct TaskHandle {
@@ -157,7 +237,7 @@ impl TaskHandle {
         let Some(t) = self.thread.take() else { return };
         let deadline = Instant::now() + timeout;
         while !t.is_finished() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
+            std::thread::sleep(Duration::from_millis(1));
         }
         if t.is_finished() {
             if t.join().is_err() {
@@ -176,6 +256,10 @@ impl TaskHandle {
 struct ConnectorHandle {
     kind: WorldKind,
     info: PluginInfo,
+    /// The component it runs.
+    plugin: Arc<Plugin>,
+    /// How its last replacement went.
+    last_swap: Option<SwapReport>,
     /// The config it runs with (what `GET /connectors/{c}/config` shows).
     config: Arc<ConnectorConfig>,
     target: TargetState,
@@ -193,6 +277,20 @@ pub struct Worker {
     manage: Mutex<()>,
     /// Where every connector's config and target state is persisted.
     store: OnceLock<crate::state::StateStore>,
+    /// Uploaded plugin versions.
+    registry: Registry,
+    /// What each component (by digest) says about itself.
+    described: Mutex<HashMap<String, PluginInfo>>,
+    /// Reads committed source offsets for starting tasks.
+    offsets: Arc<crate::kafka::offsets::OffsetReader>,
+}
+
+/// A connector split into tasks, not started yet.
+struct Prepared {
+    cfg: Arc<ConnectorConfig>,
+    plugin: Arc<Plugin>,
+    info: PluginInfo,
+    spawns: Vec<TaskSpawn>,
 }
 
 impl Worker {
@@ -208,6 +306,7 @@ impl Worker {
         )
         .await?;
         tracing::info!(bootstrap = %config.bootstrap_servers, offsets_topic = %config.offset_storage_topic, "worker started");
+        let registry = Registry::new(config.plugin_registry_dir.clone());
         Ok(Self {
             config: Arc::new(config),
             engine: Arc::new(engine),
@@ -215,6 +314,9 @@ impl Worker {
             metrics: crate::metrics::WorkerMetrics::new(),
             manage: Mutex::new(()),
             store: OnceLock::new(),
+            registry,
+            described: Mutex::new(HashMap::new()),
+            offsets: Arc::default(),
         })
     }
 
@@ -271,38 +373,112 @@ impl Worker {
         }
     }
 
-    /// Find the component file `connector.class` names.
+    /// Find the component file `connector.class` names (no version rules:
+    /// the `plugin.path` file, or the file itself).
     pub fn resolve_class(&self, connector: &str, class: &str) -> Result<PathBuf, WorkerError> {
         let direct = Path::new(class);
         if (class.ends_with(".wasm") || class.contains('/')) && direct.is_file() {
             return Ok(direct.to_owned());
         }
-        let name = CLASS_ALIASES
+        let name = plugin_name(class);
+        self.plugin_path_file(&name)
+            .ok_or_else(|| self.unknown_class(connector, class))
+    }
+
+    fn unknown_class(&self, connector: &str, class: &str) -> WorkerError {
+        let mut searched: Vec<String> = self
+            .config
+            .plugin_path
             .iter()
-            .find(|(alias, _)| *alias == class)
-            .map_or(class, |(_, n)| n);
-        let file = if name.ends_with(".wasm") {
-            name.to_owned()
-        } else {
-            format!("{name}.wasm")
-        };
-        for dir in &self.config.plugin_path {
-            let p = dir.join(&file);
-            if p.is_file() {
-                return Ok(p);
-            }
-        }
-        Err(WorkerError::UnknownClass {
+            .map(|p| p.display().to_string())
+            .collect();
+        searched.push(format!("{} (uploads)", self.registry.dir().display()));
+        WorkerError::UnknownClass {
             connector: connector.to_owned(),
             class: class.to_owned(),
-            searched: self
-                .config
-                .plugin_path
+            searched: searched.join(", "),
+        }
+    }
+
+    /// `<name>.wasm` in the first `plugin.path` directory holding it.
+    fn plugin_path_file(&self, name: &str) -> Option<PathBuf> {
+        self.config
+            .plugin_path
+            .iter()
+            .map(|dir| dir.join(format!("{name}.wasm")))
+            .find(|p| p.is_file())
+    }
+
+    /// Find the component a connector config asks for: `connector.class`
+    /// (a plugin name, a Kafka Connect class alias, or a file) and
+    /// `connector.plugin.version` (an exact version; unset: the latest of
+    /// `plugin.path` and the uploads).
+    pub fn resolve_plugin(&self, cfg: &ConnectorConfig) -> Result<PathBuf, WorkerError> {
+        let class = cfg.connector_class.as_str();
+        let wanted = cfg
+            .props
+            .get("connector.plugin.version")
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty());
+        let direct = Path::new(class);
+        if (class.ends_with(".wasm") || class.contains('/')) && direct.is_file() {
+            if let Some(v) = wanted {
+                let (_, info) = self.describe_plugin(direct)?;
+                if info.version != v {
+                    return Err(version_problem(
+                        cfg,
+                        format!("{class} is version {}, not {v}", info.version),
+                    ));
+                }
+            }
+            return Ok(direct.to_owned());
+        }
+        let name = plugin_name(class);
+        let uploaded: Vec<(String, PathBuf)> = self
+            .registry
+            .uploaded()
+            .into_iter()
+            .filter(|(n, _, _)| *n == name)
+            .map(|(_, v, p)| (v, p))
+            .collect();
+        let local = self.plugin_path_file(&name);
+        if uploaded.is_empty() && wanted.is_none() {
+            return local.ok_or_else(|| self.unknown_class(&cfg.name, class));
+        }
+        if let Some(v) = wanted
+            && let Some((_, p)) = uploaded.iter().find(|(u, _)| u == v)
+        {
+            return Ok(p.clone());
+        }
+        let mut versions = uploaded;
+        if let Some(p) = local {
+            let (_, info) = self.describe_plugin(&p)?;
+            versions.push((info.version, p));
+        }
+        if versions.is_empty() {
+            return Err(self.unknown_class(&cfg.name, class));
+        }
+        versions.sort_by(|a, b| compare_versions(&a.0, &b.0));
+        match wanted {
+            None => versions
+                .pop()
+                .map(|(_, p)| p)
+                .ok_or_else(|| self.unknown_class(&cfg.name, class)),
+            Some(v) => versions
                 .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-        })
+                .find(|(u, _)| u == v)
+                .map(|(_, p)| p.clone())
+                .ok_or_else(|| {
+                    let available: Vec<&str> = versions.iter().map(|(u, _)| u.as_str()).collect();
+                    version_problem(
+                        cfg,
+                        format!(
+                            "plugin {name} has no version {v}; available: [{}]",
+                            available.join(", ")
+                        ),
+                    )
+                }),
+        }
     }
 
     fn connector_guest(&self, cfg: &ConnectorConfig, plugin: &Plugin) -> Result<Guest, WorkerError> {
@@ -328,7 +504,7 @@ impl Worker {
     }
 
     fn validate_here(&self, cfg: &ConnectorConfig) -> Result<Validated, WorkerError> {
-        let path = self.resolve_class(&cfg.name, &cfg.connector_class)?;
+        let path = self.resolve_plugin(cfg)?;
         let plugin = self.engine.load(&path)?;
         if let Some(pin) = cfg.props.get("connector.digest").filter(|v| !v.is_empty())
             && *pin != plugin.digest
@@ -437,24 +613,214 @@ impl Worker {
     }
 
     /// Create a connector, or replace the config of an existing one
-    /// (`PUT /connectors/{c}/config`): the new config is validated first
-    /// (an invalid one changes nothing), then the old tasks stop gracefully
-    /// and new ones start, in the connector's current target state.
-    /// Returns whether the connector was created.
+    /// (`PUT /connectors/{c}/config`); see [`Worker::replace`] for how a
+    /// replacement goes. Returns whether the connector was created.
     pub fn put_connector(&self, cfg: ConnectorConfig) -> Result<bool, WorkerError> {
         let _m = self.manage();
         let validated = self.validate(&cfg)?;
-        let old = self.lock().remove(&cfg.name);
-        let created = old.is_none();
-        let target = old.as_ref().map_or(TargetState::Running, |h| h.target);
-        if let Some(old) = old {
-            self.stop_tasks(vec![old]);
-        }
-        let result = self.build(Arc::new(cfg), validated, target).map(|handle| {
+        let existing = self.lock().get(&cfg.name).map(|c| c.target);
+        let Some(target) = existing else {
+            let handle = self.build(Arc::new(cfg), validated, TargetState::Running)?;
             self.lock().insert(handle.config.name.clone(), handle);
-        });
+            self.persist();
+            return Ok(true);
+        };
+        self.replace(Arc::new(cfg), validated, target)?;
+        Ok(false)
+    }
+
+    /// Switch a connector to another version of its plugin
+    /// (`connector.plugin.version`), keeping the rest of its config: the
+    /// hot swap of `PUT /connectors/{c}/version`.
+    pub fn swap_version(&self, name: &str, version: &str) -> Result<SwapReport, WorkerError> {
+        let _m = self.manage();
+        let (cfg, target) = self.connector_config(name)?;
+        let mut props = cfg.props.clone();
+        props.insert("connector.plugin.version".into(), version.to_owned());
+        let cfg = ConnectorConfig::from_props(props, &self.config)?;
+        let validated = self.validate(&cfg)?;
+        self.replace(Arc::new(cfg), validated, target)
+    }
+
+    /// Replace a running connector's config and/or component version, in
+    /// its current target state, without losing or repeating a record:
+    ///
+    /// 1. the new version was validated, and is now split into task
+    ///    configs (a failure so far changes nothing);
+    /// 2. drain: the old tasks stop polling or putting, flush, commit their
+    ///    offsets and, exactly-once, their open transaction;
+    /// 3. the new tasks start from the committed offsets;
+    /// 4. if one of them fails to instantiate or start (or does not start
+    ///    within `plugin.swap.timeout.ms`), the worker stops them and starts
+    ///    the old tasks again, and reports [`WorkerError::RolledBack`].
+    ///
+    /// The connector's status keeps the outcome ([`SwapReport`]); the pause
+    /// feeds `copycat_connector_swap_pause_seconds`.
+    fn replace(
+        &self,
+        cfg: Arc<ConnectorConfig>,
+        validated: Validated,
+        target: TargetState,
+    ) -> Result<SwapReport, WorkerError> {
+        let name = cfg.name.clone();
+        let prepared = self.prepare(cfg, validated, target)?;
+        let began = Instant::now();
+        let (mut old_tasks, old_cfg, old_plugin, old_info) = {
+            let mut map = self.lock();
+            let c = map
+                .get_mut(&name)
+                .ok_or_else(|| WorkerError::UnknownConnector(name.clone()))?;
+            (
+                std::mem::take(&mut c.tasks),
+                c.config.clone(),
+                c.plugin.clone(),
+                c.info.clone(),
+            )
+        };
+        tracing::info!(
+            connector = %name,
+            from = %old_info.version,
+            to = %prepared.info.version,
+            digest = %prepared.plugin.digest,
+            "replacing the connector: draining its tasks"
+        );
+        self.stop_handles(&mut old_tasks);
+        let old_spawns: Vec<TaskSpawn> = old_tasks.iter().filter_map(|t| t.spawn.clone()).collect();
+        let mut report = SwapReport {
+            from_version: old_info.version.clone(),
+            from_digest: old_plugin.digest.clone(),
+            to_version: prepared.info.version.clone(),
+            to_digest: prepared.plugin.digest.clone(),
+            outcome: "SWAPPED",
+            reason: None,
+            pause_ms: 0.0,
+            at_ms: 0,
+        };
+        let version_changed = report.from_digest != report.to_digest;
+        let new_count = prepared.spawns.len();
+        let started = self
+            .launch(prepared.spawns, target)
+            .map_err(|e| e.to_string())
+            .and_then(|tasks| {
+                self.install(&name, tasks, &prepared.cfg, &prepared.plugin, &prepared.info);
+                if target == TargetState::Running {
+                    self.await_started(&name)
+                } else {
+                    Ok(())
+                }
+            });
+        let result = match started {
+            Ok(()) => {
+                for gone in new_count..old_spawns.len() {
+                    if gone > 0 {
+                        self.metrics.remove_task(&name, gone as u32);
+                    }
+                }
+                Ok(())
+            }
+            Err(reason) => {
+                tracing::error!(connector = %name, %reason, "the new tasks did not start; rolling back");
+                let mut failed = {
+                    let mut map = self.lock();
+                    map.get_mut(&name)
+                        .map(|c| std::mem::take(&mut c.tasks))
+                        .unwrap_or_default()
+                };
+                self.stop_handles(&mut failed);
+                let back = self.launch(old_spawns, target)?;
+                self.install(&name, back, &old_cfg, &old_plugin, &old_info);
+                if target == TargetState::Running
+                    && let Err(again) = self.await_started(&name)
+                {
+                    tracing::error!(connector = %name, reason = %again, "the previous version did not start again either");
+                }
+                report.outcome = "ROLLED_BACK";
+                report.reason = Some(reason.clone());
+                Err(WorkerError::RolledBack {
+                    connector: name.clone(),
+                    what: if version_changed {
+                        format!("version {} ({})", report.to_version, report.to_digest)
+                    } else {
+                        "config".to_owned()
+                    },
+                    back_to: format!("version {} ({})", report.from_version, report.from_digest),
+                    reason,
+                })
+            }
+        };
+        let pause = began.elapsed();
+        report.pause_ms = pause.as_secs_f64() * 1000.0;
+        report.at_ms = unix_ms();
+        if target == TargetState::Running {
+            self.metrics.swap_paused(&name, pause);
+        }
+        if version_changed || result.is_err() {
+            let outcome = if result.is_ok() {
+                SwapOutcome::Swapped
+            } else {
+                SwapOutcome::RolledBack
+            };
+            self.metrics.swapped(&name, outcome);
+        }
+        tracing::info!(connector = %name, outcome = report.outcome, pause_ms = report.pause_ms, "connector replaced");
+        if let Some(c) = self.lock().get_mut(&name) {
+            c.last_swap = Some(report.clone());
+        }
         self.persist();
-        result.map(|()| created)
+        result.map(|()| report)
+    }
+
+    /// Put `tasks`, `cfg` and its component in place of a connector's.
+    fn install(
+        &self,
+        name: &str,
+        tasks: Vec<TaskHandle>,
+        cfg: &Arc<ConnectorConfig>,
+        plugin: &Arc<Plugin>,
+        info: &PluginInfo,
+    ) {
+        if let Some(c) = self.lock().get_mut(name) {
+            c.tasks = tasks;
+            c.config = cfg.clone();
+            c.kind = plugin.kind;
+            c.plugin = plugin.clone();
+            c.info = info.clone();
+        }
+    }
+
+    /// Wait until every task of `name` has started (RUNNING, or already
+    /// done), or one failed, or `plugin.swap.timeout.ms` passed.
+    fn await_started(&self, name: &str) -> Result<(), String> {
+        let deadline = Instant::now() + self.config.plugin_swap_timeout;
+        loop {
+            let states: Vec<TaskStatus> = match self.lock().get(name) {
+                Some(c) => c.tasks.iter().map(|t| t.status.get()).collect(),
+                None => return Err("the connector was removed".into()),
+            };
+            if let Some(t) = states
+                .iter()
+                .find(|t| matches!(t.state, TaskState::Failed | TaskState::Restarting))
+            {
+                return Err(format!(
+                    "task {} failed: {}",
+                    t.id,
+                    t.trace.as_deref().unwrap_or("no reason given")
+                ));
+            }
+            if states
+                .iter()
+                .all(|t| matches!(t.state, TaskState::Running | TaskState::Stopped))
+            {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "its tasks did not start within plugin.swap.timeout.ms={}",
+                    self.config.plugin_swap_timeout.as_millis()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 
     /// A connector's config and target state.
@@ -552,25 +918,51 @@ impl Worker {
         Ok(())
     }
 
+    /// Split a validated connector into tasks (none when STOPPED) and
+    /// start them as `target` asks.
     fn build(
         &self,
         cfg: Arc<ConnectorConfig>,
         validated: Validated,
         target: TargetState,
     ) -> Result<ConnectorHandle, WorkerError> {
+        let Prepared {
+            cfg,
+            plugin,
+            info,
+            spawns,
+        } = self.prepare(cfg, validated, target)?;
+        let tasks = self.launch(spawns, target)?;
+        tracing::info!(connector = %cfg.name, plugin = %info.name, version = %info.version, tasks = tasks.len(), ?target, "connector added");
+        Ok(ConnectorHandle {
+            kind: plugin.kind,
+            info,
+            plugin,
+            last_swap: None,
+            config: cfg,
+            target,
+            tasks,
+        })
+    }
+
+    /// Ask the connector for its task configs (unless STOPPED).
+    fn prepare(
+        &self,
+        cfg: Arc<ConnectorConfig>,
+        validated: Validated,
+        target: TargetState,
+    ) -> Result<Prepared, WorkerError> {
         let Validated {
             plugin,
             info,
             mut guest,
         } = validated;
         if target == TargetState::Stopped {
-            tracing::info!(connector = %cfg.name, plugin = %info.name, version = %info.version, "connector added, stopped");
-            return Ok(ConnectorHandle {
-                kind: plugin.kind,
+            return Ok(Prepared {
+                cfg,
+                plugin,
                 info,
-                config: cfg,
-                target,
-                tasks: Vec::new(),
+                spawns: Vec::new(),
             });
         }
         let wit = cfg.wit_config();
@@ -594,33 +986,47 @@ impl Worker {
         if task_configs.is_empty() {
             tracing::warn!(connector = %cfg.name, "the connector returned no task configs; nothing will run");
         }
-        let mut tasks = Vec::with_capacity(task_configs.len());
-        for (i, task_config) in task_configs.into_iter().enumerate() {
-            let spawn = TaskSpawn {
+        let spawns = task_configs
+            .into_iter()
+            .enumerate()
+            .map(|(i, task_config)| TaskSpawn {
                 connector: cfg.clone(),
                 plugin: plugin.clone(),
                 id: i as u32,
                 task_config,
-            };
-            tasks.push(if target == TargetState::Running {
-                self.spawn_task(spawn)?
-            } else {
-                TaskHandle {
+            })
+            .collect();
+        Ok(Prepared {
+            cfg,
+            plugin,
+            info,
+            spawns,
+        })
+    }
+
+    /// Start tasks (RUNNING) or keep them ready to start (PAUSED). If one
+    /// cannot be started, those already started are stopped again.
+    fn launch(&self, spawns: Vec<TaskSpawn>, target: TargetState) -> Result<Vec<TaskHandle>, WorkerError> {
+        let mut tasks = Vec::with_capacity(spawns.len());
+        for spawn in spawns {
+            if target != TargetState::Running {
+                tasks.push(TaskHandle {
                     stop: Arc::new(AtomicBool::new(true)),
                     thread: None,
                     status: self.task_status(&spawn),
                     spawn: Some(spawn),
+                });
+                continue;
+            }
+            match self.spawn_task(spawn) {
+                Ok(t) => tasks.push(t),
+                Err(e) => {
+                    self.stop_handles(&mut tasks);
+                    return Err(e);
                 }
-            });
+            }
         }
-        tracing::info!(connector = %cfg.name, plugin = %info.name, version = %info.version, tasks = tasks.len(), ?target, "connector started");
-        Ok(ConnectorHandle {
-            kind: plugin.kind,
-            info,
-            config: cfg,
-            target,
-            tasks,
-        })
+        Ok(tasks)
     }
 
     fn task_status(&self, spawn: &TaskSpawn) -> StatusHandle {
@@ -644,6 +1050,7 @@ impl Worker {
             plugin: spawn.plugin.clone(),
             stop: stop.clone(),
             status: status.clone(),
+            offsets: self.offsets.clone(),
         };
         let body: fn(&TaskContext) -> Result<(), task::TaskFailure> = match spawn.plugin.kind {
             WorldKind::Source => task::source::run,
@@ -712,6 +1119,9 @@ impl Worker {
                 WorldKind::Sink => "sink",
             },
             plugin: format!("{} {}", c.info.name, c.info.version),
+            version: c.info.version.clone(),
+            digest: c.plugin.digest.clone(),
+            last_swap: c.last_swap.clone(),
             target: c.target,
             tasks: c.tasks.iter().map(|t| t.status.get()).collect(),
         })
@@ -773,37 +1183,244 @@ impl Worker {
             .lock()
             .remove(name)
             .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+        let ids: Vec<u32> = handle.tasks.iter().map(|t| t.status.get().id).collect();
         self.stop_tasks(vec![handle]);
+        for id in ids.into_iter().chain([0]) {
+            self.metrics.remove_task(name, id);
+        }
         self.persist();
         Ok(())
     }
 
     /// Describe a component file: load (compile) it and ask it what it is,
-    /// in a connector-level instance with no capabilities.
+    /// in a connector-level instance with no capabilities (once per
+    /// component: the answer is kept by digest).
     pub fn describe_plugin(&self, path: &Path) -> Result<(Arc<Plugin>, PluginInfo), WorkerError> {
         crate::engine::off_async(|| {
             let plugin = self.engine.load(path)?;
-            let name = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let guest_err = |call, source| WorkerError::Guest {
-                connector: name.clone(),
-                call,
-                source,
-            };
-            let host = TaskHost::new(
-                TaskIdent::connector(&name),
-                &self.config.limits,
-                Arc::default(),
-                &Default::default(),
-            )
-            .map_err(|e| WorkerError::Start(format!("plugin '{name}': {}: {}", e.key, e.message)))?;
-            let mut guest = Guest::instantiate(&self.engine, &plugin, host, &self.config.limits)
-                .map_err(|e| guest_err("instantiation", e))?;
-            let info = guest.describe().map_err(|e| guest_err("describe", e))?;
+            let info = self.describe_loaded(&plugin)?;
             Ok((plugin, info))
         })
+    }
+
+    fn describe_loaded(&self, plugin: &Arc<Plugin>) -> Result<PluginInfo, WorkerError> {
+        if let Ok(known) = self.described.lock()
+            && let Some(info) = known.get(&plugin.digest)
+        {
+            return Ok(info.clone());
+        }
+        let name = plugin
+            .path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let guest_err = |call, source| WorkerError::Guest {
+            connector: name.clone(),
+            call,
+            source,
+        };
+        let host = TaskHost::new(
+            TaskIdent::connector(&name),
+            &self.config.limits,
+            Arc::default(),
+            &Default::default(),
+        )
+        .map_err(|e| WorkerError::Start(format!("plugin '{name}': {}: {}", e.key, e.message)))?;
+        let mut guest = Guest::instantiate(&self.engine, plugin, host, &self.config.limits)
+            .map_err(|e| guest_err("instantiation", e))?;
+        let info = guest.describe().map_err(|e| guest_err("describe", e))?;
+        if let Ok(mut known) = self.described.lock() {
+            known.insert(plugin.digest.clone(), info.clone());
+        }
+        Ok(info)
+    }
+
+    /// Every `*.wasm` file in `plugin.path`, by plugin name (the first
+    /// directory holding a name wins).
+    pub fn plugin_path_files(&self) -> BTreeMap<String, PathBuf> {
+        let mut out = BTreeMap::new();
+        for dir in &self.config.plugin_path {
+            let Ok(entries) = std::fs::read_dir(dir) else { continue };
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "wasm")
+                    && let Some(stem) = p.file_stem().map(|s| s.to_string_lossy().into_owned())
+                {
+                    out.entry(stem).or_insert(p);
+                }
+            }
+        }
+        out
+    }
+
+    /// Every plugin version this worker can run: one per `plugin.path`
+    /// file and every upload, by name and then version. Components that
+    /// cannot be loaded or described are left out (and logged).
+    pub fn plugin_versions(&self) -> Vec<PluginVersion> {
+        let mut out = Vec::new();
+        for (name, path) in self.plugin_path_files() {
+            match self.describe_plugin(&path) {
+                Ok((plugin, info)) => out.push(PluginVersion {
+                    name,
+                    version: info.version,
+                    kind: kind_str(plugin.kind),
+                    digest: plugin.digest.clone(),
+                    source: PluginSource::PluginPath,
+                    path,
+                }),
+                Err(e) => {
+                    tracing::warn!(plugin = %path.display(), error = %e, "skipping a plugin that cannot be described")
+                }
+            }
+        }
+        for (name, version, path) in self.registry.uploaded() {
+            match crate::engine::off_async(|| self.engine.load(&path)) {
+                Ok(plugin) => out.push(PluginVersion {
+                    name,
+                    version,
+                    kind: kind_str(plugin.kind),
+                    digest: plugin.digest.clone(),
+                    source: PluginSource::Uploaded,
+                    path,
+                }),
+                Err(e) => {
+                    tracing::warn!(plugin = %path.display(), error = %e, "skipping an uploaded plugin that cannot be loaded")
+                }
+            }
+        }
+        out.sort_by(|a, b| {
+            a.name
+                .cmp(&b.name)
+                .then_with(|| compare_versions(&a.version, &b.version))
+        });
+        out
+    }
+
+    /// Add a version of a plugin (`PUT /connector-plugins/{name}/versions/
+    /// {version}`): the bytes must be a component implementing a Copycat
+    /// world whose imports this worker provides; it is compiled, asked to
+    /// describe itself (its version must be `version`) and stored with its
+    /// digest. Versions are immutable: uploading the same bytes again is a
+    /// no-op, other bytes are refused. Returns the version and whether it
+    /// is new.
+    pub fn install_plugin(
+        &self,
+        name: &str,
+        version: &str,
+        bytes: &[u8],
+    ) -> Result<(PluginVersion, bool), WorkerError> {
+        crate::plugins::check_name(name)?;
+        crate::plugins::check_version(version)?;
+        let max = self.config.plugin_upload_max_bytes;
+        if bytes.len() > max {
+            return Err(RegistryError::TooLarge { max }.into());
+        }
+        let _m = self.manage();
+        let digest = format!("sha256:{:x}", <sha2::Sha256 as sha2::Digest>::digest(bytes));
+        let dest = self.registry.file(name, version);
+        let existing = if dest.is_file() {
+            Some(self.describe_plugin(&dest)?.0.digest.clone())
+        } else {
+            match self.plugin_path_file(name) {
+                Some(p) => {
+                    let (plugin, info) = self.describe_plugin(&p)?;
+                    (info.version == version).then(|| plugin.digest.clone())
+                }
+                None => None,
+            }
+        };
+        if let Some(existing) = existing {
+            if existing != digest {
+                return Err(RegistryError::Exists {
+                    name: name.to_owned(),
+                    version: version.to_owned(),
+                    existing,
+                    uploaded: digest,
+                }
+                .into());
+            }
+            let same = self
+                .plugin_versions()
+                .into_iter()
+                .find(|v| v.name == name && v.version == version);
+            if let Some(same) = same {
+                return Ok((same, false));
+            }
+        }
+        crate::engine::off_async(|| {
+            let plugin = self.engine.load_bytes(&dest, bytes)?;
+            let info = self.describe_loaded(&plugin)?;
+            if info.version != version {
+                return Err(RegistryError::VersionMismatch {
+                    name: name.to_owned(),
+                    version: version.to_owned(),
+                    described: info.version,
+                }
+                .into());
+            }
+            let staged = self.registry.stage(name, bytes)?;
+            let path = self.registry.commit(staged, name, version)?;
+            tracing::info!(plugin = name, version, digest = %plugin.digest, "plugin version installed");
+            Ok((
+                PluginVersion {
+                    name: name.to_owned(),
+                    version: version.to_owned(),
+                    kind: kind_str(plugin.kind),
+                    digest: plugin.digest.clone(),
+                    source: PluginSource::Uploaded,
+                    path,
+                },
+                true,
+            ))
+        })
+    }
+
+    /// Delete an uploaded plugin version that no connector runs.
+    pub fn delete_plugin_version(&self, name: &str, version: &str) -> Result<(), WorkerError> {
+        crate::plugins::check_name(name)?;
+        crate::plugins::check_version(version)?;
+        let _m = self.manage();
+        let versions: Vec<PluginVersion> = self.plugin_versions().into_iter().filter(|v| v.name == name).collect();
+        let Some(v) = versions.iter().find(|v| v.version == version) else {
+            if versions.is_empty() {
+                return Err(RegistryError::UnknownPlugin(name.to_owned()).into());
+            }
+            return Err(RegistryError::UnknownVersion {
+                name: name.to_owned(),
+                version: version.to_owned(),
+                available: versions
+                    .iter()
+                    .map(|v| v.version.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }
+            .into());
+        };
+        if v.source == PluginSource::PluginPath {
+            return Err(RegistryError::NotUploaded {
+                name: name.to_owned(),
+                version: version.to_owned(),
+                path: v.path.clone(),
+            }
+            .into());
+        }
+        let users: Vec<String> = self
+            .lock()
+            .iter()
+            .filter(|(_, c)| c.plugin.digest == v.digest)
+            .map(|(n, _)| n.clone())
+            .collect();
+        if !users.is_empty() {
+            return Err(RegistryError::InUse {
+                name: name.to_owned(),
+                version: version.to_owned(),
+                connectors: users.join(", "),
+            }
+            .into());
+        }
+        self.registry.remove(name, version)?;
+        tracing::info!(plugin = name, version, "plugin version deleted");
+        Ok(())
     }
 
     /// Stop everything: every task stops polling, flushes and commits.
@@ -812,19 +1429,41 @@ impl Worker {
         self.stop_tasks(handles);
     }
 
-    fn stop_tasks(&self, mut handles: Vec<ConnectorHandle>) {
+    fn stop_tasks(&self, handles: Vec<ConnectorHandle>) {
+        let mut tasks: Vec<TaskHandle> = handles.into_iter().flat_map(|h| h.tasks).collect();
+        self.stop_handles(&mut tasks);
+    }
+
+    /// Ask every task to stop, then wait for each (gracefully: flush and
+    /// commit), up to the shutdown and flush timeouts.
+    fn stop_handles(&self, tasks: &mut [TaskHandle]) {
         let timeout = self.config.task_shutdown_timeout + self.config.offset_flush_timeout;
-        for h in &handles {
-            for t in &h.tasks {
-                t.request_stop();
-            }
+        for t in tasks.iter() {
+            t.request_stop();
         }
-        for h in &mut handles {
-            for t in &mut h.tasks {
-                t.join(timeout);
-            }
+        for t in tasks.iter_mut() {
+            t.join(timeout);
         }
     }
+}
+
+/// The plugin name `connector.class` stands for: a Kafka Connect class
+/// alias mapped to the connector Copycat ships, without a `.wasm` suffix.
+pub fn plugin_name(class: &str) -> String {
+    let name = CLASS_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == class)
+        .map_or(class, |(_, n)| n);
+    name.strip_suffix(".wasm").unwrap_or(name).to_owned()
+}
+
+fn version_problem(cfg: &ConnectorConfig, message: String) -> WorkerError {
+    ConfigError::key(
+        format!(" for connector '{}'", cfg.name),
+        "connector.plugin.version",
+        message,
+    )
+    .into()
 }
 
 /// Problems of `props` against the plugin's declared config definition:

@@ -20,3 +20,4 @@ mod offsets;
 mod rebalance;
 mod rest;
 mod sandbox;
+mod swap;

@@ -35,18 +35,27 @@ async fn serve(worker: Arc<Worker>, loggers: Option<Arc<Loggers>>) -> Api {
 impl Api {
     /// One HTTP/1.1 request; the status and the body (JSON, or a string).
     async fn call(&self, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
+        let body = body.unwrap_or("").as_bytes().to_vec();
+        self.call_raw(method, path, "application/json", body).await
+    }
+
+    /// A request with a raw body of `content_type`.
+    async fn call_raw(&self, method: &str, path: &str, content_type: &str, body: Vec<u8>) -> (u16, Value) {
         let addr = self.addr;
-        let body = body.unwrap_or("").to_owned();
-        let req = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        let mut req = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
             body.len()
-        );
+        )
+        .into_bytes();
+        req.extend_from_slice(&body);
         tokio::task::spawn_blocking(move || {
             let mut s = TcpStream::connect(addr).unwrap();
             s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-            s.write_all(req.as_bytes()).unwrap();
-            let mut resp = String::new();
-            s.read_to_string(&mut resp).unwrap();
+            // A server may answer (413) before reading a large body.
+            let _ = s.write_all(&req);
+            let mut resp = Vec::new();
+            let _ = s.read_to_end(&mut resp);
+            let resp = String::from_utf8_lossy(&resp).into_owned();
             let status: u16 = resp.split(' ').nth(1).unwrap().parse().unwrap();
             let body = resp.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
             let value = if body.is_empty() {
@@ -704,4 +713,223 @@ async fn standalone_serves_the_api_and_restores_its_connectors() {
     assert_eq!(restored["connector"]["state"], json!("PAUSED"), "{restored}");
     assert_eq!(task_states(&restored), ["PAUSED"]);
     tokio::task::spawn_blocking(move || terminate(child)).await.unwrap();
+}
+
+fn sha256_of(path: &std::path::Path) -> String {
+    let out = std::process::Command::new("sha256sum").arg(path).output().unwrap();
+    format!(
+        "sha256:{}",
+        String::from_utf8_lossy(&out.stdout).split(' ').next().unwrap()
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plugin_registry_uploads_versions_side_by_side_and_refuses_bad_uploads() {
+    init_logging();
+    let cfg = worker_config_with(&unique("offsets"), &[("plugin.upload.max.bytes", "400000")]);
+    let worker = Arc::new(Worker::start(cfg).await.unwrap());
+    let api = serve(worker.clone(), None).await;
+    let v1 = std::fs::read(fixture("tagged-v1")).unwrap();
+    let v2 = std::fs::read(fixture("tagged-v2")).unwrap();
+    let upload = |name: &str, version: &str, bytes: Vec<u8>| {
+        let path = format!("/connector-plugins/{name}/versions/{version}");
+        let api = &api;
+        async move { api.call_raw("PUT", &path, "application/wasm", bytes).await }
+    };
+
+    let (code, body) = upload("tagged", "1.0.0", v1.clone()).await;
+    assert_eq!(code, 201, "{body}");
+    assert_eq!(body["digest"], json!(sha256_of(&fixture("tagged-v1"))));
+    assert_eq!(
+        (body["name"].clone(), body["type"].clone(), body["source"].clone()),
+        (json!("tagged"), json!("source"), json!("uploaded"))
+    );
+    // The same bytes again: nothing to do.
+    assert_eq!(upload("tagged", "1.0.0", v1.clone()).await.0, 200);
+    // Other bytes under an existing version: versions are immutable.
+    let (code, body) = upload("tagged", "1.0.0", v2.clone()).await;
+    assert_eq!(code, 409, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("immutable"), "{body}");
+    // A component that describes itself as another version.
+    let (code, body) = upload("tagged", "9.9.9", v2.clone()).await;
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("describes itself as version 2.0.0"),
+        "{body}"
+    );
+    assert_eq!(upload("tagged", "2.0.0", v2.clone()).await.0, 201);
+
+    // Refusals, each with Kafka Connect's error JSON naming the problem.
+    let (code, body) = upload("tagged", "4.0.0", b"hello, not wasm".to_vec()).await;
+    assert_eq!((code, body["error_code"].clone()), (400, json!(400)), "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a WebAssembly component"),
+        "{body}"
+    );
+    let core_module = b"\0asm\x01\0\0\0".to_vec();
+    let (code, body) = upload("tagged", "4.0.0", core_module).await;
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("core WebAssembly module"),
+        "{body}"
+    );
+    let (code, body) = upload("tagged", "4.0.0", std::fs::read(fixture("wrong-world")).unwrap()).await;
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("does not implement"),
+        "{body}"
+    );
+    let (code, body) = upload("tagged", "4.0.0", vec![0u8; 500_000]).await;
+    assert_eq!(code, 413, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("plugin.upload.max.bytes=400000"),
+        "{body}"
+    );
+    let (code, body) = upload("Bad_Name", "1.0.0", v1.clone()).await;
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("plugin name 'Bad_Name'"),
+        "{body}"
+    );
+    assert_eq!(upload("tagged", "4.0.0", Vec::new()).await.0, 400);
+
+    // Listed side by side.
+    let (code, versions) = api.get("/connector-plugins/tagged/versions").await;
+    assert_eq!(code, 200);
+    let listed: Vec<&str> = versions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["version"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ["1.0.0", "2.0.0"]);
+    let (_, all) = api.get("/connector-plugins").await;
+    for v in ["1.0.0", "2.0.0"] {
+        assert!(
+            all.as_array()
+                .unwrap()
+                .contains(&json!({"class": "tagged", "type": "source", "version": v})),
+            "{all}"
+        );
+    }
+    assert_eq!(api.get("/connector-plugins/tagged/config?version=2.0.0").await.0, 200);
+    let (code, body) = api.get("/connector-plugins/tagged/config?version=7").await;
+    assert_eq!(code, 404);
+    assert!(
+        body["message"].as_str().unwrap().contains("available: [1.0.0, 2.0.0]"),
+        "{body}"
+    );
+    assert_eq!(api.get("/connector-plugins/nothing/versions").await.0, 404);
+
+    // A connector picks a version; an unknown one is a config error.
+    let topic = unique("registry");
+    create_topic(&topic, 2).await;
+    let name = unique("tagged");
+    let create = |version: &str| {
+        json!({"name": name, "config": {"connector.class": "tagged", "connector.plugin.version": version,
+            "topic": topic, "rate": "100"}})
+    };
+    let (code, body) = api.send("POST", "/connectors", &create("5.0.0")).await;
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("connector.plugin.version"),
+        "{body}"
+    );
+    let (code, body) = api.send("POST", "/connectors", &create("2.0.0")).await;
+    assert_eq!(code, 201, "{body}");
+    let status = api
+        .until("running", &format!("/connectors/{name}/status"), |s| {
+            task_states(s) == ["RUNNING"]
+        })
+        .await;
+    assert_eq!(status["connector"]["version"], json!("2.0.0"));
+    assert_eq!(status["connector"]["digest"], json!(sha256_of(&fixture("tagged-v2"))));
+    assert_eq!(status["tasks"][0]["version"], json!("2.0.0"));
+
+    // The swap endpoint: to 1.0.0 and the status says so.
+    let (code, report) = api
+        .send(
+            "PUT",
+            &format!("/connectors/{name}/version"),
+            &json!({"version": "1.0.0"}),
+        )
+        .await;
+    assert_eq!(code, 200, "{report}");
+    assert_eq!(
+        (
+            report["outcome"].clone(),
+            report["from_version"].clone(),
+            report["to_version"].clone()
+        ),
+        (json!("SWAPPED"), json!("2.0.0"), json!("1.0.0"))
+    );
+    assert!(report["pause_ms"].as_f64().unwrap() > 0.0);
+    let (_, status) = api.get(&format!("/connectors/{name}/status")).await;
+    assert_eq!(status["connector"]["version"], json!("1.0.0"));
+    assert_eq!(status["last_swap"]["outcome"], json!("SWAPPED"));
+    let (_, cfg) = api.get(&format!("/connectors/{name}/config")).await;
+    assert_eq!(cfg["connector.plugin.version"], json!("1.0.0"));
+    let (code, body) = api
+        .send(
+            "PUT",
+            &format!("/connectors/{name}/version"),
+            &json!({"version": "8.0.0"}),
+        )
+        .await;
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(
+        api.send("PUT", "/connectors/nobody/version", &json!({"version": "1.0.0"}))
+            .await
+            .0,
+        404
+    );
+    assert_eq!(
+        api.call("PUT", &format!("/connectors/{name}/version"), Some("{"))
+            .await
+            .0,
+        400
+    );
+
+    // Deleting: not a version in use, not a plugin.path file; then gone.
+    let (code, body) = api
+        .call("DELETE", "/connector-plugins/tagged/versions/1.0.0", None)
+        .await;
+    assert_eq!(code, 409, "{body}");
+    assert!(body["message"].as_str().unwrap().contains(&name), "{body}");
+    let (_, dg) = api.get("/connector-plugins/datagen/versions").await;
+    let dg_version = dg[0]["version"].as_str().unwrap().to_owned();
+    let (code, body) = api
+        .call(
+            "DELETE",
+            &format!("/connector-plugins/datagen/versions/{dg_version}"),
+            None,
+        )
+        .await;
+    assert_eq!(code, 409, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("plugin.path"), "{body}");
+    assert_eq!(
+        api.call("DELETE", "/connector-plugins/tagged/versions/2.0.0", None)
+            .await
+            .0,
+        204
+    );
+    assert_eq!(
+        api.call("DELETE", "/connector-plugins/tagged/versions/2.0.0", None)
+            .await
+            .0,
+        404
+    );
+    let (_, versions) = api.get("/connector-plugins/tagged/versions").await;
+    assert_eq!(versions.as_array().unwrap().len(), 1);
+    assert_eq!(api.call("DELETE", &format!("/connectors/{name}"), None).await.0, 204);
+    worker.shutdown();
 }

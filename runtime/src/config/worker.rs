@@ -16,6 +16,17 @@ pub struct WorkerConfig {
     pub bootstrap_servers: String,
     /// `plugin.path`: directories searched for `<connector.class>.wasm`.
     pub plugin_path: Vec<PathBuf>,
+    /// `plugin.registry.dir`: where components uploaded through the REST
+    /// API are kept, as `<name>/<version>.wasm` (default
+    /// `<state.dir>/plugins`).
+    pub plugin_registry_dir: PathBuf,
+    /// `plugin.upload.max.bytes`: the largest component an upload may carry
+    /// (default 64 MiB).
+    pub plugin_upload_max_bytes: usize,
+    /// `plugin.swap.timeout.ms`: how long the tasks of a connector switched
+    /// to another plugin version (or config) may take to start before the
+    /// worker rolls it back to the previous one (default 60 s).
+    pub plugin_swap_timeout: Duration,
     /// `offset.storage.topic`: compacted topic holding source offsets.
     pub offset_storage_topic: String,
     /// `offset.storage.partitions`.
@@ -77,6 +88,9 @@ const IGNORED: &[&str] = &[
 const KNOWN: &[&str] = &[
     "bootstrap.servers",
     "plugin.path",
+    "plugin.registry.dir",
+    "plugin.upload.max.bytes",
+    "plugin.swap.timeout.ms",
     "offset.storage.topic",
     "offset.storage.partitions",
     "offset.storage.replication.factor",
@@ -127,6 +141,11 @@ impl WorkerConfig {
         let cfg = Self {
             bootstrap_servers: r.str("bootstrap.servers").unwrap_or("localhost:9092").to_owned(),
             plugin_path: r.list("plugin.path").into_iter().map(PathBuf::from).collect(),
+            plugin_registry_dir: r
+                .str("plugin.registry.dir")
+                .map_or_else(|| state_dir.join("plugins"), PathBuf::from),
+            plugin_upload_max_bytes: r.parse("plugin.upload.max.bytes", 64 << 20),
+            plugin_swap_timeout: Duration::from_millis(r.parse("plugin.swap.timeout.ms", 60_000)),
             offset_storage_topic: offsets_topic,
             offset_storage_partitions: r.parse("offset.storage.partitions", 25),
             offset_storage_replication_factor: r.parse("offset.storage.replication.factor", -1),

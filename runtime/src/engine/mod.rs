@@ -262,13 +262,19 @@ impl WasmEngine {
             path: path.to_owned(),
             source,
         })?;
-        let digest = format!("sha256:{:x}", Sha256::digest(&bytes));
+        self.load_bytes(path, &bytes)
+    }
+
+    /// Load (or reuse) a component from `bytes`; `path` is where it is (or
+    /// will be) stored, named in errors and kept as [`Plugin::path`].
+    pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Arc<Plugin>, LoadError> {
+        let digest = format!("sha256:{:x}", Sha256::digest(bytes));
         if let Ok(plugins) = self.plugins.lock()
             && let Some(p) = plugins.get(&digest)
         {
             return Ok(p.clone());
         }
-        let plugin = Arc::new(self.compile(path, &bytes, digest.clone())?);
+        let plugin = Arc::new(self.compile(path, bytes, digest.clone())?);
         if let Ok(mut plugins) = self.plugins.lock() {
             plugins.insert(digest, plugin.clone());
         }

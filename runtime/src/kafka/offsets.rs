@@ -51,21 +51,90 @@ pub fn read_all(worker: &WorkerConfig) -> Result<HashMap<String, OffsetSnapshot>
 /// [`read_all`], giving up with an error after `wait` (never returning a
 /// view that misses a committed offset).
 pub fn read_all_within(worker: &WorkerConfig, wait: Duration) -> Result<HashMap<String, OffsetSnapshot>, KafkaError> {
+    read_with(&ReaderClients::new(worker)?, worker, wait)
+}
+
+/// The two clients a read needs: a read_committed consumer that reads, and
+/// a read_uncommitted one whose watermarks are the high watermarks.
+struct ReaderClients {
+    consumer: BaseConsumer,
+    probe: BaseConsumer,
+}
+
+impl ReaderClients {
+    fn new(worker: &WorkerConfig) -> Result<Self, KafkaError> {
+        let reader = |isolation: &str| -> Result<BaseConsumer, KafkaError> {
+            let mut cfg = client_config(worker, &worker.consumer, &Props::new());
+            cfg.set("enable.auto.commit", "false")
+                .set("isolation.level", isolation)
+                .set("group.id", "copycat-offset-reader")
+                .set("enable.partition.eof", "false")
+                // At the end of a partition the broker would hold each fetch
+                // for fetch.wait.max.ms (500 ms) waiting for data that is not
+                // coming: a task (re)start, a swap, waits for this read.
+                .set("fetch.wait.max.ms", "10")
+                .set("fetch.error.backoff.ms", "10")
+                .set("fetch.queue.backoff.ms", "10");
+            cfg.create()
+                .map_err(|e| KafkaError::new("creating the offsets reader", e))
+        };
+        Ok(Self {
+            consumer: reader("read_committed")?,
+            probe: reader("read_uncommitted")?,
+        })
+    }
+}
+
+/// A worker's offsets reader: its clients are created once and kept, so a
+/// task start (or a hot swap) does not pay for creating and closing two
+/// Kafka clients (about 50 ms each here). One read at a time uses them; a
+/// read that finds them busy (another task's read may wait for an open
+/// transaction) uses fresh clients of its own.
+#[derive(Default)]
+pub struct OffsetReader {
+    clients: std::sync::Mutex<Option<ReaderClients>>,
+}
+
+impl std::fmt::Debug for OffsetReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OffsetReader").finish_non_exhaustive()
+    }
+}
+
+impl OffsetReader {
+    /// The committed offsets of one connector (see [`read_all`]).
+    pub fn read_connector(&self, worker: &WorkerConfig, connector: &str) -> Result<OffsetSnapshot, KafkaError> {
+        let wait = worker.transaction_timeout() + Duration::from_secs(30);
+        let Ok(mut slot) = self.clients.try_lock() else {
+            return Ok(read_all_within(worker, wait)?.remove(connector).unwrap_or_default());
+        };
+        if slot.is_none() {
+            *slot = Some(ReaderClients::new(worker)?);
+        }
+        let Some(clients) = slot.as_ref() else {
+            return Ok(read_all_within(worker, wait)?.remove(connector).unwrap_or_default());
+        };
+        let result = read_with(clients, worker, wait);
+        if result.is_err() {
+            // Start the next read with fresh clients.
+            *slot = None;
+        }
+        Ok(result?.remove(connector).unwrap_or_default())
+    }
+}
+
+fn read_with(
+    clients: &ReaderClients,
+    worker: &WorkerConfig,
+    wait: Duration,
+) -> Result<HashMap<String, OffsetSnapshot>, KafkaError> {
     let topic = &worker.offset_storage_topic;
-    let reader = |isolation: &str| -> Result<BaseConsumer, KafkaError> {
-        let mut cfg = client_config(worker, &worker.consumer, &Props::new());
-        cfg.set("enable.auto.commit", "false")
-            .set("isolation.level", isolation)
-            .set("group.id", "copycat-offset-reader")
-            .set("enable.partition.eof", "false");
-        cfg.create()
-            .map_err(|e| KafkaError::new("creating the offsets reader", e))
-    };
-    let consumer = reader("read_committed")?;
-    // Watermarks through a read_uncommitted client: the high watermark.
-    let probe = reader("read_uncommitted")?;
+    let ReaderClients { consumer, probe } = clients;
     let timeout = worker.offset_flush_timeout.max(Duration::from_secs(10));
-    let md = probe
+    // Through the reading consumer: with the topic in its metadata cache,
+    // `assign` starts fetching at once instead of after its next metadata
+    // refresh (about a second later).
+    let md = consumer
         .fetch_metadata(Some(topic), timeout)
         .map_err(|e| KafkaError::new(format!("reading metadata of {topic}"), e))?;
     let mut ends = HashMap::new();
@@ -82,7 +151,6 @@ pub fn read_all_within(worker: &WorkerConfig, wait: Duration) -> Result<HashMap<
             }
         }
     }
-    drop(probe);
     let mut all: HashMap<String, OffsetSnapshot> = HashMap::new();
     if ends.is_empty() {
         return Ok(all);
@@ -90,6 +158,18 @@ pub fn read_all_within(worker: &WorkerConfig, wait: Duration) -> Result<HashMap<
     consumer
         .assign(&tpl)
         .map_err(|e| KafkaError::new("assigning the offsets topic", e))?;
+    let read = read_assigned(consumer, topic, &mut ends, &mut all, wait);
+    let _ = consumer.unassign();
+    read.map(|()| all)
+}
+
+fn read_assigned(
+    consumer: &BaseConsumer,
+    topic: &str,
+    ends: &mut HashMap<i32, i64>,
+    all: &mut HashMap<String, OffsetSnapshot>,
+    wait: Duration,
+) -> Result<(), KafkaError> {
     let deadline = Instant::now() + wait;
     while !ends.is_empty() {
         if Instant::now() > deadline {
@@ -112,8 +192,9 @@ pub fn read_all_within(worker: &WorkerConfig, wait: Duration) -> Result<HashMap<
                 rdkafka::error::KafkaError::MessageConsumption(rdkafka::types::RDKafkaErrorCode::OperationTimedOut),
             ));
         }
-        let Some(msg) = consumer.poll(Duration::from_millis(200)) else {
-            // A transactional marker may be the last offset: check positions.
+        let Some(msg) = consumer.poll(Duration::from_millis(10)) else {
+            // A transactional marker may be the last offset (it always is
+            // for offsets committed exactly-once): check positions.
             if let Ok(pos) = consumer.position() {
                 for e in pos.elements() {
                     if let (Offset::Offset(o), Some(end)) = (e.offset(), ends.get(&e.partition()))
@@ -141,7 +222,7 @@ pub fn read_all_within(worker: &WorkerConfig, wait: Duration) -> Result<HashMap<
             ends.remove(&msg.partition());
         }
     }
-    Ok(all)
+    Ok(())
 }
 
 /// The committed offsets of one connector.

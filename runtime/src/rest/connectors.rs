@@ -47,17 +47,23 @@ fn task_state_name(target: TargetState, state: TaskState) -> Value {
 /// A connector's status in Kafka Connect's shape, with Copycat's extra task
 /// fields (`attempts`, `next_restart_ms`) when set.
 fn status_json(st: &RestState, s: &ConnectorStatus) -> Value {
-    let tasks: Vec<Value> = s.tasks.iter().map(|t| task_json(st, s.target, t)).collect();
-    json!({
+    let tasks: Vec<Value> = s.tasks.iter().map(|t| task_json(st, s, t)).collect();
+    let mut v = json!({
         "name": s.name,
-        "connector": {"state": target_name(s.target), "worker_id": st.worker_id},
+        "connector": {"state": target_name(s.target), "worker_id": st.worker_id,
+            "version": s.version, "digest": s.digest},
         "tasks": tasks,
         "type": s.kind,
-    })
+    });
+    if let Some(swap) = &s.last_swap {
+        v["last_swap"] = json!(swap);
+    }
+    v
 }
 
-fn task_json(st: &RestState, target: TargetState, t: &crate::task::TaskStatus) -> Value {
-    let mut v = json!({"id": t.id, "state": task_state_name(target, t.state), "worker_id": st.worker_id});
+fn task_json(st: &RestState, s: &ConnectorStatus, t: &crate::task::TaskStatus) -> Value {
+    let mut v = json!({"id": t.id, "state": task_state_name(s.target, t.state), "worker_id": st.worker_id,
+        "version": s.version});
     if let Some(trace) = &t.trace {
         v["trace"] = json!(trace);
     }
@@ -300,7 +306,39 @@ pub async fn task_status(
         .iter()
         .find(|t| t.id == id)
         .ok_or_else(|| RestError::not_found(format!("Task {connector}-{id} not found")))?;
-    Ok(Json(task_json(&st, s.target, t)))
+    Ok(Json(task_json(&st, &s, t)))
+}
+
+/// `PUT /connectors/{c}/version` body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct SwapRequest {
+    /// The plugin version to run (`connector.plugin.version`).
+    pub version: String,
+}
+
+/// Hot-swap a connector to another version of its plugin: its tasks drain
+/// (stop polling or putting, flush, commit offsets and the open
+/// transaction), then the new version's tasks start from the committed
+/// offsets. If they do not start, the previous version runs again and the
+/// answer is 400 naming why; either way the connector's status keeps the
+/// outcome (`last_swap`).
+#[utoipa::path(put, path = "/connectors/{connector}/version", tag = "connectors",
+    params(("connector" = String, Path)), request_body = SwapRequest,
+    responses((status = 200, description = "{from_version, from_digest, to_version, to_digest, outcome, pause_ms, at_ms}"),
+        (status = 400, description = "Invalid version, or the new version did not start and was rolled back"),
+        (status = 404, description = "No such connector")))]
+pub async fn swap_version(
+    State(st): State<RestState>,
+    Path(connector): Path<String>,
+    body: Bytes,
+) -> Result<Json<Value>, RestError> {
+    let req: SwapRequest = parse_body(&body)?;
+    if req.version.trim().is_empty() {
+        return Err(RestError::bad_request("version: must not be empty"));
+    }
+    let worker = st.worker.clone();
+    let report = blocking(move || worker.swap_version(&connector, req.version.trim())).await??;
+    Ok(Json(json!(report)))
 }
 
 async fn set_target(st: RestState, connector: String, target: TargetState) -> Result<StatusCode, RestError> {

@@ -96,12 +96,15 @@ pub fn router(state: RestState) -> (Router, utoipa::openapi::OpenApi) {
         .routes(routes!(connectors::stop))
         .routes(routes!(connectors::restart))
         .routes(routes!(connectors::restart_task))
+        .routes(routes!(connectors::swap_version))
         .routes(routes!(
             connectors::get_offsets,
             connectors::alter_offsets,
             connectors::reset_offsets
         ))
         .routes(routes!(plugins::list))
+        .routes(routes!(plugins::versions))
+        .routes(routes!(plugins::upload, plugins::delete_version))
         .routes(routes!(plugins::config))
         .routes(routes!(plugins::validate))
         .with_state(state)
@@ -205,6 +208,18 @@ impl From<WorkerError> for RestError {
             WorkerError::InFile { source, .. } => {
                 let inner = Self::from(*source);
                 Self::new(inner.status, message)
+            }
+            // The new version or config did not start; the old one runs.
+            WorkerError::RolledBack { .. } => Self::bad_request(message),
+            WorkerError::Registry(r) => {
+                use crate::plugins::RegistryError as R;
+                match r {
+                    R::BadName(_) | R::BadVersion(_) | R::VersionMismatch { .. } => Self::bad_request(message),
+                    R::TooLarge { .. } => Self::new(StatusCode::PAYLOAD_TOO_LARGE, message),
+                    R::Exists { .. } | R::InUse { .. } | R::NotUploaded { .. } => Self::conflict(message),
+                    R::UnknownPlugin(_) | R::UnknownVersion { .. } => Self::not_found(message),
+                    R::Io { .. } => Self::internal(message),
+                }
             }
             WorkerError::Kafka(_) | WorkerError::Start(_) => Self::internal(message),
         }

@@ -1,43 +1,22 @@
-//! `/connector-plugins/...`: the components in `plugin.path` (a plugin's
-//! name, and its `class`, is the file stem), their config definitions, and
-//! config validation by the connector's own code, in the sandbox.
+//! `/connector-plugins/...`: the plugins and their versions (`plugin.path`
+//! files, whose name is the file stem, and uploads), uploading and deleting
+//! versions, their config definitions, and config validation by the
+//! connector's own code, in the sandbox.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::{QueryPairs, RestError, RestState, blocking, flag, parse_body};
 use crate::config::{ConfigError, ConnectorConfig, Props};
-use crate::engine::guest::{ConfigKey, ConfigType, ConnectorKind, Importance, PluginInfo};
-use crate::worker::{Worker, WorkerError};
-
-/// Every `*.wasm` file in the worker's `plugin.path`, by name (first wins).
-pub fn plugin_files(worker: &Worker) -> BTreeMap<String, PathBuf> {
-    let mut out = BTreeMap::new();
-    for dir in &worker.config().plugin_path {
-        let Ok(entries) = std::fs::read_dir(dir) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.extension().is_some_and(|x| x == "wasm")
-                && let Some(stem) = p.file_stem().map(|s| s.to_string_lossy().into_owned())
-            {
-                out.entry(stem).or_insert(p);
-            }
-        }
-    }
-    out
-}
-
-fn kind_name(k: ConnectorKind) -> &'static str {
-    match k {
-        ConnectorKind::Source => "source",
-        ConnectorKind::Sink => "sink",
-    }
-}
+use crate::engine::guest::{ConfigKey, ConfigType, Importance, PluginInfo};
+use crate::plugins::RegistryError;
+use crate::worker::{PluginVersion, Worker, WorkerError, plugin_name};
 
 fn type_name(t: ConfigType) -> &'static str {
     match t {
@@ -76,47 +55,158 @@ fn key_json(k: &ConfigKey, order: usize) -> Value {
     })
 }
 
-async fn describe(st: &RestState, plugin: &str) -> Result<PluginInfo, RestError> {
-    let path = plugin_files(&st.worker)
-        .remove(plugin)
-        .ok_or_else(|| RestError::not_found(format!("Unknown plugin {plugin}")))?;
+/// The version of `plugin` asked for (the latest when `None`); 404 when
+/// there is no such plugin or version.
+fn find_version(worker: &Worker, plugin: &str, version: Option<&str>) -> Result<PluginVersion, RestError> {
+    let mut versions: Vec<PluginVersion> = worker
+        .plugin_versions()
+        .into_iter()
+        .filter(|v| v.name == plugin)
+        .collect();
+    if versions.is_empty() {
+        return Err(RestError::not_found(format!("Unknown plugin {plugin}")));
+    }
+    match version {
+        None => versions
+            .pop()
+            .ok_or_else(|| RestError::not_found(format!("Unknown plugin {plugin}"))),
+        Some(v) => {
+            let available: Vec<String> = versions.iter().map(|x| x.version.clone()).collect();
+            versions.into_iter().find(|x| x.version == v).ok_or_else(|| {
+                RestError::not_found(format!(
+                    "plugin {plugin} has no version {v}; available: [{}]",
+                    available.join(", ")
+                ))
+            })
+        }
+    }
+}
+
+async fn describe(st: &RestState, plugin: &str, version: Option<String>) -> Result<PluginInfo, RestError> {
     let worker = st.worker.clone();
-    let (_, info) = blocking(move || worker.describe_plugin(&path)).await??;
+    let plugin = plugin.to_owned();
+    let (_, info) = blocking(move || {
+        let v = find_version(&worker, &plugin, version.as_deref())?;
+        worker.describe_plugin(&v.path).map_err(RestError::from)
+    })
+    .await??;
     Ok(info)
 }
 
-/// The connector plugins: `[{class, type, version}]`.
+fn query_value(q: &[(String, String)], key: &str) -> Option<String> {
+    q.iter()
+        .rev()
+        .find(|(k, v)| k == key && !v.is_empty())
+        .map(|(_, v)| v.clone())
+}
+
+/// The connector plugins, one entry per version: `[{class, type, version}]`.
 #[utoipa::path(get, path = "/connector-plugins", tag = "plugins",
     params(("connectorsOnly" = Option<bool>, Query, description = "Only connectors (every Copycat plugin is one)")),
     responses((status = 200, description = "[{class, type, version}]")))]
 pub async fn list(State(st): State<RestState>, q: QueryPairs) -> Result<Json<Value>, RestError> {
     // Every plugin is a connector: there are no converters or transforms to hide.
     let _connectors_only = flag(&q.0, "connectorsOnly")?;
-    let files = plugin_files(&st.worker);
     let worker = st.worker.clone();
     let out = blocking(move || {
-        files
+        worker
+            .plugin_versions()
             .into_iter()
-            .filter_map(|(name, path)| match worker.describe_plugin(&path) {
-                Ok((_, info)) => Some(json!({"class": name, "type": kind_name(info.kind), "version": info.version})),
-                Err(e) => {
-                    tracing::warn!(plugin = %path.display(), error = %e, "skipping a plugin that cannot be described");
-                    None
-                }
-            })
+            .map(|v| json!({"class": v.name, "type": v.kind, "version": v.version}))
             .collect::<Vec<_>>()
     })
     .await?;
     Ok(Json(json!(out)))
 }
 
+/// Every version of one plugin: `[{name, version, type, digest, source}]`
+/// (`source`: `plugin_path` or `uploaded`), oldest first.
+#[utoipa::path(get, path = "/connector-plugins/{plugin}/versions", tag = "plugins",
+    params(("plugin" = String, Path)),
+    responses((status = 200, description = "[{name, version, type, digest, source}]"),
+        (status = 404, description = "No such plugin")))]
+pub async fn versions(State(st): State<RestState>, Path(plugin): Path<String>) -> Result<Json<Value>, RestError> {
+    let worker = st.worker.clone();
+    let name = plugin.clone();
+    let versions: Vec<PluginVersion> = blocking(move || {
+        worker
+            .plugin_versions()
+            .into_iter()
+            .filter(|v| v.name == name)
+            .collect()
+    })
+    .await?;
+    if versions.is_empty() {
+        return Err(RestError::not_found(format!("Unknown plugin {plugin}")));
+    }
+    Ok(Json(json!(versions)))
+}
+
+/// Upload a version of a plugin: the request body is the component
+/// (`application/wasm`, at most `plugin.upload.max.bytes`). The worker
+/// checks that it is a component implementing a Copycat world whose imports
+/// it provides, compiles it, checks that it describes itself as `version`,
+/// and stores it with its sha256. 201 with `{name, version, type, digest,
+/// source}`; 200 when the same bytes are already this version; 409 when
+/// other bytes are (versions are immutable).
+#[utoipa::path(put, path = "/connector-plugins/{plugin}/versions/{version}", tag = "plugins",
+    params(("plugin" = String, Path), ("version" = String, Path)),
+    request_body(content = Vec<u8>, content_type = "application/wasm", description = "The component"),
+    responses((status = 201, description = "Installed: {name, version, type, digest, source}"),
+        (status = 200, description = "Already installed with the same bytes"),
+        (status = 400, description = "Not a component, not a Copycat world, missing imports, or another version inside"),
+        (status = 409, description = "This version exists with other bytes"),
+        (status = 413, description = "Larger than plugin.upload.max.bytes")))]
+pub async fn upload(
+    State(st): State<RestState>,
+    Path((plugin, version)): Path<(String, String)>,
+    body: axum::body::Body,
+) -> Result<Response, RestError> {
+    let max = st.worker.config().plugin_upload_max_bytes;
+    let bytes = axum::body::to_bytes(body, max.saturating_add(1))
+        .await
+        .map_err(|_| RestError::from(WorkerError::from(RegistryError::TooLarge { max })))?;
+    if bytes.is_empty() {
+        return Err(RestError::bad_request(
+            "the request body is empty: send the component's bytes (Content-Type: application/wasm)",
+        ));
+    }
+    let worker = st.worker.clone();
+    let (installed, created) = blocking(move || worker.install_plugin(&plugin, &version, &bytes))
+        .await?
+        .map_err(|e| match e {
+            WorkerError::Load(load) => RestError::bad_request(format!("the upload was refused: {load}")),
+            other => RestError::from(other),
+        })?;
+    let status = if created { StatusCode::CREATED } else { StatusCode::OK };
+    Ok((status, Json(json!(installed))).into_response())
+}
+
+/// Delete an uploaded plugin version that no connector runs (204).
+#[utoipa::path(delete, path = "/connector-plugins/{plugin}/versions/{version}", tag = "plugins",
+    params(("plugin" = String, Path), ("version" = String, Path)),
+    responses((status = 204, description = "Deleted"), (status = 404, description = "No such plugin or version"),
+        (status = 409, description = "In use, or a plugin.path file")))]
+pub async fn delete_version(
+    State(st): State<RestState>,
+    Path((plugin, version)): Path<(String, String)>,
+) -> Result<StatusCode, RestError> {
+    let worker = st.worker.clone();
+    blocking(move || worker.delete_plugin_version(&plugin, &version)).await??;
+    Ok(StatusCode::NO_CONTENT)
+}
+
 /// A plugin's config definition (Kafka Connect's ConfigKeyInfo list).
 #[utoipa::path(get, path = "/connector-plugins/{plugin}/config", tag = "plugins",
-    params(("plugin" = String, Path)),
+    params(("plugin" = String, Path), ("version" = Option<String>, Query, description = "A version (default: the latest)")),
     responses((status = 200, description = "[{name, type, required, default_value, importance, documentation, ...}]"),
         (status = 404, description = "No such plugin")))]
-pub async fn config(State(st): State<RestState>, Path(plugin): Path<String>) -> Result<Json<Value>, RestError> {
-    let info = describe(&st, &plugin).await?;
+pub async fn config(
+    State(st): State<RestState>,
+    Path(plugin): Path<String>,
+    q: QueryPairs,
+) -> Result<Json<Value>, RestError> {
+    let info = describe(&st, &plugin, query_value(&q.0, "version")).await?;
     let keys: Vec<Value> = info
         .config_def
         .iter()
@@ -138,11 +228,14 @@ pub async fn validate(
     body: Bytes,
 ) -> Result<Json<Value>, RestError> {
     let mut props: Props = parse_body(&body)?;
-    let info = describe(&st, &plugin).await?;
+    let version = props.get("connector.plugin.version").filter(|v| !v.is_empty()).cloned();
+    let info = describe(&st, &plugin, version).await?;
     match props.get("connector.class") {
         Some(c)
-            if c != &plugin
-                && st.worker.resolve_class("validate", c).ok() != plugin_files(&st.worker).remove(&plugin) =>
+            if plugin_name(c) != plugin
+                && std::path::Path::new(c)
+                    .file_stem()
+                    .is_none_or(|s| s.to_string_lossy() != plugin) =>
         {
             return Err(RestError::bad_request(format!(
                 "Included connector type {c} does not match request type {plugin}"

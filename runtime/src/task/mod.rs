@@ -188,6 +188,8 @@ pub(crate) struct TaskContext {
     pub plugin: Arc<Plugin>,
     pub stop: Arc<AtomicBool>,
     pub status: StatusHandle,
+    /// The worker's reader of committed source offsets.
+    pub offsets: Arc<crate::kafka::offsets::OffsetReader>,
 }
 
 impl TaskContext {

@@ -19,7 +19,7 @@ use super::{FENCED, TaskContext, TaskFailure, TaskState, pause};
 use crate::config::{DeliveryGuarantee, TransactionBoundary};
 use crate::engine::guest::{Guest, GuestError, SourcePosition, SourceRecord};
 use crate::host::transactions::TransactionRequest;
-use crate::kafka::offsets::{offset_key, offset_value, read_connector};
+use crate::kafka::offsets::{offset_key, offset_value};
 use crate::kafka::{KafkaError, producer_config};
 use crate::metrics::TaskInstruments;
 
@@ -193,7 +193,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
             .map_err(|e| txn_failure(ctx, &producer, "initialising transactions", e))?;
         tracing::info!(transactional_id = %transactional_id(ctx), "exactly-once: transactions initialised");
     }
-    let offsets = read_connector(&ctx.worker, &ctx.ident.connector)?;
+    let offsets = ctx.offsets.read_connector(&ctx.worker, &ctx.ident.connector)?;
     tracing::info!(committed = offsets.len(), "loaded committed source offsets");
     let guest = ctx.instantiate(Arc::new(offsets))?;
     ctx.status.instruments().commit_lag(0);
