@@ -19,6 +19,7 @@ pub mod rest;
 pub mod standalone;
 pub mod state;
 pub mod task;
+pub mod topics;
 pub mod worker;
 
 pub use config::{ConnectorConfig, WorkerConfig};

@@ -51,6 +51,9 @@ pub struct SavedConnector {
     /// Its target state.
     #[serde(default)]
     pub state: TargetState,
+    /// Its active topics (KIP-558).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub topics: Vec<String>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -115,7 +118,10 @@ impl StateStore {
 
 /// Start the persisted connectors on `worker` in their target states,
 /// except those named in `skip` (given again on the command line). A
-/// connector that no longer validates is logged and left out.
+/// connector that no longer validates (its component gone, its config now
+/// invalid) is logged and kept in the state file as it was, so nothing an
+/// operator created is lost; it runs again once it validates at a later
+/// start, or is replaced by creating a connector of the same name.
 pub fn restore(worker: &Worker, saved: &BTreeMap<String, SavedConnector>, skip: &[String]) {
     for (name, s) in saved {
         if skip.contains(name) {
@@ -128,8 +134,14 @@ pub fn restore(worker: &Worker, saved: &BTreeMap<String, SavedConnector>, skip: 
                 worker.start_validated_in(cfg, v, s.state)
             });
         match restored {
-            Ok(()) => tracing::info!(connector = %name, state = ?s.state, "connector restored from state.dir"),
-            Err(e) => tracing::error!(connector = %name, error = %e, "could not restore a persisted connector"),
+            Ok(()) => {
+                worker.restore_topics(name, &s.topics);
+                tracing::info!(connector = %name, state = ?s.state, "connector restored from state.dir");
+            }
+            Err(e) => {
+                tracing::error!(connector = %name, error = %e, "could not restore a persisted connector; its config stays in state.dir");
+                worker.keep_unrestored(name, s.clone());
+            }
         }
     }
 }
@@ -150,6 +162,7 @@ mod tests {
             SavedConnector {
                 config: [("name".to_owned(), "a".to_owned())].into(),
                 state: TargetState::Paused,
+                topics: vec!["t".to_owned()],
             },
         );
         store.save(&m).unwrap();

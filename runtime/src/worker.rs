@@ -19,6 +19,7 @@ use crate::kafka::{KafkaError, ensure_compacted_topic};
 use crate::metrics::SwapOutcome;
 use crate::plugins::{PluginSource, Registry, RegistryError, compare_versions};
 use crate::task::{self, StatusHandle, TaskContext, TaskState, TaskStatus};
+use crate::topics::ActiveTopics;
 
 /// Kafka Connect class names that map onto the connectors Copycat ships.
 const CLASS_ALIASES: &[(&str, &str)] = &[
@@ -220,6 +221,7 @@ struct TaskHandle {
 #[derive(Clone)]
 struct TaskSpawn {
     connector: Arc<ConnectorConfig>,
+    topics: Arc<ActiveTopics>,
     plugin: Arc<Plugin>,
     id: u32,
     task_config: WitConfig,
@@ -260,6 +262,8 @@ struct ConnectorHandle {
     plugin: Arc<Plugin>,
     /// How its last replacement went.
     last_swap: Option<SwapReport>,
+    /// The topics its records went to or came from.
+    topics: Arc<ActiveTopics>,
     /// The config it runs with (what `GET /connectors/{c}/config` shows).
     config: Arc<ConnectorConfig>,
     target: TargetState,
@@ -283,6 +287,9 @@ pub struct Worker {
     described: Mutex<HashMap<String, PluginInfo>>,
     /// Reads committed source offsets for starting tasks.
     offsets: Arc<crate::kafka::offsets::OffsetReader>,
+    /// Persisted connectors that could not be restored, kept in the state
+    /// file as they were.
+    unrestored: Mutex<BTreeMap<String, crate::state::SavedConnector>>,
 }
 
 /// A connector split into tasks, not started yet.
@@ -317,6 +324,7 @@ impl Worker {
             registry,
             described: Mutex::new(HashMap::new()),
             offsets: Arc::default(),
+            unrestored: Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -341,22 +349,68 @@ impl Worker {
 
     fn persist(&self) {
         let Some(store) = self.store.get() else { return };
-        let snapshot: BTreeMap<String, crate::state::SavedConnector> = self
-            .lock()
-            .iter()
-            .map(|(name, c)| {
-                (
-                    name.clone(),
-                    crate::state::SavedConnector {
-                        config: c.config.props.clone(),
-                        state: c.target,
-                    },
-                )
-            })
-            .collect();
+        let mut snapshot: BTreeMap<String, crate::state::SavedConnector> = match self.unrestored.lock() {
+            Ok(u) => u.clone(),
+            Err(p) => p.into_inner().clone(),
+        };
+        snapshot.extend(self.lock().iter().map(|(name, c)| {
+            (
+                name.clone(),
+                crate::state::SavedConnector {
+                    config: c.config.props.clone(),
+                    state: c.target,
+                    topics: c.topics.list(),
+                },
+            )
+        }));
         if let Err(e) = store.save(&snapshot) {
             tracing::error!(error = %e, "could not persist the connectors' configs and states");
         }
+    }
+
+    /// Keep a persisted connector that could not be restored in the state
+    /// file (until a connector of that name is created or deleted).
+    pub fn keep_unrestored(&self, name: &str, saved: crate::state::SavedConnector) {
+        if let Ok(mut u) = self.unrestored.lock() {
+            u.insert(name.to_owned(), saved);
+        }
+    }
+
+    fn forget_unrestored(&self, name: &str) {
+        if let Ok(mut u) = self.unrestored.lock() {
+            u.remove(name);
+        }
+    }
+
+    /// Put back a restored connector's active topics.
+    pub fn restore_topics(&self, name: &str, topics: &[String]) {
+        if let Some(c) = self.lock().get(name) {
+            for t in topics {
+                c.topics.record(t);
+            }
+        }
+    }
+
+    /// A connector's active topics (`GET /connectors/{c}/topics`).
+    pub fn active_topics(&self, name: &str) -> Result<Vec<String>, WorkerError> {
+        let map = self.lock();
+        let c = map
+            .get(name)
+            .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+        Ok(c.topics.list())
+    }
+
+    /// Forget a connector's active topics (`PUT /connectors/{c}/topics/reset`).
+    pub fn reset_active_topics(&self, name: &str) -> Result<(), WorkerError> {
+        {
+            let map = self.lock();
+            let c = map
+                .get(name)
+                .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+            c.topics.reset();
+        }
+        self.persist();
+        Ok(())
     }
 
     fn manage(&self) -> MutexGuard<'_, ()> {
@@ -595,8 +649,9 @@ impl Worker {
         if self.lock().contains_key(&cfg.name) {
             return Err(WorkerError::Duplicate(cfg.name));
         }
-        let handle = self.build(Arc::new(cfg), validated, target)?;
+        let handle = self.build(Arc::new(cfg), validated, target, Arc::default())?;
         let name = handle.config.name.clone();
+        self.forget_unrestored(&name);
         self.lock().insert(name, handle);
         self.persist();
         Ok(())
@@ -620,7 +675,8 @@ impl Worker {
         let validated = self.validate(&cfg)?;
         let existing = self.lock().get(&cfg.name).map(|c| c.target);
         let Some(target) = existing else {
-            let handle = self.build(Arc::new(cfg), validated, TargetState::Running)?;
+            let handle = self.build(Arc::new(cfg), validated, TargetState::Running, Arc::default())?;
+            self.forget_unrestored(&handle.config.name);
             self.lock().insert(handle.config.name.clone(), handle);
             self.persist();
             return Ok(true);
@@ -663,7 +719,12 @@ impl Worker {
         target: TargetState,
     ) -> Result<SwapReport, WorkerError> {
         let name = cfg.name.clone();
-        let prepared = self.prepare(cfg, validated, target)?;
+        let topics = self
+            .lock()
+            .get(&name)
+            .map(|c| c.topics.clone())
+            .ok_or_else(|| WorkerError::UnknownConnector(name.clone()))?;
+        let prepared = self.prepare(cfg, validated, target, &topics)?;
         let began = Instant::now();
         let (mut old_tasks, old_cfg, old_plugin, old_info) = {
             let mut map = self.lock();
@@ -890,7 +951,8 @@ impl Worker {
             }
             TargetState::Running => {
                 let validated = self.validate(&cfg)?;
-                let handle = self.build(cfg, validated, TargetState::Running)?;
+                let topics = self.lock().get(name).map(|c| c.topics.clone()).unwrap_or_default();
+                let handle = self.build(cfg, validated, TargetState::Running, topics)?;
                 self.lock().insert(name.to_owned(), handle);
             }
         }
@@ -925,13 +987,14 @@ impl Worker {
         cfg: Arc<ConnectorConfig>,
         validated: Validated,
         target: TargetState,
+        topics: Arc<ActiveTopics>,
     ) -> Result<ConnectorHandle, WorkerError> {
         let Prepared {
             cfg,
             plugin,
             info,
             spawns,
-        } = self.prepare(cfg, validated, target)?;
+        } = self.prepare(cfg, validated, target, &topics)?;
         let tasks = self.launch(spawns, target)?;
         tracing::info!(connector = %cfg.name, plugin = %info.name, version = %info.version, tasks = tasks.len(), ?target, "connector added");
         Ok(ConnectorHandle {
@@ -939,6 +1002,7 @@ impl Worker {
             info,
             plugin,
             last_swap: None,
+            topics,
             config: cfg,
             target,
             tasks,
@@ -951,6 +1015,7 @@ impl Worker {
         cfg: Arc<ConnectorConfig>,
         validated: Validated,
         target: TargetState,
+        topics: &Arc<ActiveTopics>,
     ) -> Result<Prepared, WorkerError> {
         let Validated {
             plugin,
@@ -991,6 +1056,7 @@ impl Worker {
             .enumerate()
             .map(|(i, task_config)| TaskSpawn {
                 connector: cfg.clone(),
+                topics: topics.clone(),
                 plugin: plugin.clone(),
                 id: i as u32,
                 task_config,
@@ -1051,6 +1117,7 @@ impl Worker {
             stop: stop.clone(),
             status: status.clone(),
             offsets: self.offsets.clone(),
+            topics: spawn.topics.clone(),
         };
         let body: fn(&TaskContext) -> Result<(), task::TaskFailure> = match spawn.plugin.kind {
             WorldKind::Source => task::source::run,
@@ -1179,10 +1246,15 @@ impl Worker {
     /// /connectors/{c}`; its committed offsets are kept).
     pub fn stop_connector(&self, name: &str) -> Result<(), WorkerError> {
         let _m = self.manage();
-        let handle = self
-            .lock()
-            .remove(name)
-            .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
+        let removed = self.lock().remove(name);
+        let Some(handle) = removed else {
+            let was_unrestored = self.unrestored.lock().ok().and_then(|mut u| u.remove(name)).is_some();
+            if was_unrestored {
+                self.persist();
+                return Ok(());
+            }
+            return Err(WorkerError::UnknownConnector(name.to_owned()));
+        };
         let ids: Vec<u32> = handle.tasks.iter().map(|t| t.status.get().id).collect();
         self.stop_tasks(vec![handle]);
         for id in ids.into_iter().chain([0]) {
@@ -1425,6 +1497,8 @@ impl Worker {
 
     /// Stop everything: every task stops polling, flushes and commits.
     pub fn shutdown(&self) {
+        // The active topics tasks noted since the last change.
+        self.persist();
         let handles: Vec<ConnectorHandle> = std::mem::take(&mut *self.lock()).into_values().collect();
         self.stop_tasks(handles);
     }

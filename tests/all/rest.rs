@@ -557,20 +557,59 @@ async fn a_restarted_worker_restores_connectors_and_states() {
     assert_eq!(code, 200);
     let persisted = std::fs::read_to_string(dir.path().join("connectors.json")).unwrap();
     assert!(persisted.contains(&names[2]), "{persisted}");
+    api.until(
+        "the running one's topic is active",
+        &format!("/connectors/{}/topics", names[0]),
+        |b| b[&names[0]]["topics"] == json!([topic]),
+    )
+    .await;
     let w = worker.clone();
     tokio::task::spawn_blocking(move || w.shutdown()).await.unwrap();
     drop(api);
+    // A connector whose component is gone by the next start: not restored,
+    // but not dropped from the state file either.
+    let store = StateStore::new(dir.path());
+    let mut saved = store.load().unwrap();
+    let gone = unique("gone");
+    saved.insert(
+        gone.clone(),
+        state::SavedConnector {
+            config: [
+                ("name", gone.as_str()),
+                ("connector.class", "no-such-plugin"),
+                ("topic", topic.as_str()),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect(),
+            state: copycat_runtime::TargetState::Running,
+            topics: Vec::new(),
+        },
+    );
+    store.save(&saved).unwrap();
 
     // A new worker on the same state.dir.
     let worker = Arc::new(copycat_runtime::Worker::start(worker_config(&offsets)).await.unwrap());
     let store = StateStore::new(dir.path());
     let saved = store.load().unwrap();
-    assert_eq!(saved.len(), 3);
+    assert_eq!(saved.len(), 4);
     let w = worker.clone();
     tokio::task::spawn_blocking(move || state::restore(&w, &saved, &[]))
         .await
         .unwrap();
-    worker.persist_to(store);
+    worker.persist_to(store.clone());
+    let kept = store.load().unwrap();
+    assert!(
+        kept.contains_key(&gone),
+        "an unrestorable connector stays persisted: {kept:?}"
+    );
+    assert_eq!(kept[&names[0]].topics, [topic.clone()], "active topics persisted");
+    assert_eq!(
+        worker.active_topics(&names[0]).unwrap(),
+        [topic.clone()],
+        "and restored"
+    );
+    assert!(!worker.connectors().contains(&gone));
     let api = serve(worker.clone(), None).await;
     let status = |n: &str| format!("/connectors/{n}/status");
     api.until("restored running", &status(&names[0]), |s| {
@@ -931,5 +970,58 @@ async fn plugin_registry_uploads_versions_side_by_side_and_refuses_bad_uploads()
     let (_, versions) = api.get("/connector-plugins/tagged/versions").await;
     assert_eq!(versions.as_array().unwrap().len(), 1);
     assert_eq!(api.call("DELETE", &format!("/connectors/{name}"), None).await.0, 204);
+    worker.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn active_topics_are_tracked_reset_and_can_be_turned_off() {
+    let (worker, api) = start().await;
+    let topic = unique("active");
+    create_topic(&topic, 1).await;
+    let name = unique("active-src");
+    assert_eq!(api.send("POST", "/connectors", &datagen(&name, &topic)).await.0, 201);
+    let path = format!("/connectors/{name}/topics");
+    api.until("the source's topic is active", &path, |b| {
+        b[&name]["topics"] == json!([topic])
+    })
+    .await;
+    assert_eq!(api.call("PUT", &format!("{path}/reset"), None).await.0, 202);
+    // Right after the reset the set may be empty or already refilled by the
+    // running task; it ends up holding the topic again.
+    api.until("the topic is active again after the reset", &path, |b| {
+        b[&name]["topics"] == json!([topic])
+    })
+    .await;
+
+    let out = tempfile::tempdir().unwrap();
+    let sink = unique("active-sink");
+    let body = json!({"name": sink, "config": {"connector.class": "file-sink", "topics": topic,
+        "directory": out.path().to_str().unwrap(), "grants.fs.write": out.path().to_str().unwrap()}});
+    let (code, created) = api.send("POST", "/connectors", &body).await;
+    assert_eq!(code, 201, "{created}");
+    api.until(
+        "the sink's topic is active",
+        &format!("/connectors/{sink}/topics"),
+        |b| b[&sink]["topics"] == json!([topic]),
+    )
+    .await;
+    assert_eq!(api.get("/connectors/nobody/topics").await.0, 404);
+    assert_eq!(api.call("PUT", "/connectors/nobody/topics/reset", None).await.0, 404);
+    worker.shutdown();
+
+    init_logging();
+    let off = worker_config_with(&unique("offsets"), &[("topic.tracking.enable", "false")]);
+    let worker = Arc::new(Worker::start(off).await.unwrap());
+    let api = serve(worker.clone(), None).await;
+    let name = unique("untracked");
+    assert_eq!(api.send("POST", "/connectors", &datagen(&name, &topic)).await.0, 201);
+    let (code, body) = api.get(&format!("/connectors/{name}/topics")).await;
+    assert_eq!(
+        (code, body),
+        (
+            403,
+            json!({"error_code": 403, "message": "Topic tracking is disabled."})
+        )
+    );
     worker.shutdown();
 }

@@ -16,6 +16,11 @@ pub struct WorkerConfig {
     pub bootstrap_servers: String,
     /// `plugin.path`: directories searched for `<connector.class>.wasm`.
     pub plugin_path: Vec<PathBuf>,
+    /// `topic.tracking.enable`: serve connectors' active topics (default
+    /// true).
+    pub topic_tracking: bool,
+    /// `topic.tracking.allow.reset`: allow resetting them (default true).
+    pub topic_tracking_reset: bool,
     /// `plugin.registry.dir`: where components uploaded through the REST
     /// API are kept, as `<name>/<version>.wasm` (default
     /// `<state.dir>/plugins`).
@@ -91,6 +96,8 @@ const KNOWN: &[&str] = &[
     "plugin.registry.dir",
     "plugin.upload.max.bytes",
     "plugin.swap.timeout.ms",
+    "topic.tracking.enable",
+    "topic.tracking.allow.reset",
     "offset.storage.topic",
     "offset.storage.partitions",
     "offset.storage.replication.factor",
@@ -146,6 +153,8 @@ impl WorkerConfig {
                 .map_or_else(|| state_dir.join("plugins"), PathBuf::from),
             plugin_upload_max_bytes: r.parse("plugin.upload.max.bytes", 64 << 20),
             plugin_swap_timeout: Duration::from_millis(r.parse("plugin.swap.timeout.ms", 60_000)),
+            topic_tracking: r.parse("topic.tracking.enable", true),
+            topic_tracking_reset: r.parse("topic.tracking.allow.reset", true),
             offset_storage_topic: offsets_topic,
             offset_storage_partitions: r.parse("offset.storage.partitions", 25),
             offset_storage_replication_factor: r.parse("offset.storage.replication.factor", -1),

@@ -309,6 +309,42 @@ pub async fn task_status(
     Ok(Json(task_json(&st, &s, t)))
 }
 
+/// The topics the connector's records went to (source) or came from (sink)
+/// since it was created or its set was reset (KIP-558):
+/// `{"<connector>": {"topics": [...]}}`.
+#[utoipa::path(get, path = "/connectors/{connector}/topics", tag = "connectors",
+    params(("connector" = String, Path)),
+    responses((status = 200, description = "{<connector>: {topics: [...]}}"),
+        (status = 403, description = "topic.tracking.enable=false"), (status = 404, description = "No such connector")))]
+pub async fn topics(State(st): State<RestState>, Path(connector): Path<String>) -> Result<Json<Value>, RestError> {
+    if !st.worker.config().topic_tracking {
+        return Err(RestError::new(StatusCode::FORBIDDEN, "Topic tracking is disabled."));
+    }
+    let topics = st.worker.active_topics(&connector)?;
+    Ok(Json(json!({ connector: {"topics": topics} })))
+}
+
+/// Forget the connector's active topics; its tasks report the topics they
+/// use from now on (202).
+#[utoipa::path(put, path = "/connectors/{connector}/topics/reset", tag = "connectors",
+    params(("connector" = String, Path)),
+    responses((status = 202, description = "Reset"),
+        (status = 403, description = "topic.tracking.enable or topic.tracking.allow.reset is false"),
+        (status = 404, description = "No such connector")))]
+pub async fn reset_topics(State(st): State<RestState>, Path(connector): Path<String>) -> Result<StatusCode, RestError> {
+    if !st.worker.config().topic_tracking {
+        return Err(RestError::new(StatusCode::FORBIDDEN, "Topic tracking is disabled."));
+    }
+    if !st.worker.config().topic_tracking_reset {
+        return Err(RestError::new(
+            StatusCode::FORBIDDEN,
+            "Topic tracking reset is disabled.",
+        ));
+    }
+    st.worker.reset_active_topics(&connector)?;
+    Ok(StatusCode::ACCEPTED)
+}
+
 /// `PUT /connectors/{c}/version` body.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct SwapRequest {

@@ -97,6 +97,8 @@ pub fn router(state: RestState) -> (Router, utoipa::openapi::OpenApi) {
         .routes(routes!(connectors::restart))
         .routes(routes!(connectors::restart_task))
         .routes(routes!(connectors::swap_version))
+        .routes(routes!(connectors::topics))
+        .routes(routes!(connectors::reset_topics))
         .routes(routes!(
             connectors::get_offsets,
             connectors::alter_offsets,

@@ -270,10 +270,19 @@ pub async fn validate(
     for (k, m) in &problems {
         errors.entry(k.as_str()).or_default().push(m.as_str());
     }
+    // As Kafka Connect: a PASSWORD key's value is never echoed back.
+    let hidden = |name: &str| {
+        info.config_def
+            .iter()
+            .any(|k| k.name == name && matches!(k.type_, ConfigType::Password))
+    };
     let value = |name: &str| {
+        let shown = props
+            .get(name)
+            .map(|v| if hidden(name) { "[hidden]" } else { v.as_str() });
         json!({
             "name": name,
-            "value": props.get(name),
+            "value": shown,
             "recommended_values": [],
             "errors": errors.get(name).cloned().unwrap_or_default(),
             "visible": true,

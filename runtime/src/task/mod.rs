@@ -190,6 +190,8 @@ pub(crate) struct TaskContext {
     pub status: StatusHandle,
     /// The worker's reader of committed source offsets.
     pub offsets: Arc<crate::kafka::offsets::OffsetReader>,
+    /// The connector's active topics.
+    pub topics: Arc<crate::topics::ActiveTopics>,
 }
 
 impl TaskContext {

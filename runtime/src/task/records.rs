@@ -23,13 +23,16 @@ pub(crate) struct RecordCheck {
     /// `None`: the topic does not exist.
     topics: HashMap<String, Option<i32>>,
     metadata: Option<BaseConsumer>,
+    /// Reports the topics records go to (the connector's active topics).
+    active: crate::topics::TopicTracker,
 }
 
 impl RecordCheck {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(active: crate::topics::TopicTracker) -> Self {
         Self {
             topics: HashMap::new(),
             metadata: None,
+            active,
         }
     }
 
@@ -81,6 +84,7 @@ impl RecordCheck {
                 continue;
             }
             self.check_topic(ctx, i, topic, r.partition)?;
+            self.active.note(topic);
             last_checked = Some(topic);
         }
         if total > limits.batch_max_bytes {

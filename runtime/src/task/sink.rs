@@ -41,6 +41,8 @@ struct SinkShared {
     unflushed: u64,
     /// Set by every rebalance; the loop drops records it fetched before.
     rebalanced: bool,
+    /// Reports the topics records come from (the connector's active topics).
+    topics: crate::topics::TopicTracker,
 }
 
 impl SinkShared {
@@ -208,6 +210,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         instruments: ctx.status.instruments().clone(),
         unflushed: 0,
         rebalanced: false,
+        topics: ctx.topics.tracker(),
     }));
     lock(&shared).guest.sink_start(&ctx.task_config)?;
 
@@ -372,7 +375,12 @@ fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &[SinkRe
         let mut sh = lock(shared);
         match sh.guest.sink_put(batch) {
             Ok(()) => {
+                let mut last: Option<&str> = None;
                 for r in batch {
+                    if last != Some(r.topic.as_str()) {
+                        sh.topics.note(&r.topic);
+                        last = Some(&r.topic);
+                    }
                     sh.next.insert((r.topic.clone(), r.partition), r.offset + 1);
                 }
                 sh.unflushed += batch.len() as u64;

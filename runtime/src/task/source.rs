@@ -217,7 +217,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         writing: None,
         uncommitted: 0,
         last_commit: Instant::now(),
-        check: RecordCheck::new(),
+        check: RecordCheck::new(ctx.topics.tracker()),
     };
     runner.guest.source_start(&ctx.task_config)?;
     ctx.status.set(TaskState::Running, None);
