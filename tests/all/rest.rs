@@ -603,10 +603,10 @@ async fn a_restarted_worker_restores_connectors_and_states() {
         kept.contains_key(&gone),
         "an unrestorable connector stays persisted: {kept:?}"
     );
-    assert_eq!(kept[&names[0]].topics, [topic.clone()], "active topics persisted");
+    assert_eq!(kept[&names[0]].topics, vec![topic.clone()], "active topics persisted");
     assert_eq!(
         worker.active_topics(&names[0]).unwrap(),
-        [topic.clone()],
+        vec![topic.clone()],
         "and restored"
     );
     assert!(!worker.connectors().contains(&gone));
