@@ -36,6 +36,13 @@ if [[ "${COPYCAT_BENCH_LIMITS:-1}" != 0 ]]; then
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --runs 5
 fi
+# Hot-swap pause between two component versions: COPYCAT_BENCH_SWAP=0 skips it.
+if [[ "${COPYCAT_BENCH_SWAP:-1}" != 0 ]]; then
+    COPYCAT_FIXTURE_DIR="${COPYCAT_FIXTURE_DIR:-$PWD/build/fixtures}" \
+    cargo run --quiet -p copycat-bench --bin swap \
+        --config 'profile.dev.package.copycat-bench.opt-level=2' \
+        -- --swaps 30
+fi
 # The counter source in every language (build/examples; `just build-examples`).
 if [[ "${COPYCAT_BENCH_LANGUAGES:-1}" != 0 ]]; then
     COPYCAT_EXAMPLES_DIR="${COPYCAT_EXAMPLES_DIR:-$PWD/build/examples}" \

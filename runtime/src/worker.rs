@@ -222,6 +222,7 @@ struct TaskHandle {
 struct TaskSpawn {
     connector: Arc<ConnectorConfig>,
     topics: Arc<ActiveTopics>,
+    handoff: Arc<task::Handoff>,
     plugin: Arc<Plugin>,
     id: u32,
     task_config: WitConfig,
@@ -745,8 +746,18 @@ impl Worker {
             digest = %prepared.plugin.digest,
             "replacing the connector: draining its tasks"
         );
+        // Task i of the new version takes over what task i of the old one
+        // hands over as it stops (its initialised exactly-once producer).
+        let mut prepared = prepared;
+        for (new, old) in prepared.spawns.iter_mut().zip(&old_tasks) {
+            if let Some(old) = &old.spawn {
+                old.handoff.request();
+                new.handoff = old.handoff.clone();
+            }
+        }
         self.stop_handles(&mut old_tasks);
         let old_spawns: Vec<TaskSpawn> = old_tasks.iter().filter_map(|t| t.spawn.clone()).collect();
+        let handoffs: Vec<Arc<task::Handoff>> = old_spawns.iter().map(|s| s.handoff.clone()).collect();
         let mut report = SwapReport {
             from_version: old_info.version.clone(),
             from_digest: old_plugin.digest.clone(),
@@ -772,7 +783,7 @@ impl Worker {
             });
         let result = match started {
             Ok(()) => {
-                for gone in new_count..old_spawns.len() {
+                for gone in new_count..handoffs.len() {
                     if gone > 0 {
                         self.metrics.remove_task(&name, gone as u32);
                     }
@@ -788,6 +799,9 @@ impl Worker {
                         .unwrap_or_default()
                 };
                 self.stop_handles(&mut failed);
+                for h in &handoffs {
+                    h.clear();
+                }
                 let back = self.launch(old_spawns, target)?;
                 self.install(&name, back, &old_cfg, &old_plugin, &old_info);
                 if target == TargetState::Running
@@ -810,6 +824,9 @@ impl Worker {
             }
         };
         let pause = began.elapsed();
+        for h in &handoffs {
+            h.clear();
+        }
         report.pause_ms = pause.as_secs_f64() * 1000.0;
         report.at_ms = unix_ms();
         if target == TargetState::Running {
@@ -1057,6 +1074,7 @@ impl Worker {
             .map(|(i, task_config)| TaskSpawn {
                 connector: cfg.clone(),
                 topics: topics.clone(),
+                handoff: Arc::default(),
                 plugin: plugin.clone(),
                 id: i as u32,
                 task_config,
@@ -1118,6 +1136,7 @@ impl Worker {
             status: status.clone(),
             offsets: self.offsets.clone(),
             topics: spawn.topics.clone(),
+            handoff: spawn.handoff.clone(),
         };
         let body: fn(&TaskContext) -> Result<(), task::TaskFailure> = match spawn.plugin.kind {
             WorldKind::Source => task::source::run,

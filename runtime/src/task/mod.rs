@@ -178,6 +178,67 @@ impl StatusHandle {
     }
 }
 
+/// What a stopping task hands to the instance that replaces it in a hot
+/// swap: its producer, drained and connected (exactly-once: initialised for
+/// the task's `transactional.id`, with no transaction open). The new
+/// instance skips creating a client and, exactly-once, `InitProducerId`,
+/// which librdkafka retries only after a fixed 500 ms when the coordinator
+/// is still completing the previous transaction.
+/// Nothing is handed over unless the worker asked for it (a swap), so a
+/// stopped task never leaves a producer behind.
+#[derive(Default)]
+pub(crate) struct Handoff {
+    requested: AtomicBool,
+    slot: Mutex<Option<(String, Box<dyn std::any::Any + Send>)>>,
+}
+
+impl std::fmt::Debug for Handoff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Handoff")
+            .field("requested", &self.requested.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Handoff {
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<(String, Box<dyn std::any::Any + Send>)>> {
+        match self.slot.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// The worker is replacing the task: hand over on a clean stop.
+    pub(crate) fn request(&self) {
+        self.requested.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a handover was asked for.
+    pub(crate) fn requested(&self) -> bool {
+        self.requested.load(Ordering::Relaxed)
+    }
+
+    /// Leave `value` for the next instance, under `key` (what it must match).
+    pub(crate) fn put<T: std::any::Any + Send>(&self, key: String, value: T) {
+        *self.slot() = Some((key, Box::new(value)));
+    }
+
+    /// Take what the previous instance left, if its key is `key`.
+    pub(crate) fn take<T: std::any::Any + Send>(&self, key: &str) -> Option<T> {
+        let (k, v) = self.slot().take()?;
+        if k != key {
+            return None;
+        }
+        v.downcast::<T>().ok().map(|b| *b)
+    }
+
+    /// Drop anything left and stop asking (the swap is over).
+    pub(crate) fn clear(&self) {
+        self.requested.store(false, Ordering::Relaxed);
+        *self.slot() = None;
+    }
+}
+
 /// Everything a task thread needs.
 pub(crate) struct TaskContext {
     pub ident: TaskIdent,
@@ -192,6 +253,8 @@ pub(crate) struct TaskContext {
     pub offsets: Arc<crate::kafka::offsets::OffsetReader>,
     /// The connector's active topics.
     pub topics: Arc<crate::topics::ActiveTopics>,
+    /// What a stopping instance hands to the next one in a hot swap.
+    pub handoff: Arc<Handoff>,
 }
 
 impl TaskContext {

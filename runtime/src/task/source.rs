@@ -176,18 +176,37 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
             ctx.worker.transaction_timeout().as_millis().to_string(),
         );
     }
-    let producer: Kproducer = pcfg
-        .create_with_context(Acks {
-            pending: (0..RING).map(|_| AtomicUsize::new(0)).collect(),
-            offsets_pending: AtomicUsize::new(0),
-            acked: AtomicU64::new(0),
-            failure: Mutex::new(None),
-            instruments: ctx.status.instruments().clone(),
-        })
-        .map_err(|e| KafkaError::new(format!("creating the producer of task {}", ctx.ident), e))?;
+    // In a hot swap the previous instance of this task may have left its
+    // producer (same guarantee, transactional.id and settings), connected
+    // and, exactly-once, initialised.
+    let handoff_key = format!(
+        "{:?}|{}|{:?}",
+        ctx.connector.delivery,
+        transactional_id(ctx),
+        ctx.connector.producer_overrides
+    );
+    let handed = ctx.handoff.take::<Kproducer>(&handoff_key);
+    let reused = handed.is_some();
+    let producer: Kproducer = match handed {
+        Some(p) => {
+            p.context().acked.store(0, Ordering::Relaxed);
+            tracing::info!("took over the previous instance's producer");
+            p
+        }
+        None => pcfg
+            .create_with_context(Acks {
+                pending: (0..RING).map(|_| AtomicUsize::new(0)).collect(),
+                offsets_pending: AtomicUsize::new(0),
+                acked: AtomicU64::new(0),
+                failure: Mutex::new(None),
+                instruments: ctx.status.instruments().clone(),
+            })
+            .map_err(|e| KafkaError::new(format!("creating the producer of task {}", ctx.ident), e))?,
+    };
     // Fence any other instance of this task *before* reading the offsets:
-    // nothing it commits afterwards can be missed.
-    if exactly_once {
+    // nothing it commits afterwards can be missed. (A producer handed over
+    // is the previous instance's own: there is nothing to fence.)
+    if exactly_once && !reused {
         producer
             .init_transactions(ctx.worker.offset_flush_timeout.max(Duration::from_secs(30)))
             .map_err(|e| txn_failure(ctx, &producer, "initialising transactions", e))?;
@@ -226,6 +245,12 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     // Whatever happened, deliver what can be delivered and commit its offsets.
     let drained = runner.drain();
     let stopped = runner.guest.source_stop();
+    if result.is_ok() && drained.is_ok() && ctx.handoff.requested() {
+        let SourceRunner { producer, .. } = runner;
+        if let Ok(p) = Arc::try_unwrap(producer) {
+            ctx.handoff.put(handoff_key, p);
+        }
+    }
     result?;
     drained?;
     stopped.map_err(TaskFailure::from)
