@@ -350,6 +350,22 @@ impl Standalone {
     }
 }
 
+impl Standalone {
+    /// SIGTERM, then the process must exit 0 (a graceful stop) in time.
+    pub fn terminate(mut self) {
+        let mut child = self.child.take().unwrap();
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let exit = eventually("copycat standalone exits", Duration::from_secs(60), || {
+            child.try_wait().unwrap()
+        });
+        assert!(exit.success(), "exit 0 after SIGTERM, got {exit:?}");
+    }
+}
+
 impl Drop for Standalone {
     fn drop(&mut self) {
         if let Some(mut c) = self.child.take() {

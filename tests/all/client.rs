@@ -93,10 +93,18 @@ fn client_manages_connectors_over_rest() {
 
     let created = client(url, &["connectors", "create", file.to_str().unwrap()]);
     assert!(created.ok(), "{}", created.stderr);
-    assert!(created.stdout.contains(&format!("Created connector {name}")), "{}", created.stdout);
+    assert!(
+        created.stdout.contains(&format!("Created connector {name}")),
+        "{}",
+        created.stdout
+    );
     let again = client(url, &["connectors", "create", file.to_str().unwrap()]);
     assert_eq!(again.code, Some(1));
-    assert!(again.stderr.contains("already exists") && again.stderr.contains("409"), "{}", again.stderr);
+    assert!(
+        again.stderr.contains("already exists") && again.stderr.contains("409"),
+        "{}",
+        again.stderr
+    );
 
     // The table: name, type, state, running/total tasks, plugin.
     eventually("list shows the connector running", Duration::from_secs(60), || {
@@ -114,33 +122,69 @@ fn client_manages_connectors_over_rest() {
     let status = client(url, &["connectors", "status", &name]);
     assert!(status.ok(), "{}", status.stderr);
     let task_row = status.row("0").unwrap_or_else(|| panic!("{}", status.stdout));
-    assert!(task_row.contains("RUNNING") && task_row.contains(&worker.addr.to_string()), "{}", status.stdout);
+    assert!(
+        task_row.contains("RUNNING") && task_row.contains(&worker.addr.to_string()),
+        "{}",
+        status.stdout
+    );
     let info = client(url, &["connectors", "get", &name]);
-    assert!(info.ok() && info.row("connector.class").is_some_and(|r| r.contains("datagen")), "{}", info.stdout);
+    assert!(
+        info.ok() && info.row("connector.class").is_some_and(|r| r.contains("datagen")),
+        "{}",
+        info.stdout
+    );
 
     // Pause, resume.
     let paused = client(url, &["connectors", "pause", &name]);
     assert!(paused.ok(), "{}", paused.stderr);
     until_state(url, &name, "PAUSED", &["PAUSED"]);
     let table = client(url, &["connectors", "status", &name]);
-    assert!(table.row("connector").is_some_and(|r| r.contains("PAUSED")), "{}", table.stdout);
+    assert!(
+        table.row("connector").is_some_and(|r| r.contains("PAUSED")),
+        "{}",
+        table.stdout
+    );
     assert!(client(url, &["connectors", "resume", &name]).ok());
     until_state(url, &name, "RUNNING", &["RUNNING"]);
 
     // Config: --set and --unset (PATCH), then show.
-    let patched = client(url, &["connectors", "config", &name, "--set", "rate=50", "--unset", "topic.partitions"]);
+    let patched = client(
+        url,
+        &[
+            "connectors",
+            "config",
+            &name,
+            "--set",
+            "rate=50",
+            "--unset",
+            "topic.partitions",
+        ],
+    );
     assert!(patched.ok(), "{}", patched.stderr);
-    assert!(patched.row("rate").is_some_and(|r| r.contains("50")), "{}", patched.stdout);
+    assert!(
+        patched.row("rate").is_some_and(|r| r.contains("50")),
+        "{}",
+        patched.stdout
+    );
     let config = client(url, &["connectors", "config", &name, "--output", "json"]).json();
     assert_eq!(config["rate"], json!("50"));
     assert_eq!(config.get("topic.partitions"), None, "{config}");
     let bad = client(url, &["connectors", "config", &name, "--set", "rate=fast"]);
     assert_eq!(bad.code, Some(1));
-    assert!(bad.stderr.contains("rate") && bad.stderr.contains("400"), "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("rate") && bad.stderr.contains("400"),
+        "{}",
+        bad.stderr
+    );
 
     // A restart with its tasks answers the status.
     let restarted = client(url, &["connectors", "restart", &name, "--include-tasks"]);
-    assert!(restarted.ok() && restarted.stdout.contains("task 0"), "{} {}", restarted.stdout, restarted.stderr);
+    assert!(
+        restarted.ok() && restarted.stdout.contains("task 0"),
+        "{} {}",
+        restarted.stdout,
+        restarted.stderr
+    );
     until_state(url, &name, "RUNNING", &["RUNNING"]);
     let task = client(url, &["connectors", "restart-task", &name, "0"]);
     assert!(task.ok(), "{}", task.stderr);
@@ -154,7 +198,11 @@ fn client_manages_connectors_over_rest() {
     assert!(table.stdout.contains("stream-0"), "{}", table.stdout);
     let early = client(url, &["connectors", "offsets", &name, "--reset"]);
     assert_eq!(early.code, Some(1), "reset needs STOPPED");
-    assert!(early.stderr.contains("STOPPED") && early.stderr.contains("409"), "{}", early.stderr);
+    assert!(
+        early.stderr.contains("STOPPED") && early.stderr.contains("409"),
+        "{}",
+        early.stderr
+    );
     assert!(client(url, &["connectors", "stop", &name]).ok());
     until_state(url, &name, "STOPPED", &[]);
     let doc = dir.path().join("offsets.json");
@@ -164,14 +212,24 @@ fn client_manages_connectors_over_rest() {
     )
     .unwrap();
     let altered = client(url, &["connectors", "offsets", &name, "--file", doc.to_str().unwrap()]);
-    assert!(altered.ok() && altered.stdout.contains("altered"), "{} {}", altered.stdout, altered.stderr);
+    assert!(
+        altered.ok() && altered.stdout.contains("altered"),
+        "{} {}",
+        altered.stdout,
+        altered.stderr
+    );
     let offsets = client(url, &["connectors", "offsets", &name, "--output", "json"]).json();
     assert_eq!(
         offsets["offsets"],
         json!([{"partition": {"source_partition": "stream-0"}, "offset": {"source_offset": "41"}}])
     );
     let reset = client(url, &["connectors", "offsets", &name, "--reset"]);
-    assert!(reset.ok() && reset.stdout.contains("reset"), "{} {}", reset.stdout, reset.stderr);
+    assert!(
+        reset.ok() && reset.stdout.contains("reset"),
+        "{} {}",
+        reset.stdout,
+        reset.stderr
+    );
     let offsets = client(url, &["connectors", "offsets", &name]);
     assert!(offsets.stdout.contains("No offsets committed"), "{}", offsets.stdout);
 
@@ -204,7 +262,15 @@ fn client_manages_connectors_over_rest() {
     .unwrap();
     let created = client(
         url,
-        &["connectors", "create", json_file.to_str().unwrap(), "--initial-state", "PAUSED", "--output", "json"],
+        &[
+            "connectors",
+            "create",
+            json_file.to_str().unwrap(),
+            "--initial-state",
+            "PAUSED",
+            "--output",
+            "json",
+        ],
     )
     .json();
     assert_eq!(created["config"]["rate"], json!("10"), "{created}");
@@ -216,7 +282,11 @@ fn client_manages_connectors_over_rest() {
     drop(closed);
     let run = client(&nowhere, &["connectors", "list"]);
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains(&format!("cannot reach {nowhere}")), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("cannot reach {nowhere}")),
+        "{}",
+        run.stderr
+    );
 }
 
 /// Skip the rest of a test whose server route is not there yet.
@@ -236,16 +306,37 @@ fn client_lists_describes_and_validates_plugins() {
 
     let list = client(url, &["plugins", "list"]);
     assert!(list.ok(), "{}", list.stderr);
-    assert!(list.row("datagen").is_some_and(|r| r.contains("source")), "{}", list.stdout);
-    assert!(list.row("file-sink").is_some_and(|r| r.contains("sink")), "{}", list.stdout);
+    assert!(
+        list.row("datagen").is_some_and(|r| r.contains("source")),
+        "{}",
+        list.stdout
+    );
+    assert!(
+        list.row("file-sink").is_some_and(|r| r.contains("sink")),
+        "{}",
+        list.stdout
+    );
     let keys = client(url, &["plugins", "config", "datagen", "--output", "json"]).json();
-    let topic = keys.as_array().unwrap().iter().find(|k| k["name"] == json!("topic")).unwrap();
+    let topic = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"] == json!("topic"))
+        .unwrap();
     assert_eq!(topic["required"], json!(true));
     let table = client(url, &["plugins", "config", "datagen"]);
-    assert!(table.row("topic").is_some_and(|r| r.contains("STRING")), "{}", table.stdout);
+    assert!(
+        table.row("topic").is_some_and(|r| r.contains("STRING")),
+        "{}",
+        table.stdout
+    );
     let unknown = client(url, &["plugins", "config", "nosuch"]);
     assert_eq!(unknown.code, Some(1));
-    assert!(unknown.stderr.contains("Unknown plugin nosuch") && unknown.stderr.contains("404"), "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("Unknown plugin nosuch") && unknown.stderr.contains("404"),
+        "{}",
+        unknown.stderr
+    );
 
     // Validation: errors name the key, exit code 1.
     let bad = dir.path().join("bad.properties");
@@ -253,11 +344,28 @@ fn client_lists_describes_and_validates_plugins() {
     let run = client(url, &["plugins", "validate", "datagen", bad.to_str().unwrap()]);
     assert_eq!(run.code, Some(1), "{} {}", run.stdout, run.stderr);
     assert!(run.stderr.contains("2 error(s)"), "{}", run.stderr);
-    assert!(run.stderr.contains("topic:") && run.stderr.contains("rate:"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("topic:") && run.stderr.contains("rate:"),
+        "{}",
+        run.stderr
+    );
     assert!(run.row("rate").is_some_and(|r| r.contains("fast")), "{}", run.stdout);
-    let run = client(url, &["plugins", "validate", "datagen", bad.to_str().unwrap(), "--output", "json"]);
+    let run = client(
+        url,
+        &[
+            "plugins",
+            "validate",
+            "datagen",
+            bad.to_str().unwrap(),
+            "--output",
+            "json",
+        ],
+    );
     assert_eq!(run.code, Some(1));
-    assert_eq!(serde_json::from_str::<Value>(&run.stdout).unwrap()["error_count"], json!(2));
+    assert_eq!(
+        serde_json::from_str::<Value>(&run.stdout).unwrap()["error_count"],
+        json!(2)
+    );
     let good = dir.path().join("good.json");
     std::fs::write(&good, r#"{"topic": "t", "rate": 5}"#).unwrap();
     let run = client(url, &["plugins", "validate", "datagen", good.to_str().unwrap()]);
@@ -267,10 +375,25 @@ fn client_lists_describes_and_validates_plugins() {
     // Uploads (the server side is written separately: skipped until then).
     let name = unique("uploaded");
     let wasm = plugin("datagen");
-    let up = client(url, &["plugins", "upload", &name, "1.0.0", wasm.to_str().unwrap(), "--output", "json"]);
+    let up = client(
+        url,
+        &[
+            "plugins",
+            "upload",
+            &name,
+            "1.0.0",
+            wasm.to_str().unwrap(),
+            "--output",
+            "json",
+        ],
+    );
     if !route_missing(&up, "PUT /connector-plugins/{name}/versions/{version}") {
         let body = up.json();
-        assert_eq!((body["name"].clone(), body["version"].clone()), (json!(name), json!("1.0.0")), "{body}");
+        assert_eq!(
+            (body["name"].clone(), body["version"].clone()),
+            (json!(name), json!("1.0.0")),
+            "{body}"
+        );
         assert_eq!(body["type"], json!("source"));
         assert!(body["digest"].as_str().is_some_and(|d| !d.is_empty()), "{body}");
     }
@@ -278,7 +401,11 @@ fn client_lists_describes_and_validates_plugins() {
     if up.ok() || !route_missing(&versions, "GET /connector-plugins/{name}/versions") {
         let versions = versions.json();
         assert!(
-            versions.as_array().unwrap().iter().any(|v| v["version"] == json!("1.0.0")),
+            versions
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|v| v["version"] == json!("1.0.0")),
             "{versions}"
         );
         let table = client(url, &["plugins", "versions", &name]);
@@ -328,7 +455,17 @@ fn https_listener_with_bearer_tokens() {
     let list = client(url, &["connectors", "list", "--cacert", &ca, "--token", "tok-123"]);
     assert!(list.ok(), "{}", list.stderr);
     assert!(list.stdout.starts_with("NAME"), "{}", list.stdout);
-    let plugins = copycat(&["plugins", "list", "--url", url, "--cacert", &ca, "--insecure", "--token", "tok-123"]);
+    let plugins = copycat(&[
+        "plugins",
+        "list",
+        "--url",
+        url,
+        "--cacert",
+        &ca,
+        "--insecure",
+        "--token",
+        "tok-123",
+    ]);
     assert!(plugins.row("datagen").is_some(), "{}", plugins.stderr);
 
     let wrong = client(url, &["connectors", "list", "--cacert", &ca, "--token", "nope"]);
@@ -345,7 +482,11 @@ fn https_listener_with_bearer_tokens() {
     // The certificate is checked: unknown without --cacert, unless --insecure.
     let untrusted = client(url, &["connectors", "list", "--token", "tok-123"]);
     assert_eq!(untrusted.code, Some(1));
-    assert!(untrusted.stderr.contains(&format!("cannot reach {url}")), "{}", untrusted.stderr);
+    assert!(
+        untrusted.stderr.contains(&format!("cannot reach {url}")),
+        "{}",
+        untrusted.stderr
+    );
     let insecure = client(url, &["connectors", "list", "--insecure", "--token", "tok-123"]);
     assert!(insecure.ok(), "{}", insecure.stderr);
 
@@ -354,6 +495,9 @@ fn https_listener_with_bearer_tokens() {
     let run = client(&plain, &["connectors", "list", "--token", "tok-123"]);
     assert_eq!(run.code, Some(1), "{}", run.stdout);
     assert!(run.stderr.contains(&format!("cannot reach {plain}")), "{}", run.stderr);
+
+    // The TLS server stops gracefully.
+    worker.terminate();
 }
 
 #[test]

@@ -36,7 +36,10 @@ pub fn run(api: &Api, output: Output, command: ConnectorsCommand, out: &mut dyn 
         C::Create { file, initial_state } => {
             let f = read_connector_file(&file)?;
             let name = f.name.ok_or_else(|| {
-                ClientError::file(&file, "no connector name: set `name` (or {\"name\": .., \"config\": {..}})")
+                ClientError::file(
+                    &file,
+                    "no connector name: set `name` (or {\"name\": .., \"config\": {..}})",
+                )
             })?;
             let mut body = json!({"name": name, "config": f.config});
             if let Some(s) = initial_state {
@@ -65,7 +68,11 @@ pub fn run(api: &Api, output: Output, command: ConnectorsCommand, out: &mut dyn 
                 for (k, v) in set {
                     patch.insert(k, Value::String(v));
                 }
-                api.call(Method::PATCH, &path(&name, "/config"), Some(Body::Json(Value::Object(patch))))?
+                api.call(
+                    Method::PATCH,
+                    &path(&name, "/config"),
+                    Some(Body::Json(Value::Object(patch))),
+                )?
             } else {
                 let answer = api.get(&path(&name, "/config"))?;
                 if json {
@@ -127,8 +134,8 @@ pub fn run(api: &Api, output: Output, command: ConnectorsCommand, out: &mut dyn 
                 api.call(Method::DELETE, &path(&name, "/offsets"), None)?
             } else if let Some(file) = file {
                 let text = std::fs::read_to_string(&file).map_err(|e| ClientError::file(&file, e))?;
-                let doc: Value =
-                    serde_json::from_str(&text).map_err(|e| ClientError::file(&file, format!("not valid JSON: {e}")))?;
+                let doc: Value = serde_json::from_str(&text)
+                    .map_err(|e| ClientError::file(&file, format!("not valid JSON: {e}")))?;
                 api.call(Method::PATCH, &path(&name, "/offsets"), Some(Body::Json(doc)))?
             } else {
                 let answer = api.get(&path(&name, "/offsets"))?;
@@ -171,7 +178,14 @@ pub(crate) fn print_answer(out: &mut dyn Write, answer: &Answer) -> Result<Outco
     Ok(Outcome::Ok)
 }
 
-fn target(api: &Api, out: &mut dyn Write, output: Output, name: &str, action: &str, doing: &str) -> Result<(), ClientError> {
+fn target(
+    api: &Api,
+    out: &mut dyn Write,
+    output: Output,
+    name: &str,
+    action: &str,
+    doing: &str,
+) -> Result<(), ClientError> {
     let answer = api.call(Method::PUT, &path(name, &format!("/{action}")), None)?;
     if output == Output::Json {
         print_answer(out, &answer)?;
@@ -194,7 +208,9 @@ fn tasks_of(status: &Value) -> (usize, usize) {
 
 fn list_table(out: &mut dyn Write, body: Option<&Value>) -> Result<(), ClientError> {
     let mut t = table(&["NAME", "TYPE", "STATE", "TASKS", "PLUGIN"]);
-    let entries = body.and_then(Value::as_object).ok_or_else(|| unexpected("GET /connectors?expand=..", body))?;
+    let entries = body
+        .and_then(Value::as_object)
+        .ok_or_else(|| unexpected("GET /connectors?expand=..", body))?;
     for (name, entry) in entries {
         let status = entry.get("status").unwrap_or(&Value::Null);
         let info = entry.get("info").unwrap_or(&Value::Null);
@@ -228,7 +244,9 @@ fn info_table(out: &mut dyn Write, body: Option<&Value>) -> Result<(), ClientErr
 }
 
 fn config_table(out: &mut dyn Write, config: Option<&Value>) -> Result<(), ClientError> {
-    let map = config.and_then(Value::as_object).ok_or_else(|| unexpected("a config", config))?;
+    let map = config
+        .and_then(Value::as_object)
+        .ok_or_else(|| unexpected("a config", config))?;
     let mut t = table(&["KEY", "VALUE"]);
     for (k, v) in map {
         t.add_row(vec![k.clone(), cell(Some(v))]);

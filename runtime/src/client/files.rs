@@ -23,9 +23,11 @@ pub struct ConnectorFile {
 /// `.properties`.
 pub fn read_connector_file(path: &Path) -> Result<ConnectorFile, ClientError> {
     let text = std::fs::read_to_string(path).map_err(|e| ClientError::file(path, e))?;
-    let is_json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) || text.trim_start().starts_with('{');
+    let is_json =
+        path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) || text.trim_start().starts_with('{');
     if is_json {
-        let doc: Value = serde_json::from_str(&text).map_err(|e| ClientError::file(path, format!("not valid JSON: {e}")))?;
+        let doc: Value =
+            serde_json::from_str(&text).map_err(|e| ClientError::file(path, format!("not valid JSON: {e}")))?;
         from_json(doc).map_err(|e| ClientError::file(path, e))
     } else {
         let config = crate::config::load_properties(path).map_err(|e| ClientError::Invalid(e.to_string()))?;

@@ -77,7 +77,13 @@ pub struct ClientOpts {
     #[arg(long, value_enum, default_value_t = Output::Table, global = true)]
     pub output: Output,
     /// A bearer token (`rest.auth.type=bearer`).
-    #[arg(long, env = "COPYCAT_TOKEN", global = true, conflicts_with = "user", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "COPYCAT_TOKEN",
+        global = true,
+        conflicts_with = "user",
+        hide_env_values = true
+    )]
     pub token: Option<String>,
     /// `user:password` for HTTP Basic (`rest.auth.type=basic`).
     #[arg(long, env = "COPYCAT_USER", global = true, hide_env_values = true)]

@@ -161,17 +161,14 @@ fn read_auth(r: &mut Reader<'_>) -> RestAuthConfig {
     let kind = r.str(AUTH_TYPE).unwrap_or("none").to_ascii_lowercase();
     let auth = match kind.as_str() {
         "none" => RestAuthConfig::None,
-        "basic" => file(r, BASIC_USERS_FILE, "basic").map_or(RestAuthConfig::None, |users_file| {
-            RestAuthConfig::Basic { users_file }
-        }),
+        "basic" => file(r, BASIC_USERS_FILE, "basic")
+            .map_or(RestAuthConfig::None, |users_file| RestAuthConfig::Basic { users_file }),
         "bearer" => file(r, BEARER_TOKENS_FILE, "bearer").map_or(RestAuthConfig::None, |tokens_file| {
             RestAuthConfig::Bearer { tokens_file }
         }),
         other => {
-            r.problems.push((
-                AUTH_TYPE.into(),
-                format!("'{other}' is not one of none, basic, bearer"),
-            ));
+            r.problems
+                .push((AUTH_TYPE.into(), format!("'{other}' is not one of none, basic, bearer")));
             RestAuthConfig::None
         }
     };
@@ -207,7 +204,9 @@ fn parse_listeners(value: &str) -> Result<(Scheme, String), String> {
     } else if let Some(rest) = first.strip_prefix("https://") {
         (Scheme::Https, rest)
     } else {
-        return Err(format!("'{first}' is not of the form http://host:port or https://host:port"));
+        return Err(format!(
+            "'{first}' is not of the form http://host:port or https://host:port"
+        ));
     };
     let (host, port) = rest
         .trim_end_matches('/')
@@ -253,7 +252,10 @@ mod tests {
     #[test]
     fn tls_keys() {
         let (l, p) = read(&[]);
-        assert_eq!((l.addr.as_str(), l.tls, l.auth), ("127.0.0.1:8083", None, RestAuthConfig::None));
+        assert_eq!(
+            (l.addr.as_str(), l.tls, l.auth),
+            ("127.0.0.1:8083", None, RestAuthConfig::None)
+        );
         assert!(p.is_empty());
 
         let (l, p) = read(&[("listeners", "https://127.0.0.1:0"), (KEYSTORE_LOCATION, "/k.pem")]);
@@ -299,7 +301,12 @@ mod tests {
             }
         );
         let (l, _) = read(&[(AUTH_TYPE, "basic"), (BASIC_USERS_FILE, "/u")]);
-        assert_eq!(l.auth, RestAuthConfig::Basic { users_file: "/u".into() });
+        assert_eq!(
+            l.auth,
+            RestAuthConfig::Basic {
+                users_file: "/u".into()
+            }
+        );
         let (_, p) = read(&[(AUTH_TYPE, "basic")]);
         assert_eq!(p[0].0, BASIC_USERS_FILE);
         let (_, p) = read(&[(AUTH_TYPE, "kerberos")]);

@@ -265,6 +265,9 @@ mod tests {
         let err = WorkerConfig::from_props(props).unwrap_err().to_string();
         assert!(err.contains("rest.auth.typ"), "{err}");
         assert!(err.contains("listeners.https.ssl.client.auth"), "{err}");
-        assert!(!err.contains("rest.advertised.host.name"), "other rest.* keys only warn: {err}");
+        assert!(
+            !err.contains("rest.advertised.host.name"),
+            "other rest.* keys only warn: {err}"
+        );
     }
 }
