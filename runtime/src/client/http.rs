@@ -120,7 +120,13 @@ impl Api {
                 serde_json::to_vec(&v).map_err(|e| ClientError::Invalid(format!("encoding the request: {e}")))?,
                 Some("application/json"),
             ),
-            Some(Body::Raw { bytes, content_type }) => (bytes, Some(content_type)),
+            Some(Body::Raw { bytes, content_type }) => {
+                // A large upload: let the server refuse it (401, 404, ...)
+                // before the bytes are sent, instead of closing the
+                // connection under a client still writing them.
+                req = req.header("Expect", "100-continue");
+                (bytes, Some(content_type))
+            }
         };
         if let Some(ct) = content_type {
             req = req.header("Content-Type", ct);
