@@ -284,3 +284,93 @@ pub fn task_states(worker: &Worker, name: &str) -> Vec<(String, Option<String>)>
         })
         .collect()
 }
+
+/// A `copycat standalone` process with a worker config written from
+/// `worker.properties` lines; killed when dropped.
+pub struct Standalone {
+    child: Option<std::process::Child>,
+    /// The REST API's base URL (`http://` or `https://`, the bound port).
+    pub url: String,
+    /// The address the REST API listens on.
+    pub addr: std::net::SocketAddr,
+}
+
+impl Standalone {
+    /// Start `copycat standalone <dir>/worker.properties` with the test
+    /// broker, the built plugins, a fresh offsets topic, a free port and
+    /// `extra` worker lines (which may set `listeners`); wait until the REST
+    /// API listens.
+    pub fn start(dir: &std::path::Path, extra: &str) -> Self {
+        use std::io::BufRead;
+        let worker = dir.join("worker.properties");
+        std::fs::write(
+            &worker,
+            format!(
+                "bootstrap.servers={}\nplugin.path={}\noffset.storage.topic={}\noffset.storage.partitions=3\noffset.flush.interval.ms=200\nstate.dir={}/state\n{}\n{extra}\n",
+                bootstrap(),
+                plugin_dir().display(),
+                unique("offsets"),
+                dir.display(),
+                if extra.contains("listeners=") { "" } else { "listeners=http://127.0.0.1:0" },
+            ),
+        )
+        .unwrap();
+        let mut child = std::process::Command::new(copycat_bin())
+            .arg("standalone")
+            .arg(&worker)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+                if line.contains("REST API listening")
+                    && let Some(url) = line.split("url=").nth(1).and_then(|s| s.split_whitespace().next())
+                    && let Some(addr) = line.split("address=").nth(1)
+                {
+                    let _ = tx.send((url.to_owned(), addr.trim().parse().unwrap()));
+                }
+                if line.contains("ERROR") || line.starts_with("error") {
+                    eprintln!("copycat standalone: {line}");
+                }
+            }
+        });
+        let mut process = Self {
+            child: Some(child),
+            url: String::new(),
+            addr: "127.0.0.1:0".parse().unwrap(),
+        };
+        let (url, addr) = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("copycat standalone logs the REST API's address");
+        process.url = url;
+        process.addr = addr;
+        process
+    }
+}
+
+impl Standalone {
+    /// SIGTERM, then the process must exit 0 (a graceful stop) in time.
+    pub fn terminate(mut self) {
+        let mut child = self.child.take().unwrap();
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let exit = eventually("copycat standalone exits", Duration::from_secs(60), || {
+            child.try_wait().unwrap()
+        });
+        assert!(exit.success(), "exit 0 after SIGTERM, got {exit:?}");
+    }
+}
+
+impl Drop for Standalone {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}

@@ -8,6 +8,7 @@
 //! management ([`kafka`]).
 
 pub mod authoring;
+pub mod client;
 pub mod config;
 pub mod engine;
 pub mod host;

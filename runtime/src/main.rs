@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
+use copycat_runtime::client::{self, ClientOpts, ConnectorsCommand, Outcome, PluginsCommand};
 use tokio::sync::watch;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -37,6 +38,21 @@ enum Command {
     Offsets {
         #[command(subcommand)]
         action: OffsetsAction,
+    },
+    /// Manage the connectors of a running worker over its REST API
+    /// (`--url`, default http://127.0.0.1:8083).
+    Connectors {
+        #[command(flatten)]
+        opts: ClientOpts,
+        #[command(subcommand)]
+        action: ConnectorsCommand,
+    },
+    /// The connector plugins of a running worker, over its REST API.
+    Plugins {
+        #[command(flatten)]
+        opts: ClientOpts,
+        #[command(subcommand)]
+        action: PluginsCommand,
     },
     /// Create a connector project from a template.
     New {
@@ -262,9 +278,35 @@ fn shutdown_signal() -> std::io::Result<watch::Receiver<bool>> {
     Ok(rx)
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+/// The REST client commands: no async runtime, no log subscriber; the
+/// error (the server's message and the HTTP status) on stderr, exit code 1.
+fn client_command(result: Result<Outcome, client::ClientError>) -> ExitCode {
+    match result {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::Failed) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn main() -> ExitCode {
     let cli = Cli::parse();
+    match cli.command {
+        Command::Connectors { opts, action } => client_command(client::run_connectors(&opts, action)),
+        Command::Plugins { opts, action } => client_command(client::run_plugins(&opts, action)),
+        command => match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+            Ok(rt) => rt.block_on(run(command)),
+            Err(e) => {
+                eprintln!("error: cannot start the async runtime: {e}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
+
+async fn run(command: Command) -> ExitCode {
     let shutdown = match shutdown_signal() {
         Ok(rx) => rx,
         Err(e) => {
@@ -288,7 +330,7 @@ async fn main() -> ExitCode {
         )
         .init();
     let loggers = Arc::new(copycat_runtime::rest::Loggers::for_reload_handle(&directives, handle));
-    let result = match cli.command {
+    let result = match command {
         Command::Standalone { worker, connectors } => {
             copycat_runtime::standalone::run(worker, connectors, Some(loggers), shutdown)
                 .await
@@ -304,6 +346,8 @@ async fn main() -> ExitCode {
         } => new_project(name, lang, kind, dir, copycat_home),
         Command::Dev { action } => dev(action),
         Command::Inspect { component, output } => inspect(component, &output),
+        Command::Connectors { opts, action } => return client_command(client::run_connectors(&opts, action)),
+        Command::Plugins { opts, action } => return client_command(client::run_plugins(&opts, action)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use tokio::sync::watch;
 
 use crate::config::{ConnectorConfig, WorkerConfig};
-use crate::rest::{Loggers, RestState};
+use crate::rest::{Loggers, RestAuth, RestState};
 use crate::state::StateStore;
 use crate::task::TaskState;
 use crate::worker::{TargetState, Worker, WorkerError};
@@ -44,6 +44,14 @@ pub async fn run(
     mut shutdown: watch::Receiver<bool>,
 ) -> Result<(), WorkerError> {
     let wcfg = WorkerConfig::load(&worker_config)?;
+    // The REST listener's files first: a bad certificate or credentials
+    // file stops the command before anything starts.
+    let in_worker_file = |e: String| WorkerError::Start(format!("{}: {e}", worker_config.display()));
+    let tls = match &wcfg.rest.tls {
+        Some(files) => Some(crate::rest::tls::server_config(files).map_err(|e| in_worker_file(e.to_string()))?),
+        None => None,
+    };
+    let auth = RestAuth::load(&wcfg.rest.auth).map_err(|e| in_worker_file(e.to_string()))?;
     let configs = connectors
         .iter()
         .map(|p| ConnectorConfig::load(p, &wcfg))
@@ -79,15 +87,21 @@ pub async fn run(
     }
     // Serve only now: requests that came in meanwhile wait in the
     // listener's backlog and see every connector restored.
-    let mut state = RestState::new(worker.clone(), bound.clone());
+    let mut state = RestState::new(worker.clone(), bound.clone()).with_auth(auth);
     if let Some(l) = loggers {
         state = state.with_loggers(l);
     }
     let mut server_stop = shutdown.clone();
-    let server = tokio::spawn(crate::rest::serve(listener, crate::rest::app(state), async move {
+    let stopped = async move {
         let _ = server_stop.wait_for(|stop| *stop).await;
-    }));
-    tracing::info!(address = %bound, "REST API listening");
+    };
+    let app = crate::rest::app(state);
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let server = match tls {
+        Some(tls) => tokio::spawn(crate::rest::tls::serve(listener, app, tls, stopped)),
+        None => tokio::spawn(crate::rest::serve(listener, app, stopped)),
+    };
+    tracing::info!(url = %format!("{scheme}://{bound}"), address = %bound, "REST API listening");
     worker.persist_to(store);
     let _ = shutdown.wait_for(|stop| *stop).await;
     match server.await {

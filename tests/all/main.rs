@@ -7,6 +7,7 @@ mod authoring;
 mod bad_input;
 mod chaos;
 mod cli;
+mod client;
 mod conformance;
 mod datagen;
 mod delivery;

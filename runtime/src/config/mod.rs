@@ -4,12 +4,14 @@
 
 mod connector;
 mod limits;
+pub(crate) mod rest;
 mod worker;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use connector::{ConnectorConfig, DeliveryGuarantee, TransactionBoundary};
+pub use rest::{RestAuthConfig, RestListener, TlsFiles};
 pub use worker::WorkerConfig;
 
 /// Raw key/value settings.

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::limits::{LIMIT_KEYS, read_limits, read_restart};
+use super::rest::{REST_KEYS, RestListener, STRICT_PREFIXES, read_rest};
 use super::{ConfigError, Props, Reader, load_properties};
 use crate::engine::{DEFAULT_MAX_INSTANCES, DEFAULT_STACK_BYTES, EngineConfig};
 use crate::host::TaskLimits;
@@ -67,9 +68,12 @@ pub struct WorkerConfig {
     /// `admin.*` client settings.
     pub admin: Props,
     /// `listeners`: where the REST API listens, as `host:port` (from the
-    /// first `http://host:port` of the list; default `127.0.0.1:8083`; port
-    /// 0 picks a free port).
+    /// first `http://host:port` or `https://host:port` of the list; default
+    /// `127.0.0.1:8083`; port 0 picks a free port).
     pub listen_addr: String,
+    /// The REST listener in full: address, TLS files (`listeners.https.ssl.*`)
+    /// and authentication (`rest.auth.*`).
+    pub rest: RestListener,
     /// `state.dir`: where standalone mode persists connector configs and
     /// target states (default `~/.cache/copycat/state/<offset.storage.topic>`).
     pub state_dir: PathBuf,
@@ -108,7 +112,6 @@ const KNOWN: &[&str] = &[
     "exactly.once.source.support",
     "task.stack.max.bytes",
     "worker.instances.max",
-    "listeners",
     "state.dir",
 ];
 
@@ -138,13 +141,15 @@ impl WorkerConfig {
             Some(dir) => PathBuf::from(dir),
             None => default_state_dir(&offsets_topic),
         };
-        let listen_addr = match parse_listeners(r.str("listeners").unwrap_or("http://127.0.0.1:8083")) {
-            Ok(a) => a,
-            Err(why) => {
-                r.problems.push(("listeners".into(), why));
-                String::new()
+        let rest = read_rest(&mut r);
+        for key in props.keys() {
+            if STRICT_PREFIXES.iter().any(|p| key.starts_with(p)) && !REST_KEYS.contains(&key.as_str()) {
+                r.problems.push((
+                    key.clone(),
+                    "unknown key (a misspelt security setting is refused, not ignored)".into(),
+                ));
             }
-        };
+        }
         let cfg = Self {
             bootstrap_servers: r.str("bootstrap.servers").unwrap_or("localhost:9092").to_owned(),
             plugin_path: r.list("plugin.path").into_iter().map(PathBuf::from).collect(),
@@ -170,7 +175,8 @@ impl WorkerConfig {
             producer: r.prefixed("producer."),
             consumer: r.prefixed("consumer."),
             admin: r.prefixed("admin."),
-            listen_addr,
+            listen_addr: rest.addr.clone(),
+            rest,
             state_dir,
             raw: props.clone(),
         };
@@ -198,6 +204,7 @@ impl WorkerConfig {
         r.finish(String::new())?;
         for key in props.keys() {
             let known = KNOWN.contains(&key.as_str())
+                || REST_KEYS.contains(&key.as_str())
                 || LIMIT_KEYS.contains(&key.as_str())
                 || ["producer.", "consumer.", "admin."].iter().any(|p| key.starts_with(p));
             if IGNORED.contains(&key.as_str()) {
@@ -236,31 +243,6 @@ impl WorkerConfig {
     }
 }
 
-/// The `host:port` of the first listener in Kafka Connect's `listeners`
-/// list (`http://host:port,...`); an empty host means every interface.
-fn parse_listeners(value: &str) -> Result<String, String> {
-    let first = value
-        .split(',')
-        .map(str::trim)
-        .find(|s| !s.is_empty())
-        .unwrap_or_default();
-    let Some(rest) = first.strip_prefix("http://") else {
-        return Err(if first.starts_with("https://") {
-            format!("'{first}': TLS listeners are not supported yet; use http://host:port")
-        } else {
-            format!("'{first}' is not of the form http://host:port")
-        });
-    };
-    let (host, port) = rest
-        .trim_end_matches('/')
-        .rsplit_once(':')
-        .ok_or_else(|| format!("'{first}' has no port (http://host:port)"))?;
-    port.parse::<u16>()
-        .map_err(|e| format!("'{first}': bad port '{port}': {e}"))?;
-    let host = if host.is_empty() { "0.0.0.0" } else { host };
-    Ok(format!("{host}:{port}"))
-}
-
 fn default_state_dir(offsets_topic: &str) -> PathBuf {
     std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
@@ -285,12 +267,6 @@ mod tests {
 
     #[test]
     fn listeners_and_state_dir() {
-        assert_eq!(parse_listeners("http://127.0.0.1:8083").unwrap(), "127.0.0.1:8083");
-        assert_eq!(parse_listeners("http://:0, http://x:1").unwrap(), "0.0.0.0:0");
-        assert_eq!(parse_listeners("http://localhost:9/").unwrap(), "localhost:9");
-        assert!(parse_listeners("https://h:1").unwrap_err().contains("TLS"));
-        assert!(parse_listeners("h:1").is_err());
-        assert!(parse_listeners("http://h").is_err());
         let cfg = WorkerConfig::for_bootstrap("b:9092").unwrap();
         assert_eq!(cfg.listen_addr, "127.0.0.1:8083");
         assert!(
@@ -305,6 +281,21 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("listeners")
+        );
+    }
+
+    #[test]
+    fn misspelt_security_keys_are_refused() {
+        let mut props = Props::new();
+        props.insert("rest.auth.typ".into(), "bearer".into());
+        props.insert("listeners.https.ssl.client.auth".into(), "required".into());
+        props.insert("rest.advertised.host.name".into(), "x".into());
+        let err = WorkerConfig::from_props(props).unwrap_err().to_string();
+        assert!(err.contains("rest.auth.typ"), "{err}");
+        assert!(err.contains("listeners.https.ssl.client.auth"), "{err}");
+        assert!(
+            !err.contains("rest.advertised.host.name"),
+            "other rest.* keys only warn: {err}"
         );
     }
 }

@@ -4,13 +4,16 @@
 //!
 //! [`app`] builds the router from a [`RestState`] (the worker and the log
 //! filter control; extend the state for more areas), [`serve`] runs it on a
-//! bound listener. Every error is Kafka Connect's
+//! bound listener ([`tls::serve`] over TLS for an `https://` listener);
+//! [`auth`] optionally requires credentials. Every error is Kafka Connect's
 //! `{"error_code": N, "message": "..."}` ([`RestError`]). The OpenAPI
 //! document, generated from the handlers, is served at `/openapi.json`.
 
 pub mod admin;
+pub mod auth;
 pub mod connectors;
 pub mod plugins;
+pub mod tls;
 
 use std::sync::Arc;
 
@@ -28,6 +31,7 @@ use utoipa_axum::routes;
 use crate::worker::{Worker, WorkerError};
 
 pub use admin::Loggers;
+pub use auth::RestAuth;
 
 /// What the handlers share. Cheap to clone.
 #[derive(Clone)]
@@ -39,6 +43,8 @@ pub struct RestState {
     pub loggers: Option<Arc<Loggers>>,
     /// This worker's id in status bodies (`worker_id`): its `host:port`.
     pub worker_id: String,
+    /// Who may call the API (`rest.auth.*`); everyone by default.
+    pub auth: Arc<RestAuth>,
 }
 
 impl RestState {
@@ -48,7 +54,14 @@ impl RestState {
             worker,
             loggers: None,
             worker_id: worker_id.into(),
+            auth: Arc::new(RestAuth::None),
         }
+    }
+
+    /// Requiring these credentials (but for `GET /health`).
+    pub fn with_auth(mut self, auth: RestAuth) -> Self {
+        self.auth = Arc::new(auth);
+        self
     }
 
     /// With live log-filter control.
@@ -114,11 +127,13 @@ pub fn router(state: RestState) -> (Router, utoipa::openapi::OpenApi) {
     (router, api)
 }
 
-/// The whole API, `/openapi.json` included, with JSON 404s for unknown paths.
+/// The whole API, `/openapi.json` included, with JSON 404s for unknown
+/// paths, behind the state's authentication.
 pub fn app(state: RestState) -> Router {
+    let auth = state.auth.clone();
     let (router, api) = router(state);
     let doc = Arc::new(api);
-    router
+    let router = router
         .route(
             "/openapi.json",
             axum::routing::get(move || {
@@ -126,7 +141,8 @@ pub fn app(state: RestState) -> Router {
                 async move { Json(doc.as_ref().clone()) }
             }),
         )
-        .fallback(|| async { RestError::not_found("HTTP 404 Not Found") })
+        .fallback(|| async { RestError::not_found("HTTP 404 Not Found") });
+    auth::protect(router, auth)
 }
 
 /// Serve `app` on `listener` until `shutdown` resolves, then finish the
