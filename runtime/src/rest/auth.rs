@@ -28,9 +28,10 @@ use crate::config::RestAuthConfig;
 /// The path served without credentials.
 pub const OPEN_PATH: &str = "/health";
 
-/// A credentials file could not be used.
+/// A file a listener key names (credentials here, certificates and keys
+/// in `tls.rs`) could not be used.
 #[derive(Debug, thiserror::Error)]
-pub enum AuthError {
+pub enum FileError {
     /// The file could not be read.
     #[error("{key}: cannot read {}: {source}", path.display())]
     Read {
@@ -52,6 +53,9 @@ pub enum AuthError {
         reason: String,
     },
 }
+
+/// A credentials file could not be used.
+pub type AuthError = FileError;
 
 type Digest32 = [u8; 32];
 

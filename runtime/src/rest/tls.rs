@@ -2,7 +2,7 @@
 //! `listeners.https.ssl.*` turned into a rustls server config (ring
 //! provider), and serving over it with axum-server.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,30 +17,8 @@ use crate::config::TlsFiles;
 /// How long a graceful shutdown waits for requests in flight.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
-/// A TLS file could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum TlsError {
-    /// The file could not be read.
-    #[error("{key}: cannot read {}: {source}", path.display())]
-    Read {
-        /// The config key naming the file.
-        key: &'static str,
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file's content is unusable.
-    #[error("{key}: {}: {reason}", path.display())]
-    Invalid {
-        /// The config key naming the file.
-        key: &'static str,
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
-}
+/// A TLS file could not be used (the key naming it, the file, why).
+pub use super::auth::FileError as TlsError;
 
 fn read(key: &'static str, path: &Path) -> Result<Vec<u8>, TlsError> {
     std::fs::read(path).map_err(|source| TlsError::Read {
