@@ -395,6 +395,16 @@ async fn bad_input_gets_kafka_connect_errors() {
     assert_eq!(code, 201, "{body}");
     assert_eq!(api.call("DELETE", &format!("/connectors/{other}"), None).await.0, 204);
     assert_eq!(api.call("DELETE", &format!("/connectors/{name}"), None).await.0, 204);
+    // Errors axum answers before a handler runs are JSON too.
+    let huge = format!(
+        "{{\"name\": \"x\", \"config\": {{\"pad\": \"{}\"}}}}",
+        "x".repeat(3 << 20)
+    );
+    let (code, body) = api.call("POST", "/connectors", Some(&huge)).await;
+    assert_eq!((code, body["error_code"].clone()), (413, json!(413)), "{body}");
+    assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
+    let (code, body) = api.call("PATCH", "/connectors", Some("{}")).await;
+    assert_eq!((code, body["error_code"].clone()), (405, json!(405)), "{body}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -141,8 +141,39 @@ pub fn app(state: RestState) -> Router {
                 async move { Json(doc.as_ref().clone()) }
             }),
         )
-        .fallback(|| async { RestError::not_found("HTTP 404 Not Found") });
+        .fallback(|| async { RestError::not_found("HTTP 404 Not Found") })
+        .layer(axum::middleware::map_response(json_errors));
     auth::protect(router, auth)
+}
+
+/// Every error answer in Kafka Connect's JSON shape, including those axum
+/// produces itself before a handler runs (a body over the 2 MB limit: 413,
+/// a method a path does not take: 405, a wrong content type: 415), whose
+/// plain-text (or empty) body becomes the message.
+async fn json_errors(resp: Response) -> Response {
+    let status = resp.status();
+    let is_json = resp
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return resp;
+    }
+    let (parts, body) = resp.into_parts();
+    let bytes = axum::body::to_bytes(body, 64 * 1024).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes).trim().to_owned();
+    let message = if text.is_empty() {
+        format!("HTTP {status}")
+    } else {
+        text
+    };
+    let mut out = RestError::new(status, message).into_response();
+    for (name, value) in &parts.headers {
+        if name != axum::http::header::CONTENT_TYPE && name != axum::http::header::CONTENT_LENGTH {
+            out.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    out
 }
 
 /// Serve `app` on `listener` until `shutdown` resolves, then finish the
