@@ -1409,34 +1409,37 @@ impl Worker {
         let _m = self.manage();
         let digest = format!("sha256:{:x}", <sha2::Sha256 as sha2::Digest>::digest(bytes));
         let dest = self.registry.file(name, version);
+        // What already is this version: an upload, or the plugin.path file.
         let existing = if dest.is_file() {
-            Some(self.describe_plugin(&dest)?.0.digest.clone())
+            Some((self.describe_plugin(&dest)?.0, PluginSource::Uploaded, dest.clone()))
         } else {
             match self.plugin_path_file(name) {
                 Some(p) => {
                     let (plugin, info) = self.describe_plugin(&p)?;
-                    (info.version == version).then(|| plugin.digest.clone())
+                    (info.version == version).then_some((plugin, PluginSource::PluginPath, p))
                 }
                 None => None,
             }
         };
-        if let Some(existing) = existing {
-            if existing != digest {
+        if let Some((plugin, source, path)) = existing {
+            if plugin.digest != digest {
                 return Err(RegistryError::Exists {
                     name: name.to_owned(),
                     version: version.to_owned(),
-                    existing,
+                    existing: plugin.digest.clone(),
                     uploaded: digest,
                 }
                 .into());
             }
-            let same = self
-                .plugin_versions()
-                .into_iter()
-                .find(|v| v.name == name && v.version == version);
-            if let Some(same) = same {
-                return Ok((same, false));
-            }
+            let same = PluginVersion {
+                name: name.to_owned(),
+                version: version.to_owned(),
+                kind: kind_str(plugin.kind),
+                digest,
+                source,
+                path,
+            };
+            return Ok((same, false));
         }
         crate::engine::off_async(|| {
             let plugin = self.engine.load_bytes(&dest, bytes)?;

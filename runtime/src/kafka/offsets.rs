@@ -45,7 +45,13 @@ fn decode(key: &[u8], value: Option<&[u8]>) -> Option<(String, String, Option<St
 /// every transaction before it is committed or aborted, which the
 /// coordinator bounds by `transaction.timeout.ms`.
 pub fn read_all(worker: &WorkerConfig) -> Result<HashMap<String, OffsetSnapshot>, KafkaError> {
-    read_all_within(worker, worker.transaction_timeout() + Duration::from_secs(30))
+    read_all_within(worker, read_wait(worker))
+}
+
+/// How long a read may wait for open transactions to end: the coordinator
+/// aborts one left open after `transaction.timeout.ms`.
+fn read_wait(worker: &WorkerConfig) -> Duration {
+    worker.transaction_timeout() + Duration::from_secs(30)
 }
 
 /// [`read_all`], giving up with an error after `wait` (never returning a
@@ -104,15 +110,13 @@ impl std::fmt::Debug for OffsetReader {
 impl OffsetReader {
     /// The committed offsets of one connector (see [`read_all`]).
     pub fn read_connector(&self, worker: &WorkerConfig, connector: &str) -> Result<OffsetSnapshot, KafkaError> {
-        let wait = worker.transaction_timeout() + Duration::from_secs(30);
+        let wait = read_wait(worker);
         let Ok(mut slot) = self.clients.try_lock() else {
             return Ok(read_all_within(worker, wait)?.remove(connector).unwrap_or_default());
         };
-        if slot.is_none() {
-            *slot = Some(ReaderClients::new(worker)?);
-        }
-        let Some(clients) = slot.as_ref() else {
-            return Ok(read_all_within(worker, wait)?.remove(connector).unwrap_or_default());
+        let clients = match slot.as_mut() {
+            Some(c) => c,
+            None => slot.insert(ReaderClients::new(worker)?),
         };
         let result = read_with(clients, worker, wait);
         if result.is_err() {
