@@ -126,7 +126,8 @@ impl ConnectorConfig {
         }
         let consumer_overrides = r.prefixed("consumer.override.");
         let batch_default = consumer_overrides
-            .get("max.poll.records")
+            .get(crate::kafka::MAX_POLL_RECORDS)
+            .or_else(|| worker.consumer.get(crate::kafka::MAX_POLL_RECORDS))
             .and_then(|v| v.parse().ok())
             .unwrap_or(2_000);
         let delivery = match r.str("delivery.guarantee") {

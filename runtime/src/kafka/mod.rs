@@ -38,10 +38,19 @@ pub fn client_config(worker: &WorkerConfig, base: &Props, overrides: &Props) -> 
     let mut cfg = ClientConfig::new();
     cfg.set("bootstrap.servers", &worker.bootstrap_servers);
     for (k, v) in base.iter().chain(overrides.iter()) {
-        cfg.set(k, v);
+        // The Java consumer's batch size is the host's (records per `put`);
+        // librdkafka has no such property and would refuse the config.
+        if k != MAX_POLL_RECORDS {
+            cfg.set(k, v);
+        }
     }
     cfg
 }
+
+/// `max.poll.records` (`consumer.max.poll.records`,
+/// `consumer.override.max.poll.records`): how many records a sink task is
+/// given per `put`, as with Kafka Connect's Java consumer.
+pub const MAX_POLL_RECORDS: &str = "max.poll.records";
 
 /// Producer settings for source tasks: idempotent (so retries neither
 /// duplicate nor reorder), acks from all in-sync replicas.
