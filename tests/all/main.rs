@@ -11,6 +11,7 @@ mod client;
 mod conformance;
 mod datagen;
 mod delivery;
+mod embedded;
 mod engine;
 mod exactly_once;
 mod file;
