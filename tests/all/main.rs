@@ -23,3 +23,4 @@ mod rebalance;
 mod rest;
 mod sandbox;
 mod swap;
+mod topic_log;

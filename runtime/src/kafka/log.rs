@@ -1,0 +1,170 @@
+//! A compacted Kafka topic used as a replicated key-value log (Kafka
+//! Connect's `KafkaBasedLog`): every worker of a cluster writes records
+//! (`key` → JSON value, or a tombstone) and reads the whole topic, in order,
+//! into the same latest-value-per-key view. The foundation of distributed
+//! mode's config and status topics (`config.storage.topic`,
+//! `status.storage.topic`).
+//!
+//! [`TopicLog::send`] returns once every in-sync replica has the record;
+//! [`TopicLog::catch_up`] then reads up to the high watermark taken when it
+//! is called, so a worker always reads its own writes, and any two workers
+//! that caught up after the same write agree on everything before it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::Message;
+use rdkafka::producer::DefaultProducerContext;
+use rdkafka::producer::{BaseRecord, Producer, ThreadedProducer};
+use rdkafka::{Offset, TopicPartitionList};
+
+use super::{KafkaError, client_config};
+use crate::config::{Props, WorkerConfig};
+
+/// One record as read: its key and value (`None`: a tombstone).
+pub type LogRecord = (String, Option<Vec<u8>>);
+
+/// A compacted topic read in full and tailed.
+pub struct TopicLog {
+    topic: String,
+    producer: ThreadedProducer<DefaultProducerContext>,
+    consumer: BaseConsumer,
+    timeout: Duration,
+    /// The latest value of every key read so far.
+    view: BTreeMap<String, Vec<u8>>,
+}
+
+impl std::fmt::Debug for TopicLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TopicLog")
+            .field("topic", &self.topic)
+            .field("keys", &self.view.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TopicLog {
+    /// Open `topic` (which must exist, see [`super::ensure_compacted_topic`])
+    /// with every partition assigned from the beginning; nothing is read yet.
+    pub fn open(worker: &WorkerConfig, topic: &str) -> Result<Self, KafkaError> {
+        let timeout = worker.offset_flush_timeout.max(Duration::from_secs(10));
+        let producer: ThreadedProducer<DefaultProducerContext> = client_config(worker, &worker.producer, &Props::new())
+            .set("enable.idempotence", "true")
+            .set("acks", "all")
+            .set("linger.ms", "0")
+            .create()
+            .map_err(|e| KafkaError::new(format!("creating the writer of {topic}"), e))?;
+        let consumer: BaseConsumer = client_config(worker, &worker.consumer, &Props::new())
+            .set("group.id", "copycat-log-reader")
+            .set("enable.auto.commit", "false")
+            .set("enable.partition.eof", "false")
+            .set("fetch.wait.max.ms", "10")
+            .create()
+            .map_err(|e| KafkaError::new(format!("creating the reader of {topic}"), e))?;
+        let md = consumer
+            .fetch_metadata(Some(topic), timeout)
+            .map_err(|e| KafkaError::new(format!("reading metadata of {topic}"), e))?;
+        let mut tpl = TopicPartitionList::new();
+        for t in md.topics() {
+            for p in t.partitions() {
+                tpl.add_partition_offset(topic, p.id(), Offset::Beginning)
+                    .map_err(|e| KafkaError::new(format!("assigning {topic}"), e))?;
+            }
+        }
+        consumer
+            .assign(&tpl)
+            .map_err(|e| KafkaError::new(format!("assigning {topic}"), e))?;
+        Ok(Self {
+            topic: topic.to_owned(),
+            producer,
+            consumer,
+            timeout,
+            view: BTreeMap::new(),
+        })
+    }
+
+    /// Write `key` → `value` (`None`: delete the key) and wait until Kafka
+    /// acknowledged it.
+    pub fn send(&self, key: &str, value: Option<&[u8]>) -> Result<(), KafkaError> {
+        let mut record: BaseRecord<'_, str, [u8]> = BaseRecord::to(&self.topic).key(key);
+        if let Some(v) = value {
+            record = record.payload(v);
+        }
+        self.producer
+            .send(record)
+            .map_err(|(e, _)| KafkaError::new(format!("writing {key} to {}", self.topic), e))?;
+        self.producer
+            .flush(self.timeout)
+            .map_err(|e| KafkaError::new(format!("writing {key} to {}", self.topic), e))
+    }
+
+    /// Read every record written before this call, in order per partition,
+    /// apply them to the view and return them.
+    pub fn catch_up(&mut self) -> Result<Vec<LogRecord>, KafkaError> {
+        let topic = self.topic.clone();
+        let assignment = self
+            .consumer
+            .assignment()
+            .map_err(|e| KafkaError::new(format!("reading the assignment of {topic}"), e))?;
+        let mut ends: HashMap<i32, i64> = HashMap::new();
+        for e in assignment.elements() {
+            let (_, high) = self
+                .consumer
+                .fetch_watermarks(&topic, e.partition(), self.timeout)
+                .map_err(|err| KafkaError::new(format!("reading the end of {topic}/{}", e.partition()), err))?;
+            ends.insert(e.partition(), high);
+        }
+        let mut read = Vec::new();
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            // Done when every partition's position reached the end seen above.
+            if let Ok(pos) = self.consumer.position() {
+                ends.retain(|p, end| {
+                    let at = pos
+                        .elements_for_topic(&topic)
+                        .iter()
+                        .find(|e| e.partition() == *p)
+                        .and_then(|e| match e.offset() {
+                            Offset::Offset(o) => Some(o),
+                            _ => None,
+                        });
+                    // An empty partition has no position yet.
+                    *end > 0 && at.is_none_or(|o| o < *end)
+                });
+            }
+            if ends.is_empty() {
+                return Ok(read);
+            }
+            if Instant::now() > deadline {
+                return Err(KafkaError::new(
+                    format!("reading {topic} to its end took over {} ms", self.timeout.as_millis()),
+                    rdkafka::error::KafkaError::MessageConsumption(rdkafka::types::RDKafkaErrorCode::OperationTimedOut),
+                ));
+            }
+            let Some(msg) = self.consumer.poll(Duration::from_millis(10)) else {
+                continue;
+            };
+            let msg = msg.map_err(|e| KafkaError::new(format!("reading {topic}"), e))?;
+            let Some(key) = msg.key().map(|k| String::from_utf8_lossy(k).into_owned()) else {
+                continue;
+            };
+            let value = msg.payload().map(<[u8]>::to_vec);
+            match &value {
+                Some(v) => self.view.insert(key.clone(), v.clone()),
+                None => self.view.remove(&key),
+            };
+            read.push((key, value));
+        }
+    }
+
+    /// The latest value of `key` read so far.
+    pub fn get(&self, key: &str) -> Option<&[u8]> {
+        self.view.get(key).map(Vec::as_slice)
+    }
+
+    /// Every key and its latest value read so far, in key order.
+    pub fn view(&self) -> &BTreeMap<String, Vec<u8>> {
+        &self.view
+    }
+}
