@@ -9,6 +9,7 @@
 
 pub mod authoring;
 pub mod client;
+pub mod cluster;
 pub mod config;
 pub mod engine;
 pub mod host;

@@ -8,6 +8,7 @@ mod bad_input;
 mod chaos;
 mod cli;
 mod client;
+mod cluster;
 mod conformance;
 mod datagen;
 mod delivery;
