@@ -74,6 +74,13 @@ async fn create_topic(bootstrap: &str, topic: &str) -> Result<()> {
 
 fn main() -> Result<()> {
     let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     let rt = tokio::runtime::Runtime::new()?;
     let run_id = format!("{:x}", rand::random::<u32>());
     let wcfg = WorkerConfig::from_props(props(&[
