@@ -391,7 +391,7 @@ fi
 
 step "Task summaries (from $(rel "$LOG"))"
 strip_ansi "$LOG" | grep 'task summary' >"$TMP/summary" || true
-field() { grep -o " $1=\"[^\"]*\"\| $1=[^ ]*" <<<"$2" | head -n 1 | cut -d= -f2- | tr -d '"'; }
+field() { grep -m 1 -o " $1=\"[^\"]*\"\| $1=[^ ]*" <<<"$2" | head -n 1 | cut -d= -f2- | tr -d '"'; }
 info "${DIM}sources: records polled from the component / acknowledged by Kafka; sinks: consumed / flushed by the component${OFF}"
 printf '    %s%-32s %4s  %-8s %10s %11s %8s%s\n' "$DIM" connector task state records_in records_out commits "$OFF"
 while IFS= read -r line; do
@@ -434,7 +434,9 @@ expect "$((summary_n == 0 || failed_n != 0 || connectors_n != 3))" \
 warn_n="$(strip_ansi "$LOG" | grep -c -E '^[^ ]+ +(WARN|ERROR) ' || true)"
 if ((warn_n > 0)); then
     info "${DIM}note: $warn_n WARN/ERROR line(s) in the log:${OFF}"
-    strip_ansi "$LOG" | grep -E '^[^ ]+ +(WARN|ERROR) ' | head -n 10 | sed 's/^/      /'
+    # grep -m, not `| head`: under pipefail, head closing the pipe early
+    # would fail the demo with SIGPIPE (exit 141) when there are many lines.
+    strip_ansi "$LOG" | grep -m 10 -E '^[^ ]+ +(WARN|ERROR) ' | sed 's/^/      /' || true
 fi
 
 step "Where everything is"
