@@ -33,6 +33,17 @@ enum Command {
         /// Connector configs (`name`, `connector.class`, ...).
         connectors: Vec<PathBuf>,
     },
+    /// Run a distributed worker, as Kafka Connect's `connect-distributed
+    /// worker.properties`: it joins the cluster named by `group.id`
+    /// (`config.storage.topic`, `offset.storage.topic` and
+    /// `status.storage.topic` hold its state); connectors are created
+    /// through the REST API of any worker, and their tasks spread over the
+    /// live workers.
+    Worker {
+        /// The worker config (`bootstrap.servers`, `group.id`, the three
+        /// storage topics, `plugin.path`, ...).
+        worker: PathBuf,
+    },
     /// Read, alter or reset a stopped connector's offsets (KIP-875), in
     /// Kafka Connect's REST JSON shape.
     Offsets {
@@ -336,6 +347,9 @@ async fn run(command: Command) -> ExitCode {
                 .await
                 .map_err(anyhow::Error::from)
         }
+        Command::Worker { worker } => copycat_runtime::distributed::run(worker, Some(loggers), shutdown)
+            .await
+            .map_err(anyhow::Error::from),
         Command::Offsets { action } => offsets(action).await,
         Command::New {
             name,

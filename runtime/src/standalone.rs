@@ -10,7 +10,8 @@ use std::sync::atomic::Ordering;
 use tokio::sync::watch;
 
 use crate::config::{ConnectorConfig, WorkerConfig};
-use crate::rest::{Loggers, RestAuth, RestState};
+use crate::rest::listener::RestFiles;
+use crate::rest::{Loggers, RestState};
 use crate::state::StateStore;
 use crate::task::TaskState;
 use crate::worker::{TargetState, Worker, WorkerError};
@@ -46,12 +47,7 @@ pub async fn run(
     let wcfg = WorkerConfig::load(&worker_config)?;
     // The REST listener's files first: a bad certificate or credentials
     // file stops the command before anything starts.
-    let in_worker_file = |e: String| WorkerError::Start(format!("{}: {e}", worker_config.display()));
-    let tls = match &wcfg.rest.tls {
-        Some(files) => Some(crate::rest::tls::server_config(files).map_err(|e| in_worker_file(e.to_string()))?),
-        None => None,
-    };
-    let auth = RestAuth::load(&wcfg.rest.auth).map_err(|e| in_worker_file(e.to_string()))?;
+    let rest_files = RestFiles::load(&wcfg, &worker_config)?;
     let configs = connectors
         .iter()
         .map(|p| ConnectorConfig::load(p, &wcfg))
@@ -67,10 +63,8 @@ pub async fn run(
         let v = worker.validate(&cfg).map_err(in_file(path))?;
         validated.push((cfg, v, path));
     }
-    let listener = tokio::net::TcpListener::bind(&listen)
-        .await
-        .map_err(|e| WorkerError::Start(format!("listeners: cannot listen on {listen}: {e}")))?;
-    let bound = listener.local_addr().map_or_else(|_| listen.clone(), |a| a.to_string());
+    let listener = rest_files.bind(&listen).await?;
+    let bound = listener.bound().to_owned();
     let from_files: Vec<String> = validated.iter().map(|(c, _, _)| c.name.clone()).collect();
     if !*shutdown.borrow() {
         crate::state::restore(&worker, &saved, &from_files);
@@ -87,28 +81,14 @@ pub async fn run(
     }
     // Serve only now: requests that came in meanwhile wait in the
     // listener's backlog and see every connector restored.
-    let mut state = RestState::new(worker.clone(), bound.clone()).with_auth(auth);
+    let mut state = RestState::new(worker.clone(), bound.clone());
     if let Some(l) = loggers {
         state = state.with_loggers(l);
     }
-    let mut server_stop = shutdown.clone();
-    let stopped = async move {
-        let _ = server_stop.wait_for(|stop| *stop).await;
-    };
-    let app = crate::rest::app(state);
-    let scheme = if tls.is_some() { "https" } else { "http" };
-    let server = match tls {
-        Some(tls) => tokio::spawn(crate::rest::tls::serve(listener, app, tls, stopped)),
-        None => tokio::spawn(crate::rest::serve(listener, app, stopped)),
-    };
-    tracing::info!(url = %format!("{scheme}://{bound}"), address = %bound, "REST API listening");
+    let server = listener.serve(state, shutdown.clone());
     worker.persist_to(store);
     let _ = shutdown.wait_for(|stop| *stop).await;
-    match server.await {
-        Ok(Err(e)) => tracing::error!(error = %e, "the REST API server failed"),
-        Err(e) => tracing::error!(error = %e, "the REST API server failed"),
-        Ok(Ok(())) => {}
-    }
+    let _ = server.await;
     tracing::info!("shutting down: stopping tasks, flushing and committing offsets");
     let summary: Vec<_> = worker
         .connectors()

@@ -15,8 +15,8 @@ fn workers_see_each_other_join_and_leave_through_the_group_coordinator() {
     block_on(ensure_compacted_topic(&worker, &topic, 1, 1)).unwrap();
     let group = unique("cluster");
     let session = Duration::from_secs(6);
-    let a = Membership::join(&worker, &group, &topic, "worker-a", session).unwrap();
-    let b = Membership::join(&worker, &group, &topic, "worker-b", session).unwrap();
+    let a = Membership::join(&worker, &group, &topic, "worker-a", session, session / 3).unwrap();
+    let b = Membership::join(&worker, &group, &topic, "worker-b", session, session / 3).unwrap();
     let both = vec!["worker-a".to_owned(), "worker-b".to_owned()];
     eventually("both members, seen by both", Duration::from_secs(60), || {
         (a.members().ok()? == both && b.members().ok()? == both).then_some(())

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::ClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext, Rebalance};
@@ -36,6 +36,8 @@ pub struct Membership {
     consumer: Arc<BaseConsumer<Generations>>,
     group: String,
     generation: Arc<AtomicU64>,
+    /// Set when the member went silent longer than its session timeout.
+    suspended: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -57,6 +59,7 @@ impl Membership {
         topic: &str,
         worker_id: &str,
         session_timeout: Duration,
+        heartbeat_interval: Duration,
     ) -> Result<Self, KafkaError> {
         let generation = Arc::new(AtomicU64::new(0));
         let consumer: BaseConsumer<Generations> = client_config(worker, &worker.consumer, &Props::new())
@@ -64,10 +67,7 @@ impl Membership {
             .set("client.id", worker_id)
             .set("enable.auto.commit", "false")
             .set("session.timeout.ms", session_timeout.as_millis().to_string())
-            .set(
-                "heartbeat.interval.ms",
-                (session_timeout.as_millis() / 3).max(100).to_string(),
-            )
+            .set("heartbeat.interval.ms", heartbeat_interval.as_millis().to_string())
             .create_with_context(Generations(generation.clone()))
             .map_err(|e| KafkaError::new(format!("joining the worker group {group}"), e))?;
         consumer
@@ -75,15 +75,23 @@ impl Membership {
             .map_err(|e| KafkaError::new(format!("joining the worker group {group}"), e))?;
         let consumer = Arc::new(consumer);
         let stop = Arc::new(AtomicBool::new(false));
+        let suspended = Arc::new(AtomicBool::new(false));
         let thread = {
-            let (consumer, stop) = (consumer.clone(), stop.clone());
+            let (consumer, stop, suspended) = (consumer.clone(), stop.clone(), suspended.clone());
             std::thread::Builder::new()
                 .name(format!("copycat-membership-{group}"))
                 .spawn(move || {
+                    let mut last = Instant::now();
                     while !stop.load(Ordering::Relaxed) {
                         // Serves heartbeats and rebalances; the topic holds
                         // nothing this consumer needs to read.
                         let _ = consumer.poll(Duration::from_millis(100));
+                        // A gap this long (the process was frozen, or starved
+                        // of CPU) means the coordinator may have evicted us.
+                        if last.elapsed() > session_timeout {
+                            suspended.store(true, Ordering::Relaxed);
+                        }
+                        last = Instant::now();
                     }
                 })
                 .map_err(|e| {
@@ -97,6 +105,7 @@ impl Membership {
             consumer,
             group: group.to_owned(),
             generation,
+            suspended,
             stop,
             thread: Some(thread),
         })
@@ -106,6 +115,13 @@ impl Membership {
     /// membership may have.
     pub fn generation(&self) -> u64 {
         self.generation.load(Ordering::Relaxed)
+    }
+
+    /// Whether this member went silent for longer than its session timeout
+    /// since the last call (its heartbeats stopped: the group may have
+    /// evicted it and given its work to others).
+    pub fn take_suspended(&self) -> bool {
+        self.suspended.swap(false, Ordering::Relaxed)
     }
 
     /// The ids of the group's members, sorted, as the coordinator reports

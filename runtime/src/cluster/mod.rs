@@ -1,8 +1,19 @@
-//! Distributed mode (in progress): workers of one `group.id` form a cluster
-//! through Kafka alone. Built so far: [`membership`] (who is alive, from Kafka's group
-//! coordinator) and [`assign`], the task assignment every
-//! worker computes by itself from the same inputs; the config and status
-//! topics are [`crate::kafka::log::TopicLog`]s.
+//! Distributed mode: workers of one `group.id` form a cluster through
+//! Kafka alone, with no leader and no failure detector of their own.
+//!
+//! - [`membership`]: who is alive, as Kafka's group coordinator says;
+//! - [`assign`]: which live worker runs which task, computed by every
+//!   worker alone from the same inputs (balanced rendezvous hashing);
+//! - [`store`]: the records of the config and status topics
+//!   ([`crate::kafka::log::TopicLog`]s);
+//! - [`herder`]: [`Cluster`], which carries out REST requests through the
+//!   config topic and answers from both topics;
+//! - [`sync`]: the loop that turns topics and members into local tasks.
 
 pub mod assign;
+pub mod herder;
 pub mod membership;
+pub mod store;
+pub mod sync;
+
+pub use herder::Cluster;

@@ -3,6 +3,7 @@
 //! names where they exist.
 
 mod connector;
+pub mod distributed;
 mod limits;
 pub(crate) mod rest;
 mod worker;
@@ -11,6 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use connector::{ConnectorConfig, DeliveryGuarantee, TransactionBoundary};
+pub use distributed::DistributedConfig;
 pub use rest::{RestAuthConfig, RestListener, TlsFiles};
 pub use worker::WorkerConfig;
 

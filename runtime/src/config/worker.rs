@@ -204,10 +204,16 @@ impl WorkerConfig {
         r.finish(String::new())?;
         for key in props.keys() {
             let known = KNOWN.contains(&key.as_str())
+                || super::distributed::DISTRIBUTED_KEYS.contains(&key.as_str())
                 || REST_KEYS.contains(&key.as_str())
                 || LIMIT_KEYS.contains(&key.as_str())
                 || ["producer.", "consumer.", "admin."].iter().any(|p| key.starts_with(p));
-            if IGNORED.contains(&key.as_str()) {
+            if super::distributed::DISTRIBUTED_IGNORED.contains(&key.as_str()) {
+                tracing::info!(
+                    key,
+                    "worker config key is ignored by Copycat (its workers need no leader)"
+                );
+            } else if IGNORED.contains(&key.as_str()) {
                 tracing::info!(key, "worker config key is ignored by Copycat's standalone mode");
             } else if !known {
                 tracing::warn!(key, "unknown worker config key (ignored)");

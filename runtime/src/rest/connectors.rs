@@ -50,7 +50,7 @@ fn status_json(st: &RestState, s: &ConnectorStatus) -> Value {
     let tasks: Vec<Value> = s.tasks.iter().map(|t| task_json(st, s, t)).collect();
     let mut v = json!({
         "name": s.name,
-        "connector": {"state": target_name(s.target), "worker_id": st.worker_id,
+        "connector": {"state": target_name(s.target), "worker_id": s.worker_id.as_deref().unwrap_or(&st.worker_id),
             "version": s.version, "digest": s.digest},
         "tasks": tasks,
         "type": s.kind,
@@ -62,8 +62,12 @@ fn status_json(st: &RestState, s: &ConnectorStatus) -> Value {
 }
 
 fn task_json(st: &RestState, s: &ConnectorStatus, t: &crate::task::TaskStatus) -> Value {
-    let mut v = json!({"id": t.id, "state": task_state_name(s.target, t.state), "worker_id": st.worker_id,
+    let worker_id = t.worker_id.as_deref().unwrap_or(&st.worker_id);
+    let mut v = json!({"id": t.id, "state": task_state_name(s.target, t.state), "worker_id": worker_id,
         "version": s.version});
+    if let Some(fenced) = &t.fenced {
+        v["fenced"] = json!(fenced);
+    }
     if let Some(trace) = &t.trace {
         v["trace"] = json!(trace);
     }
@@ -78,8 +82,8 @@ fn task_json(st: &RestState, s: &ConnectorStatus, t: &crate::task::TaskStatus) -
 
 /// `{name, config, tasks:[{connector, task}], type}`.
 fn info_json(st: &RestState, name: &str) -> Result<Value, RestError> {
-    let (cfg, _) = st.worker.connector_config(name)?;
-    let status = st.worker.status(name)?;
+    let (cfg, _) = st.herder.connector_config(name)?;
+    let status = st.herder.status(name)?;
     let tasks: Vec<Value> = status
         .tasks
         .iter()
@@ -98,7 +102,7 @@ fn connector_config(st: &RestState, props: Props) -> Result<ConnectorConfig, Res
     params(("expand" = Option<String>, Query, description = "status and/or info (repeatable)")),
     responses((status = 200, description = "Connector names, or a map with their status and info")))]
 pub async fn list(State(st): State<RestState>, q: QueryPairs) -> Result<Json<Value>, RestError> {
-    let names = st.worker.connectors();
+    let names = st.herder.connectors();
     let expand: Vec<&str> =
         q.0.iter()
             .filter(|(k, _)| k == "expand")
@@ -113,7 +117,7 @@ pub async fn list(State(st): State<RestState>, q: QueryPairs) -> Result<Json<Val
         for e in &expand {
             match *e {
                 "status" => {
-                    if let Ok(s) = st.worker.status(&name) {
+                    if let Ok(s) = st.herder.status(&name) {
                         entry.insert("status".into(), status_json(&st, &s));
                     }
                 }
@@ -167,12 +171,12 @@ pub async fn create(State(st): State<RestState>, body: Bytes) -> Result<Response
             )));
         }
     };
-    if st.worker.connector_config(&name).is_ok() {
+    if st.herder.connector_config(&name).is_ok() {
         return Err(RestError::conflict(format!("Connector {name} already exists")));
     }
     let cfg = connector_config(&st, config)?;
-    let worker = st.worker.clone();
-    blocking(move || worker.create_connector(cfg, target)).await??;
+    let herder = st.herder.clone();
+    blocking(move || herder.create_connector(cfg, target)).await??;
     Ok((StatusCode::CREATED, Json(info_json(&st, &name)?)).into_response())
 }
 
@@ -189,8 +193,8 @@ pub async fn get(State(st): State<RestState>, Path(connector): Path<String>) -> 
     params(("connector" = String, Path)),
     responses((status = 204, description = "Deleted"), (status = 404, description = "No such connector")))]
 pub async fn delete(State(st): State<RestState>, Path(connector): Path<String>) -> Result<StatusCode, RestError> {
-    let worker = st.worker.clone();
-    blocking(move || worker.stop_connector(&connector)).await??;
+    let herder = st.herder.clone();
+    blocking(move || herder.delete_connector(&connector)).await??;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -199,7 +203,7 @@ pub async fn delete(State(st): State<RestState>, Path(connector): Path<String>) 
     params(("connector" = String, Path)),
     responses((status = 200, description = "The config map"), (status = 404, description = "No such connector")))]
 pub async fn get_config(State(st): State<RestState>, Path(connector): Path<String>) -> Result<Json<Props>, RestError> {
-    let (cfg, _) = st.worker.connector_config(&connector)?;
+    let (cfg, _) = st.herder.connector_config(&connector)?;
     Ok(Json(cfg.props.clone()))
 }
 
@@ -215,8 +219,8 @@ async fn put_props(st: &RestState, connector: &str, mut props: Props) -> Result<
         }
     }
     let cfg = connector_config(st, props)?;
-    let worker = st.worker.clone();
-    let created = blocking(move || worker.put_connector(cfg)).await??;
+    let herder = st.herder.clone();
+    let created = blocking(move || herder.put_connector(cfg)).await??;
     let code = if created { StatusCode::CREATED } else { StatusCode::OK };
     Ok((code, Json(info_json(st, connector)?)).into_response())
 }
@@ -247,7 +251,7 @@ pub async fn patch_config(
     body: Bytes,
 ) -> Result<Response, RestError> {
     let patch: BTreeMap<String, Option<String>> = parse_body(&body)?;
-    let (cfg, _) = st.worker.connector_config(&connector)?;
+    let (cfg, _) = st.herder.connector_config(&connector)?;
     let mut props = cfg.props.clone();
     for (k, v) in patch {
         match v {
@@ -266,7 +270,7 @@ pub async fn patch_config(
     responses((status = 200, description = "{name, connector:{state, worker_id}, tasks, type}"),
         (status = 404, description = "No such connector")))]
 pub async fn status(State(st): State<RestState>, Path(connector): Path<String>) -> Result<Json<Value>, RestError> {
-    let s = st.worker.status(&connector)?;
+    let s = st.herder.status(&connector)?;
     Ok(Json(status_json(&st, &s)))
 }
 
@@ -275,7 +279,7 @@ pub async fn status(State(st): State<RestState>, Path(connector): Path<String>) 
     params(("connector" = String, Path)),
     responses((status = 200, description = "[{id:{connector, task}, config}]"), (status = 404, description = "No such connector")))]
 pub async fn tasks(State(st): State<RestState>, Path(connector): Path<String>) -> Result<Json<Value>, RestError> {
-    let tasks = st.worker.task_configs(&connector)?;
+    let tasks = st.herder.task_configs(&connector)?;
     let out: Vec<Value> = tasks
         .into_iter()
         .map(|(id, config)| {
@@ -300,7 +304,7 @@ pub async fn task_status(
     Path((connector, task)): Path<(String, String)>,
 ) -> Result<Json<Value>, RestError> {
     let id = task_id(&connector, &task)?;
-    let s = st.worker.status(&connector)?;
+    let s = st.herder.status(&connector)?;
     let t = s
         .tasks
         .iter()
@@ -320,7 +324,7 @@ pub async fn topics(State(st): State<RestState>, Path(connector): Path<String>) 
     if !st.worker.config().topic_tracking {
         return Err(RestError::new(StatusCode::FORBIDDEN, "Topic tracking is disabled."));
     }
-    let topics = st.worker.active_topics(&connector)?;
+    let topics = st.herder.active_topics(&connector)?;
     Ok(Json(json!({ connector: {"topics": topics} })))
 }
 
@@ -341,7 +345,7 @@ pub async fn reset_topics(State(st): State<RestState>, Path(connector): Path<Str
             "Topic tracking reset is disabled.",
         ));
     }
-    st.worker.reset_active_topics(&connector)?;
+    st.herder.reset_active_topics(&connector)?;
     Ok(StatusCode::ACCEPTED)
 }
 
@@ -372,14 +376,14 @@ pub async fn swap_version(
     if req.version.trim().is_empty() {
         return Err(RestError::bad_request("version: must not be empty"));
     }
-    let worker = st.worker.clone();
-    let report = blocking(move || worker.swap_version(&connector, req.version.trim())).await??;
+    let herder = st.herder.clone();
+    let report = blocking(move || herder.swap_version(&connector, req.version.trim())).await??;
     Ok(Json(json!(report)))
 }
 
 async fn set_target(st: RestState, connector: String, target: TargetState) -> Result<StatusCode, RestError> {
-    let worker = st.worker.clone();
-    blocking(move || worker.set_target_state(&connector, target)).await??;
+    let herder = st.herder.clone();
+    blocking(move || herder.set_target_state(&connector, target)).await??;
     Ok(StatusCode::ACCEPTED)
 }
 
@@ -419,11 +423,11 @@ pub async fn restart(
 ) -> Result<Response, RestError> {
     let include_tasks = flag(&q.0, "includeTasks")?;
     let only_failed = flag(&q.0, "onlyFailed")?;
-    let worker = st.worker.clone();
+    let herder = st.herder.clone();
     let name = connector.clone();
-    blocking(move || worker.restart_connector(&name, include_tasks, only_failed)).await??;
+    blocking(move || herder.restart_connector(&name, include_tasks, only_failed)).await??;
     if include_tasks || only_failed {
-        let s = st.worker.status(&connector)?;
+        let s = st.herder.status(&connector)?;
         Ok((StatusCode::ACCEPTED, Json(status_json(&st, &s))).into_response())
     } else {
         Ok(StatusCode::NO_CONTENT.into_response())
@@ -439,8 +443,8 @@ pub async fn restart_task(
     Path((connector, task)): Path<(String, String)>,
 ) -> Result<StatusCode, RestError> {
     let id = task_id(&connector, &task)?;
-    let worker = st.worker.clone();
-    blocking(move || worker.restart_task(&connector, id)).await??;
+    let herder = st.herder.clone();
+    blocking(move || herder.restart_task(&connector, id)).await??;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -459,7 +463,7 @@ impl From<OffsetsError> for RestError {
 
 /// The connector's config, if it is STOPPED (Kafka Connect's 409 otherwise).
 fn stopped_config(st: &RestState, connector: &str) -> Result<std::sync::Arc<ConnectorConfig>, RestError> {
-    let (cfg, target) = st.worker.connector_config(connector)?;
+    let (cfg, target) = st.herder.connector_config(connector)?;
     if target != TargetState::Stopped {
         return Err(RestError::conflict(format!(
             "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{connector}/stop' endpoint"
@@ -477,7 +481,7 @@ pub async fn get_offsets(
     State(st): State<RestState>,
     Path(connector): Path<String>,
 ) -> Result<Json<ConnectorOffsets>, RestError> {
-    let (cfg, _) = st.worker.connector_config(&connector)?;
+    let (cfg, _) = st.herder.connector_config(&connector)?;
     let worker = st.worker.clone();
     let offsets = blocking(move || offsets_admin::get(worker.config(), &cfg)).await??;
     Ok(Json(offsets))

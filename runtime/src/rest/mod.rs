@@ -12,6 +12,7 @@
 pub mod admin;
 pub mod auth;
 pub mod connectors;
+pub mod listener;
 pub mod plugins;
 pub mod tls;
 
@@ -28,6 +29,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::herder::Herder;
 use crate::worker::{Worker, WorkerError};
 
 pub use admin::Loggers;
@@ -36,8 +38,11 @@ pub use auth::RestAuth;
 /// What the handlers share. Cheap to clone.
 #[derive(Clone)]
 pub struct RestState {
-    /// The worker the API manages.
+    /// The worker the API manages (its config, plugins and metrics).
     pub worker: Arc<Worker>,
+    /// Who carries out connector requests: the worker itself (standalone),
+    /// or its cluster (distributed).
+    pub herder: Arc<dyn Herder>,
     /// Live control of the log filter (`/admin/loggers`); `None` when the
     /// process's subscriber cannot be reloaded.
     pub loggers: Option<Arc<Loggers>>,
@@ -51,11 +56,18 @@ impl RestState {
     /// The state for `worker`, known to clients as `worker_id`.
     pub fn new(worker: Arc<Worker>, worker_id: impl Into<String>) -> Self {
         Self {
+            herder: worker.clone(),
             worker,
             loggers: None,
             worker_id: worker_id.into(),
             auth: Arc::new(RestAuth::None),
         }
+    }
+
+    /// With connector requests carried out by `herder` (distributed mode).
+    pub fn with_herder(mut self, herder: Arc<dyn Herder>) -> Self {
+        self.herder = herder;
+        self
     }
 
     /// Requiring these credentials (but for `GET /health`).

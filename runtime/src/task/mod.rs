@@ -19,7 +19,7 @@ use crate::host::TaskIdent;
 use crate::metrics::TaskInstruments;
 
 /// A task's state, with Kafka Connect's names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum TaskState {
     /// Created, not started yet.
@@ -52,6 +52,13 @@ pub struct TaskStatus {
     /// `RESTARTING`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_restart_ms: Option<u64>,
+    /// Distributed mode: the worker running the task (`None`: this one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worker_id: Option<String>,
+    /// Distributed mode: the last instance of the task that another worker
+    /// fenced (a zombie on a worker cut off from the cluster), and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fenced: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -123,6 +130,8 @@ impl StatusHandle {
                 trace: None,
                 attempts: 0,
                 next_restart_ms: None,
+                worker_id: None,
+                fenced: None,
             })),
             metrics: Arc::default(),
             instruments: Arc::new(instruments),

@@ -1,6 +1,9 @@
 //! A worker: loads connector components, validates configs, splits them
 //! into tasks and runs each task on its own thread. Standalone mode and
-//! embedding applications drive it directly.
+//! embedding applications drive it directly; in distributed mode the
+//! cluster tells it which tasks to run ([`assigned`]).
+
+pub mod assigned;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -151,6 +154,9 @@ pub struct ConnectorStatus {
     pub target: TargetState,
     /// Task states.
     pub tasks: Vec<TaskStatus>,
+    /// Distributed mode: the worker reporting the connector (`None`: this
+    /// one).
+    pub worker_id: Option<String>,
 }
 
 /// How the last replacement of a connector's config or component version
@@ -229,6 +235,11 @@ struct TaskSpawn {
 }
 
 impl TaskHandle {
+    /// The task's number (`None` for a handle only kept to join a thread).
+    fn id(&self) -> Option<u32> {
+        self.spawn.as_ref().map(|s| s.id)
+    }
+
     fn request_stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(t) = &self.thread {
@@ -269,6 +280,9 @@ struct ConnectorHandle {
     config: Arc<ConnectorConfig>,
     target: TargetState,
     tasks: Vec<TaskHandle>,
+    /// Distributed mode: the cluster's version of the connector's config
+    /// and task configs these tasks run (empty in standalone mode).
+    cluster_generation: String,
 }
 
 /// A running worker.
@@ -1023,6 +1037,7 @@ impl Worker {
             config: cfg,
             target,
             tasks,
+            cluster_generation: String::new(),
         })
     }
 
@@ -1166,7 +1181,8 @@ impl Worker {
             .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
         let t = c
             .tasks
-            .get_mut(task as usize)
+            .iter_mut()
+            .find(|t| t.id() == Some(task))
             .ok_or_else(|| WorkerError::UnknownTask(name.to_owned(), task))?;
         let spawn = t
             .spawn
@@ -1210,6 +1226,7 @@ impl Worker {
             last_swap: c.last_swap.clone(),
             target: c.target,
             tasks: c.tasks.iter().map(|t| t.status.get()).collect(),
+            worker_id: None,
         })
     }
 
@@ -1246,7 +1263,8 @@ impl Worker {
                 .ok_or_else(|| WorkerError::UnknownConnector(name.to_owned()))?;
             let t = c
                 .tasks
-                .get_mut(task as usize)
+                .iter_mut()
+                .find(|t| t.id() == Some(task))
                 .ok_or_else(|| WorkerError::UnknownTask(name.to_owned(), task))?;
             t.request_stop();
             TaskHandle {

@@ -1,0 +1,85 @@
+//! What the REST API (and an embedding application) asks of a worker or a
+//! cluster: Kafka Connect's "herder". A standalone [`Worker`] acts at once
+//! on its own tasks; a distributed worker ([`crate::cluster::Cluster`])
+//! acts through the config topic, so a request to any worker of the
+//! cluster reaches the workers that run the connector's tasks, and every
+//! worker answers from the same view.
+
+use std::sync::Arc;
+
+use crate::config::ConnectorConfig;
+use crate::engine::guest::WitConfig;
+use crate::worker::{ConnectorStatus, SwapReport, TargetState, Worker, WorkerError};
+
+/// Connector management, whoever carries it out.
+pub trait Herder: Send + Sync {
+    /// Names of the connectors.
+    fn connectors(&self) -> Vec<String>;
+    /// A connector's config and target state.
+    fn connector_config(&self, name: &str) -> Result<(Arc<ConnectorConfig>, TargetState), WorkerError>;
+    /// Validate and add a connector (`POST /connectors`).
+    fn create_connector(&self, cfg: ConnectorConfig, target: TargetState) -> Result<(), WorkerError>;
+    /// Create, or replace a connector's config (`PUT /connectors/{c}/config`);
+    /// whether it was created.
+    fn put_connector(&self, cfg: ConnectorConfig) -> Result<bool, WorkerError>;
+    /// Stop a connector and forget it (`DELETE /connectors/{c}`).
+    fn delete_connector(&self, name: &str) -> Result<(), WorkerError>;
+    /// Switch a connector to another plugin version (`PUT /connectors/{c}/version`).
+    fn swap_version(&self, name: &str, version: &str) -> Result<SwapReport, WorkerError>;
+    /// Pause, resume or stop a connector.
+    fn set_target_state(&self, name: &str, target: TargetState) -> Result<(), WorkerError>;
+    /// Restart a connector's tasks (all, or the failed ones).
+    fn restart_connector(&self, name: &str, include_tasks: bool, only_failed: bool) -> Result<(), WorkerError>;
+    /// Restart one task.
+    fn restart_task(&self, name: &str, task: u32) -> Result<(), WorkerError>;
+    /// A connector's status, every task included.
+    fn status(&self, name: &str) -> Result<ConnectorStatus, WorkerError>;
+    /// The configs of a connector's tasks, by task number.
+    fn task_configs(&self, name: &str) -> Result<Vec<(u32, WitConfig)>, WorkerError>;
+    /// A connector's active topics (KIP-558).
+    fn active_topics(&self, name: &str) -> Result<Vec<String>, WorkerError>;
+    /// Forget a connector's active topics.
+    fn reset_active_topics(&self, name: &str) -> Result<(), WorkerError>;
+}
+
+impl Herder for Worker {
+    fn connectors(&self) -> Vec<String> {
+        Worker::connectors(self)
+    }
+    fn connector_config(&self, name: &str) -> Result<(Arc<ConnectorConfig>, TargetState), WorkerError> {
+        Worker::connector_config(self, name)
+    }
+    fn create_connector(&self, cfg: ConnectorConfig, target: TargetState) -> Result<(), WorkerError> {
+        Worker::create_connector(self, cfg, target)
+    }
+    fn put_connector(&self, cfg: ConnectorConfig) -> Result<bool, WorkerError> {
+        Worker::put_connector(self, cfg)
+    }
+    fn delete_connector(&self, name: &str) -> Result<(), WorkerError> {
+        Worker::stop_connector(self, name)
+    }
+    fn swap_version(&self, name: &str, version: &str) -> Result<SwapReport, WorkerError> {
+        Worker::swap_version(self, name, version)
+    }
+    fn set_target_state(&self, name: &str, target: TargetState) -> Result<(), WorkerError> {
+        Worker::set_target_state(self, name, target)
+    }
+    fn restart_connector(&self, name: &str, include_tasks: bool, only_failed: bool) -> Result<(), WorkerError> {
+        Worker::restart_connector(self, name, include_tasks, only_failed)
+    }
+    fn restart_task(&self, name: &str, task: u32) -> Result<(), WorkerError> {
+        Worker::restart_task(self, name, task)
+    }
+    fn status(&self, name: &str) -> Result<ConnectorStatus, WorkerError> {
+        Worker::status(self, name)
+    }
+    fn task_configs(&self, name: &str) -> Result<Vec<(u32, WitConfig)>, WorkerError> {
+        Worker::task_configs(self, name)
+    }
+    fn active_topics(&self, name: &str) -> Result<Vec<String>, WorkerError> {
+        Worker::active_topics(self, name)
+    }
+    fn reset_active_topics(&self, name: &str) -> Result<(), WorkerError> {
+        Worker::reset_active_topics(self, name)
+    }
+}
