@@ -374,3 +374,188 @@ impl Drop for Standalone {
         }
     }
 }
+
+/// One HTTP/1.1 request to `addr`; the status and the body (JSON, or a
+/// string; `Null` when empty).
+pub fn http(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&serde_json::Value>,
+) -> (u16, serde_json::Value) {
+    use std::io::{Read as _, Write as _};
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(90))).unwrap();
+    s.write_all(req.as_bytes()).unwrap();
+    let mut resp = Vec::new();
+    let _ = s.read_to_end(&mut resp);
+    let resp = String::from_utf8_lossy(&resp).into_owned();
+    let status: u16 = resp.split(' ').nth(1).unwrap().parse().unwrap();
+    let body = resp.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    let value = if body.is_empty() {
+        serde_json::Value::Null
+    } else {
+        serde_json::from_str(body).unwrap_or_else(|_| serde_json::Value::String(body.to_owned()))
+    };
+    (status, value)
+}
+
+/// A free TCP port on 127.0.0.1 (free when asked; bound again by the caller).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A `copycat worker` process (distributed mode) on a fixed port, so a
+/// restarted worker keeps its id; its log goes to `<dir>/<name>.log`;
+/// killed when dropped.
+pub struct ClusterWorker {
+    child: Option<std::process::Child>,
+    /// The worker's config file.
+    pub config: PathBuf,
+    /// The REST API's address (also the worker's id).
+    pub addr: std::net::SocketAddr,
+    log: PathBuf,
+}
+
+impl ClusterWorker {
+    /// Write `<dir>/<name>.properties` for the cluster `group` (topics named
+    /// after it) with `extra` lines, and start the worker.
+    pub fn start(dir: &std::path::Path, name: &str, group: &str, extra: &str) -> Self {
+        let port = free_port();
+        let fixtures = fixture("tagged-v1").parent().unwrap().to_owned();
+        let config = dir.join(format!("{name}.properties"));
+        std::fs::write(
+            &config,
+            format!(
+                "bootstrap.servers={}\nplugin.path={},{}\ngroup.id={group}\nconfig.storage.topic={group}-configs\n\
+                 status.storage.topic={group}-status\noffset.storage.topic={group}-offsets\noffset.storage.partitions=3\n\
+                 offset.flush.interval.ms=200\nlisteners=http://127.0.0.1:{port}\nstate.dir={}/{name}\n{extra}\n",
+                bootstrap(),
+                plugin_dir().display(),
+                fixtures.display(),
+                dir.display(),
+            ),
+        )
+        .unwrap();
+        let mut w = Self {
+            child: None,
+            config,
+            addr: format!("127.0.0.1:{port}").parse().unwrap(),
+            log: dir.join(format!("{name}.log")),
+        };
+        w.restart();
+        w
+    }
+
+    /// The worker's id in status bodies.
+    pub fn id(&self) -> String {
+        self.addr.to_string()
+    }
+
+    /// Start the process again (after [`ClusterWorker::kill`] or
+    /// [`ClusterWorker::terminate`]); wait until its REST API answers.
+    pub fn restart(&mut self) {
+        assert!(self.child.is_none(), "the worker still runs");
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .unwrap();
+        let child = std::process::Command::new(copycat_bin())
+            .arg("worker")
+            .arg(&self.config)
+            .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()))
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        let addr = self.addr;
+        let log = self.log.clone();
+        eventually(
+            &format!("worker {addr} answers (log: {})", log.display()),
+            Duration::from_secs(60),
+            || {
+                if let Some(c) = self.child.as_mut()
+                    && let Some(exit) = c.try_wait().unwrap()
+                {
+                    panic!(
+                        "worker {addr} exited with {exit}: {}",
+                        std::fs::read_to_string(&log).unwrap_or_default()
+                    );
+                }
+                std::net::TcpStream::connect(addr).ok().map(|_| ())
+            },
+        );
+    }
+
+    /// SIGKILL: the worker dies without a word.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// SIGTERM, then the process must exit 0 (a graceful stop) in time.
+    pub fn terminate(&mut self) {
+        let mut child = self.child.take().unwrap();
+        self.signal_pid(child.id(), "TERM");
+        let exit = eventually("copycat worker exits", Duration::from_secs(60), || {
+            child.try_wait().unwrap()
+        });
+        assert!(exit.success(), "exit 0 after SIGTERM, got {exit:?}");
+    }
+
+    /// Send `signal` (`STOP`, `CONT`, ...) to the process.
+    pub fn signal(&self, signal: &str) {
+        self.signal_pid(self.child.as_ref().unwrap().id(), signal);
+    }
+
+    fn signal_pid(&self, pid: u32, signal: &str) {
+        let sent = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "kill -{signal} {pid}");
+    }
+
+    /// `GET path` on this worker.
+    pub fn get(&self, path: &str) -> (u16, serde_json::Value) {
+        http(self.addr, "GET", path, None)
+    }
+
+    /// A request with a JSON body on this worker.
+    pub fn send(&self, method: &str, path: &str, body: &serde_json::Value) -> (u16, serde_json::Value) {
+        http(self.addr, method, path, Some(body))
+    }
+
+    /// The worker's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for ClusterWorker {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+            if std::thread::panicking() {
+                let log = self.log();
+                let lines: Vec<&str> = log.lines().collect();
+                let tail = lines[lines.len().saturating_sub(60)..].join("\n");
+                eprintln!("--- last lines of worker {}'s log ---\n{tail}", self.addr);
+            }
+        }
+    }
+}

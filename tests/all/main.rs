@@ -12,6 +12,7 @@ mod cluster;
 mod conformance;
 mod datagen;
 mod delivery;
+mod distributed;
 mod embedded;
 mod engine;
 mod exactly_once;

@@ -42,9 +42,17 @@ fn score(task: &TaskId, worker: &str) -> u64 {
     x
 }
 
-/// Assign `tasks` to `workers`: every task to exactly one worker, loads
-/// within one of each other. Deterministic: the same inputs (in any order)
-/// give the same answer. No workers: nothing is assigned.
+/// Assign `tasks` to `workers`: every task to exactly one worker; each
+/// connector's tasks spread within one over the workers (so losing one
+/// worker never takes most of a connector down), and the total loads within
+/// one too. Deterministic: the same inputs (in any order) give the same
+/// answer. No workers: nothing is assigned.
+///
+/// Connector by connector (in name order), every worker gets room for
+/// `floor(n/W)` of its `n` tasks, and the `n mod W` extra places go to the
+/// workers with the least load so far (ties broken by hash), which keeps
+/// the totals within one. Each task then takes its best-ranked worker that
+/// still has room for that connector.
 pub fn assign(tasks: &[TaskId], workers: &[String]) -> BTreeMap<String, Vec<TaskId>> {
     let mut workers: Vec<&String> = workers.iter().collect();
     workers.sort();
@@ -56,32 +64,40 @@ pub fn assign(tasks: &[TaskId], workers: &[String]) -> BTreeMap<String, Vec<Task
     let mut tasks: Vec<&TaskId> = tasks.iter().collect();
     tasks.sort();
     tasks.dedup();
-    let floor = tasks.len() / workers.len();
-    let mut extra = tasks.len() % workers.len();
-    // Tasks place in (connector, task) order, each with the workers ranked
-    // by its own hash.
-    let ranked: Vec<(&TaskId, Vec<&String>)> = tasks
-        .into_iter()
-        .map(|t| {
+    let mut by_connector: BTreeMap<&str, Vec<&TaskId>> = BTreeMap::new();
+    for t in tasks {
+        by_connector.entry(t.0.as_str()).or_default().push(t);
+    }
+    for (connector, tasks) in by_connector {
+        let floor = tasks.len() / workers.len();
+        let extra = tasks.len() % workers.len();
+        // Who gets the extra places: the least loaded, then by hash.
+        let mut order: Vec<&String> = workers.clone();
+        let key: TaskId = (connector.to_owned(), u32::MAX);
+        order.sort_by_key(|w| {
+            (
+                out.get(w.as_str()).map_or(0, Vec::len),
+                std::cmp::Reverse(score(&key, w)),
+            )
+        });
+        let mut room: BTreeMap<&str, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.as_str(), floor + usize::from(i < extra)))
+            .collect();
+        for task in tasks {
             let mut prefs = workers.clone();
-            prefs.sort_by_key(|w| std::cmp::Reverse(score(t, w)));
-            (t, prefs)
-        })
-        .collect();
-    for (task, prefs) in ranked {
-        for w in prefs {
-            let Some(load) = out.get_mut(w.as_str()) else { continue };
-            let room = if load.len() < floor {
-                true
-            } else if load.len() == floor && extra > 0 {
-                extra -= 1;
-                true
-            } else {
-                false
-            };
-            if room {
-                load.push(task.clone());
-                break;
+            prefs.sort_by_key(|w| std::cmp::Reverse(score(task, w)));
+            for w in prefs {
+                if let Some(r) = room.get_mut(w.as_str())
+                    && *r > 0
+                {
+                    *r -= 1;
+                    if let Some(load) = out.get_mut(w.as_str()) {
+                        load.push(task.clone());
+                    }
+                    break;
+                }
             }
         }
     }
@@ -123,6 +139,24 @@ mod tests {
             }
         }
         assert!(assign(&tasks(3), &[]).is_empty());
+    }
+
+    #[test]
+    fn each_connector_spreads_within_one_too() {
+        // Three connectors of 3, 3 and 5 tasks over 3 workers.
+        let mut t: Vec<TaskId> = (0..3).map(|i| ("a".to_owned(), i)).collect();
+        t.extend((0..3).map(|i| ("b".to_owned(), i)));
+        t.extend((0..5).map(|i| ("c".to_owned(), i)));
+        let a = assign(&t, &workers(3));
+        for c in ["a", "b", "c"] {
+            let per: Vec<usize> = a.values().map(|ts| ts.iter().filter(|x| x.0 == c).count()).collect();
+            assert!(
+                per.iter().max().unwrap() - per.iter().min().unwrap() <= 1,
+                "{c}: {per:?}"
+            );
+        }
+        let l = loads(&a);
+        assert!(l.iter().max().unwrap() - l.iter().min().unwrap() <= 1, "{l:?}");
     }
 
     #[test]

@@ -513,7 +513,6 @@ impl Herder for Cluster {
                     next_restart_ms: None,
                     worker_id: Some(owner.clone()),
                     fenced: fenced
-                        .filter(|f| f.worker_id != owner)
                         .map(|f| format!("instance on worker {} at {} ms: {}", f.worker_id, f.at_ms, f.trace)),
                 }
             })

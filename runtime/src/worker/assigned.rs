@@ -97,11 +97,6 @@ impl Worker {
         self.metrics.remove_task(name, task);
     }
 
-    /// The connectors this worker runs tasks of (distributed mode).
-    pub fn assigned_connectors(&self) -> Vec<String> {
-        self.connectors()
-    }
-
     /// Make this worker's tasks of connector `name` what `assignment` says
     /// (`None`: no task of it). Tasks of the same generation that stay
     /// keep running untouched; tasks that left are stopped gracefully

@@ -1,0 +1,370 @@
+//! Distributed mode: `copycat worker` processes on 127.0.0.1 forming a
+//! cluster through the real broker: one view from every worker, tasks
+//! spread within one, failover after SIGKILL, a joining worker, a rolling
+//! restart, and a worker cut off (SIGSTOP) that is fenced and keeps nothing.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use copycat_tests::*;
+use serde_json::{Value, json};
+
+/// What every worker of these tests adds to its config: exactly-once
+/// sources, and a session timeout of 6 s (the broker's minimum).
+const EXTRA: &str = "exactly.once.source.support=enabled\nsession.timeout.ms=6000\nheartbeat.interval.ms=1000";
+
+/// Start `n` workers of a new cluster in `dir`.
+fn cluster(dir: &std::path::Path, n: usize) -> (String, Vec<ClusterWorker>) {
+    let group = unique("cluster");
+    let workers = (0..n)
+        .map(|i| ClusterWorker::start(dir, &format!("w{i}"), &group, EXTRA))
+        .collect();
+    (group, workers)
+}
+
+/// Task number → (state, worker id), from `w`'s status answer.
+fn placement(w: &ClusterWorker, name: &str) -> Option<BTreeMap<u64, (String, String)>> {
+    let (code, s) = w.get(&format!("/connectors/{name}/status"));
+    if code != 200 {
+        return None;
+    }
+    Some(
+        s["tasks"]
+            .as_array()?
+            .iter()
+            .map(|t| {
+                (
+                    t["id"].as_u64().unwrap_or(u64::MAX),
+                    (
+                        t["state"].as_str().unwrap_or("").to_owned(),
+                        t["worker_id"].as_str().unwrap_or("").to_owned(),
+                    ),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// Every one of `tasks` tasks RUNNING on one of `workers`, loads within one.
+fn balanced(p: &BTreeMap<u64, (String, String)>, tasks: usize, workers: &[String]) -> bool {
+    if p.len() != tasks || p.values().any(|(s, w)| s != "RUNNING" || !workers.contains(w)) {
+        return false;
+    }
+    let loads: Vec<usize> = workers
+        .iter()
+        .map(|w| p.values().filter(|(_, on)| on == w).count())
+        .collect();
+    loads.iter().max().unwrap_or(&0) - loads.iter().min().unwrap_or(&0) <= 1
+}
+
+fn await_balanced(w: &ClusterWorker, name: &str, tasks: usize, workers: &[String]) -> BTreeMap<u64, (String, String)> {
+    eventually(
+        &format!("{tasks} tasks of {name} RUNNING, spread within one over {workers:?}"),
+        Duration::from_secs(90),
+        || placement(w, name).filter(|p| balanced(p, tasks, workers)),
+    )
+}
+
+fn datagen(name: &str, topic: &str, streams: usize, rate: &str) -> Value {
+    json!({"name": name, "config": {
+        "connector.class": "datagen", "topic": topic, "streams": streams.to_string(),
+        "tasks.max": streams.to_string(), "topic.partitions": streams.to_string(), "rate": rate,
+        "delivery.guarantee": "exactly-once",
+    }})
+}
+
+/// Every datagen stream of `topic` holds 0, 1, 2, ... exactly once, in
+/// order (read_committed): nothing lost, nothing repeated. The record count.
+fn assert_streams_exactly_once(topic: &str) -> usize {
+    let mut records = read_topic(topic);
+    records.sort();
+    let mut per_stream: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for r in &records {
+        let key = r.key.clone().unwrap();
+        let (stream, seq) = key.rsplit_once(':').unwrap();
+        per_stream
+            .entry(stream.to_owned())
+            .or_default()
+            .push(seq.parse().unwrap());
+    }
+    assert!(!per_stream.is_empty(), "records in {topic}");
+    for (stream, seqs) in &per_stream {
+        for (i, seq) in seqs.iter().enumerate() {
+            assert_eq!(
+                *seq, i as u64,
+                "{stream}: record {i} has seq {seq} (lost or repeated records)"
+            );
+        }
+    }
+    records.len()
+}
+
+fn grows_by(topic: &str, n: i64) {
+    let before = topic_size(topic);
+    eventually(&format!("{n} more records in {topic}"), Duration::from_secs(90), || {
+        (topic_size(topic) >= before + n).then_some(())
+    });
+}
+
+#[test]
+fn every_worker_has_the_same_view_and_tasks_spread_within_one_and_onto_a_joining_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let (group, mut workers) = cluster(dir.path(), 3);
+    let ids: Vec<String> = workers.iter().map(ClusterWorker::id).collect();
+    let topic = unique("dist");
+    block_on(create_topic(&topic, 7));
+    let name = unique("gen");
+
+    let (code, body) = workers[0].send("POST", "/connectors", &datagen(&name, &topic, 7, "50"));
+    assert_eq!(code, 201, "{body}");
+    // Visible through every worker, with the same config.
+    for w in &workers {
+        let names = eventually("the connector listed by every worker", Duration::from_secs(30), || {
+            let (code, names) = w.get("/connectors");
+            (code == 200 && names.as_array()?.iter().any(|n| n == name.as_str())).then_some(names)
+        });
+        assert!(names.as_array().unwrap().len() == 1, "{names}");
+        let (code, cfg) = w.get(&format!("/connectors/{name}/config"));
+        assert_eq!(code, 200);
+        assert_eq!(cfg["topic"], topic.as_str());
+        let (_, tasks) = w.get(&format!("/connectors/{name}/tasks"));
+        assert_eq!(tasks.as_array().unwrap().len(), 7, "{tasks}");
+    }
+    // 7 tasks over 3 workers: 3, 2, 2.
+    let before = await_balanced(&workers[1], &name, 7, &ids);
+    // A create through another worker of an existing name is refused.
+    let (code, body) = workers[2].send("POST", "/connectors", &datagen(&name, &topic, 7, "50"));
+    assert_eq!(code, 409, "{body}");
+
+    // A fourth worker joins and takes its share (2, 2, 2, 1).
+    workers.push(ClusterWorker::start(dir.path(), "w3", &group, EXTRA));
+    let mut all = ids.clone();
+    all.push(workers[3].id());
+    let after = await_balanced(&workers[3], &name, 7, &all);
+    assert!(
+        after.values().any(|(_, w)| *w == all[3]),
+        "the new worker runs a task: {after:?}"
+    );
+    // Most tasks stay where they were (rendezvous hashing; the new worker
+    // takes 1 or 2, and an extra place may shift between the others).
+    let moved = before.iter().filter(|(id, (_, w))| after[*id].1 != *w).count();
+    assert!(
+        moved <= 4,
+        "{moved} of 7 tasks moved: before {before:?}, after {after:?}"
+    );
+
+    // Pause through one worker, resume through another; restart a task.
+    let (code, _) = http(workers[1].addr, "PUT", &format!("/connectors/{name}/pause"), None);
+    assert_eq!(code, 202);
+    eventually("every task PAUSED", Duration::from_secs(60), || {
+        let (_, s) = workers[2].get(&format!("/connectors/{name}/status"));
+        let tasks = s["tasks"].as_array()?;
+        (s["connector"]["state"] == "PAUSED" && tasks.iter().all(|t| t["state"] == "PAUSED")).then_some(())
+    });
+    let paused_size = topic_size(&topic);
+    let (code, _) = http(workers[2].addr, "PUT", &format!("/connectors/{name}/resume"), None);
+    assert_eq!(code, 202);
+    await_balanced(&workers[0], &name, 7, &all);
+    eventually("records again after the resume", Duration::from_secs(60), || {
+        (topic_size(&topic) > paused_size).then_some(())
+    });
+    let (code, body) = http(
+        workers[3].addr,
+        "POST",
+        &format!("/connectors/{name}/tasks/6/restart"),
+        None,
+    );
+    assert_eq!(code, 204, "{body}");
+    let (code, body) = http(
+        workers[3].addr,
+        "POST",
+        &format!("/connectors/{name}/tasks/9/restart"),
+        None,
+    );
+    assert_eq!(code, 404, "{body}");
+
+    // Delete through the last worker: gone everywhere, and nothing runs.
+    let (code, body) = http(workers[3].addr, "DELETE", &format!("/connectors/{name}"), None);
+    assert_eq!(code, 204, "{body}");
+    for w in &workers {
+        eventually("the connector gone from every worker", Duration::from_secs(30), || {
+            let (code, _) = w.get(&format!("/connectors/{name}/status"));
+            (code == 404).then_some(())
+        });
+    }
+    assert_streams_exactly_once(&topic);
+}
+
+#[test]
+fn a_killed_worker_s_tasks_run_elsewhere_and_an_exactly_once_file_pipeline_loses_and_repeats_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, output) = (dir.path().join("in"), dir.path().join("out"));
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::create_dir_all(&output).unwrap();
+    let (_, mut workers) = cluster(dir.path(), 3);
+    let ids: Vec<String> = workers.iter().map(ClusterWorker::id).collect();
+    let topic = unique("lines");
+    block_on(create_topic(&topic, 3));
+    let files: Vec<std::path::PathBuf> = (0..3).map(|i| input.join(format!("f{i}.txt"))).collect();
+    for f in &files {
+        std::fs::write(f, "").unwrap();
+    }
+    let (source, sink) = (unique("src"), unique("sink"));
+    let paths: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let (code, body) = workers[0].send(
+        "POST",
+        "/connectors",
+        &json!({"name": source, "config": {
+            "connector.class": "file-source", "files": paths.join(","), "tasks.max": "3", "topic": topic,
+            "grants.fs.read": input.display().to_string(), "delivery.guarantee": "exactly-once",
+        }}),
+    );
+    assert_eq!(code, 201, "{body}");
+    let (code, body) = workers[1].send(
+        "POST",
+        "/connectors",
+        &json!({"name": sink, "config": {
+            "connector.class": "file-sink", "topics": topic, "tasks.max": "3", "exactly.once": "true",
+            "directory": output.display().to_string(), "grants.fs.write": output.display().to_string(),
+        }}),
+    );
+    assert_eq!(code, 201, "{body}");
+    await_balanced(&workers[2], &source, 3, &ids);
+    await_balanced(&workers[2], &sink, 3, &ids);
+
+    // Lines are appended while the pipeline runs; a worker dies midway.
+    let per_file = 3000;
+    let writer = {
+        let files = files.clone();
+        std::thread::spawn(move || {
+            use std::io::Write as _;
+            let mut handles: Vec<std::fs::File> = files
+                .iter()
+                .map(|f| std::fs::OpenOptions::new().append(true).open(f).unwrap())
+                .collect();
+            for i in 0..per_file {
+                for (n, h) in handles.iter_mut().enumerate() {
+                    writeln!(h, "file{n}-line{i}").unwrap();
+                }
+                if i % 100 == 99 {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        })
+    };
+    grows_by(&topic, 1500);
+    let victim = placement(&workers[0], &source).unwrap()[&0].1.clone();
+    let v = ids.iter().position(|id| *id == victim).unwrap();
+    workers[v].kill();
+    let alive: Vec<String> = ids.iter().filter(|id| **id != victim).cloned().collect();
+    let observer = &workers[(v + 1) % 3];
+    let after = await_balanced(observer, &source, 3, &alive);
+    assert!(after.values().all(|(_, w)| *w != victim), "{after:?}");
+    await_balanced(observer, &sink, 3, &alive);
+    writer.join().unwrap();
+
+    // The output holds every input line exactly once.
+    let mut expected: Vec<String> = (0..3)
+        .flat_map(|n| (0..per_file).map(move |i| format!("file{n}-line{i}")))
+        .collect();
+    expected.sort();
+    let got = eventually(
+        "every line in the sink's committed files",
+        Duration::from_secs(120),
+        || {
+            let mut lines: Vec<String> = std::fs::read_dir(&output)
+                .ok()?
+                .filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".txt"))
+                .flat_map(|e| {
+                    std::fs::read_to_string(e.path())
+                        .unwrap_or_default()
+                        .lines()
+                        .map(str::to_owned)
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            lines.sort();
+            (lines.len() >= expected.len()).then_some(lines)
+        },
+    );
+    assert_eq!(got.len(), expected.len(), "no line repeated");
+    assert!(got == expected, "the output equals the input");
+}
+
+#[test]
+fn a_rolling_restart_of_every_worker_loses_and_repeats_no_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, mut workers) = cluster(dir.path(), 3);
+    let ids: Vec<String> = workers.iter().map(ClusterWorker::id).collect();
+    let topic = unique("rolling");
+    block_on(create_topic(&topic, 6));
+    let name = unique("gen");
+    let (code, body) = workers[0].send("POST", "/connectors", &datagen(&name, &topic, 6, "300"));
+    assert_eq!(code, 201, "{body}");
+    await_balanced(&workers[0], &name, 6, &ids);
+    grows_by(&topic, 300);
+    for i in 0..3 {
+        workers[i].terminate();
+        let others: Vec<String> = ids.iter().filter(|id| **id != ids[i]).cloned().collect();
+        await_balanced(&workers[(i + 1) % 3], &name, 6, &others);
+        workers[i].restart();
+        await_balanced(&workers[i], &name, 6, &ids);
+        grows_by(&topic, 100);
+    }
+    let (code, _) = http(workers[0].addr, "PUT", &format!("/connectors/{name}/stop"), None);
+    assert_eq!(code, 202);
+    eventually("the connector STOPPED", Duration::from_secs(60), || {
+        let (_, s) = workers[1].get(&format!("/connectors/{name}/status"));
+        (s["connector"]["state"] == "STOPPED" && s["tasks"].as_array()?.is_empty()).then_some(())
+    });
+    let n = assert_streams_exactly_once(&topic);
+    assert!(n >= 600, "{n} records");
+}
+
+#[test]
+fn a_worker_cut_off_from_the_cluster_is_fenced_and_keeps_no_task_another_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, mut workers) = cluster(dir.path(), 2);
+    let ids: Vec<String> = workers.iter().map(ClusterWorker::id).collect();
+    let topic = unique("cutoff");
+    block_on(create_topic(&topic, 4));
+    let name = unique("gen");
+    let (code, body) = workers[0].send("POST", "/connectors", &datagen(&name, &topic, 4, "400"));
+    assert_eq!(code, 201, "{body}");
+    await_balanced(&workers[1], &name, 4, &ids);
+    grows_by(&topic, 200);
+
+    // Freeze worker 0 past its session timeout: the group drops it, and
+    // worker 1 takes every task over.
+    workers[0].signal("STOP");
+    let survivor = vec![ids[1].clone()];
+    await_balanced(&workers[1], &name, 4, &survivor);
+    grows_by(&topic, 200);
+    // Thawed, the zombie's instances are fenced the moment they write; it
+    // stops them, rejoins, and the tasks spread again.
+    workers[0].signal("CONT");
+    let fenced = eventually(
+        "the zombie's fenced instance in the status",
+        Duration::from_secs(60),
+        || {
+            let (_, s) = workers[1].get(&format!("/connectors/{name}/status"));
+            s["tasks"]
+                .as_array()?
+                .iter()
+                .find_map(|t| t["fenced"].as_str().map(str::to_owned))
+        },
+    );
+    assert!(fenced.contains(&ids[0]) && fenced.contains("fenced"), "{fenced}");
+    await_balanced(&workers[0], &name, 4, &ids);
+    grows_by(&topic, 200);
+    let log = workers[0].log();
+    assert!(
+        log.contains("went silent for longer than session.timeout.ms")
+            || log.contains("not a member of the cluster's group"),
+        "the zombie says why it stopped its tasks"
+    );
+    workers[1].kill();
+    workers[0].kill();
+    assert_streams_exactly_once(&topic);
+}
