@@ -43,6 +43,14 @@ if [[ "${COPYCAT_BENCH_SWAP:-1}" != 0 ]]; then
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --swaps 30
 fi
+# Distributed failover: SIGKILL / SIGTERM a worker of three; COPYCAT_BENCH_FAILOVER=0 skips it.
+if [[ "${COPYCAT_BENCH_FAILOVER:-1}" != 0 ]]; then
+    cargo build --quiet -p copycat-runtime --bin copycat
+    COPYCAT_BIN="$CARGO_TARGET_DIR/debug/copycat" \
+    cargo run --quiet -p copycat-bench --bin failover \
+        --config 'profile.dev.package.copycat-bench.opt-level=2' \
+        -- --runs 5
+fi
 # The counter source in every language (build/examples; `just build-examples`).
 if [[ "${COPYCAT_BENCH_LANGUAGES:-1}" != 0 ]]; then
     COPYCAT_EXAMPLES_DIR="${COPYCAT_EXAMPLES_DIR:-$PWD/build/examples}" \
