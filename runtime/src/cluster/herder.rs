@@ -189,8 +189,9 @@ impl Cluster {
         Ok(())
     }
 
-    fn tasks_record(&self, planned: &Planned) -> TasksRecord {
+    fn tasks_record(&self, planned: &Planned, config: &crate::config::Props) -> TasksRecord {
         TasksRecord {
+            config: config.clone(),
             generation: self.next_generation(),
             kind: planned.kind.to_owned(),
             plugin: planned.plugin.clone(),
@@ -210,8 +211,8 @@ impl Cluster {
         target: Option<TargetState>,
         tasks: &TasksRecord,
     ) -> Vec<(String, Option<Vec<u8>>)> {
-        // Task configs first, the connector record last: a worker that
-        // reads only part of them sees the connector as it was.
+        // Task configs first (they carry the config they were made from),
+        // the connector record last.
         let mut out = vec![(store::tasks_key(name), Some(store::encode(tasks)))];
         if let Some(state) = target {
             out.push((
@@ -238,7 +239,8 @@ impl Cluster {
         let validated = self.worker.validate(&cfg)?;
         let cfg = Arc::new(cfg);
         let planned = self.worker.plan(&cfg, validated, target)?;
-        Ok((cfg, self.tasks_record(&planned)))
+        let tasks = self.tasks_record(&planned, &cfg.props);
+        Ok((cfg, tasks))
     }
 
     /// Wait until every task of `name` runs generation `tasks.generation`
@@ -492,6 +494,7 @@ impl Herder for Cluster {
             version: String::new(),
             digest: String::new(),
             tasks: Vec::new(),
+            config: Default::default(),
         });
         let tasks: Vec<TaskStatus> = (0..record.tasks.len() as u32)
             .map(|i| {

@@ -88,6 +88,11 @@ pub struct TasksRecord {
     pub digest: String,
     /// Task `i`'s config at index `i` (empty when STOPPED).
     pub tasks: Vec<BTreeMap<String, String>>,
+    /// The connector config they were made from: tasks run with this one,
+    /// so a worker that read the new task configs but not yet the new
+    /// connector record still runs a consistent pair.
+    #[serde(default)]
+    pub config: Props,
 }
 
 /// `restart-<c>-<n>` and `topics-reset-<c>`: a request, told apart from

@@ -180,7 +180,10 @@ impl Cluster {
         members: &[String],
     ) -> Option<Assignment> {
         let tasks = e.tasks.as_ref()?;
-        let config = match ConnectorConfig::from_props(e.config.clone(), self.worker.config()) {
+        // The config the task configs were made from (the connector record
+        // may be read a round later).
+        let props = if tasks.config.is_empty() { &e.config } else { &tasks.config };
+        let config = match ConnectorConfig::from_props(props.clone(), self.worker.config()) {
             Ok(c) => Arc::new(c),
             Err(err) => {
                 tracing::error!(connector = name, error = %err, "the connector's config in the config topic is not valid here");
