@@ -383,15 +383,28 @@ pub fn http(
     path: &str,
     body: Option<&serde_json::Value>,
 ) -> (u16, serde_json::Value) {
-    use std::io::{Read as _, Write as _};
     let body = body.map(|b| b.to_string()).unwrap_or_default();
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+    http_bytes(addr, method, path, "application/json", body.as_bytes())
+}
+
+/// [`http`] with a raw body of `content_type`.
+pub fn http_bytes(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    content_type: &str,
+    body: &[u8],
+) -> (u16, serde_json::Value) {
+    use std::io::{Read as _, Write as _};
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
-    );
+    )
+    .into_bytes();
+    req.extend_from_slice(body);
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(90))).unwrap();
-    s.write_all(req.as_bytes()).unwrap();
+    s.write_all(&req).unwrap();
     let mut resp = Vec::new();
     let _ = s.read_to_end(&mut resp);
     let resp = String::from_utf8_lossy(&resp).into_owned();

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::config::ConnectorConfig;
 use crate::engine::guest::WitConfig;
-use crate::worker::{ConnectorStatus, SwapReport, TargetState, Worker, WorkerError};
+use crate::worker::{ConnectorStatus, PluginVersion, SwapReport, TargetState, Worker, WorkerError};
 
 /// Connector management, whoever carries it out.
 pub trait Herder: Send + Sync {
@@ -40,6 +40,11 @@ pub trait Herder: Send + Sync {
     fn active_topics(&self, name: &str) -> Result<Vec<String>, WorkerError>;
     /// Forget a connector's active topics.
     fn reset_active_topics(&self, name: &str) -> Result<(), WorkerError>;
+    /// Install an uploaded plugin version (`PUT
+    /// /connector-plugins/{p}/versions/{v}`); whether it is new.
+    fn install_plugin(&self, name: &str, version: &str, bytes: &[u8]) -> Result<(PluginVersion, bool), WorkerError>;
+    /// Delete an uploaded plugin version no connector runs.
+    fn delete_plugin_version(&self, name: &str, version: &str) -> Result<(), WorkerError>;
 }
 
 impl Herder for Worker {
@@ -81,5 +86,11 @@ impl Herder for Worker {
     }
     fn reset_active_topics(&self, name: &str) -> Result<(), WorkerError> {
         Worker::reset_active_topics(self, name)
+    }
+    fn install_plugin(&self, name: &str, version: &str, bytes: &[u8]) -> Result<(PluginVersion, bool), WorkerError> {
+        Worker::install_plugin(self, name, version, bytes)
+    }
+    fn delete_plugin_version(&self, name: &str, version: &str) -> Result<(), WorkerError> {
+        Worker::delete_plugin_version(self, name, version)
     }
 }

@@ -391,14 +391,20 @@ fn a_config_replaced_through_any_worker_swaps_every_task_and_a_broken_version_ro
     assert_eq!(code, 200, "{body}");
     let (_, s) = workers[0].get(&format!("/connectors/{name}/status"));
     assert_eq!(s["connector"]["version"], "2.0.0", "{s}");
-    assert!(s["tasks"].as_array().unwrap().iter().all(|t| t["state"] == "RUNNING"), "{s}");
+    assert!(
+        s["tasks"].as_array().unwrap().iter().all(|t| t["state"] == "RUNNING"),
+        "{s}"
+    );
     grows_by(&topic, 100);
 
     // A version that traps in start: rolled back, the reason named.
     let (code, body) = workers[0].send("PUT", &format!("/connectors/{name}/config"), &config("tagged-broken"));
     assert_eq!(code, 400, "{body}");
     let message = body["message"].as_str().unwrap_or_default();
-    assert!(message.contains("rolled back") && message.contains("task 0 failed"), "{message}");
+    assert!(
+        message.contains("rolled back") && message.contains("task 0 failed"),
+        "{message}"
+    );
     let (_, cfg) = workers[1].get(&format!("/connectors/{name}/config"));
     assert_eq!(cfg["connector.class"], "tagged-v2", "{cfg}");
     await_balanced(&workers[1], &name, 1, &ids);
@@ -417,7 +423,9 @@ fn a_config_replaced_through_any_worker_swaps_every_task_and_a_broken_version_ro
         let v = r.value.unwrap();
         let mut parts = v.split(':');
         let (_, seq, tag) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
-        per.entry(r.partition).or_default().push((seq.parse().unwrap(), tag.to_owned()));
+        per.entry(r.partition)
+            .or_default()
+            .push((seq.parse().unwrap(), tag.to_owned()));
     }
     for (p, recs) in &per {
         for (i, (seq, _)) in recs.iter().enumerate() {
@@ -426,4 +434,54 @@ fn a_config_replaced_through_any_worker_swaps_every_task_and_a_broken_version_ro
         assert!(recs.iter().any(|(_, t)| t == "v1.0.0") && recs.iter().any(|(_, t)| t == "v2.0.0"));
         assert!(recs.iter().all(|(_, t)| t != "v3.0.0"));
     }
+}
+
+#[test]
+fn a_plugin_uploaded_to_one_worker_reaches_every_worker_and_runs_anywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let (group, mut workers) = cluster(dir.path(), 2);
+    let bytes = std::fs::read(fixture("tagged-v2")).unwrap();
+    let (code, body) = http_bytes(
+        workers[0].addr,
+        "PUT",
+        "/connector-plugins/tagged/versions/2.0.0",
+        "application/wasm",
+        &bytes,
+    );
+    assert_eq!(code, 201, "{body}");
+    // The other worker installs it from the config topic, and so does a
+    // worker that joins later.
+    workers.push(ClusterWorker::start(dir.path(), "w2", &group, EXTRA));
+    for w in &workers {
+        eventually("the upload listed by every worker", Duration::from_secs(60), || {
+            let (_, versions) = w.get("/connector-plugins/tagged/versions");
+            versions
+                .as_array()?
+                .iter()
+                .any(|v| v["version"] == "2.0.0")
+                .then_some(())
+        });
+    }
+    let topic = unique("uploaded");
+    block_on(create_topic(&topic, 3));
+    let name = unique("tagged");
+    let (code, body) = workers[2].send(
+        "POST",
+        "/connectors",
+        &json!({"name": name, "config": {"connector.class": "tagged", "connector.plugin.version": "2.0.0",
+            "topic": topic, "streams": "3", "rate": "100"}}),
+    );
+    assert_eq!(code, 201, "{body}");
+    let ids: Vec<String> = workers.iter().map(ClusterWorker::id).collect();
+    let placed = await_balanced(&workers[1], &name, 1, &ids);
+    assert_eq!(placed.len(), 1);
+    grows_by(&topic, 50);
+    // In use anywhere in the cluster: not deletable.
+    let (code, body) = http(
+        workers[1].addr,
+        "DELETE",
+        "/connector-plugins/tagged/versions/2.0.0",
+        None,
+    );
+    assert_eq!(code, 409, "{body}");
 }

@@ -19,7 +19,7 @@ use crate::herder::Herder;
 use crate::kafka::log::TopicLog;
 use crate::task::{TaskState, TaskStatus};
 use crate::worker::assigned::Planned;
-use crate::worker::{ConnectorStatus, SwapReport, TargetState, Worker, WorkerError};
+use crate::worker::{ConnectorStatus, PluginVersion, SwapReport, TargetState, Worker, WorkerError};
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     match m.lock() {
@@ -554,6 +554,71 @@ impl Herder for Cluster {
     fn active_topics(&self, name: &str) -> Result<Vec<String>, WorkerError> {
         self.entry(name)?;
         Ok(store::topics(&self.status_view()?, name))
+    }
+
+    fn install_plugin(&self, name: &str, version: &str, bytes: &[u8]) -> Result<(PluginVersion, bool), WorkerError> {
+        let (installed, created) = self.worker.install_plugin(name, version, bytes)?;
+        let published = {
+            let mut log = lock(&self.config_log);
+            log.catch_up()?;
+            store::plugins(log.view())
+                .into_iter()
+                .any(|p| p.name == name && p.version == version && p.digest == installed.digest)
+        };
+        if !published {
+            let chunks: Vec<&[u8]> = bytes.chunks(store::PLUGIN_CHUNK_BYTES).collect();
+            let mut records: Vec<(String, Option<Vec<u8>>)> = chunks
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (store::plugin_chunk_key(name, version, i), Some(c.to_vec())))
+                .collect();
+            let manifest = store::PluginRecord {
+                name: name.to_owned(),
+                version: version.to_owned(),
+                digest: installed.digest.clone(),
+                size: bytes.len(),
+                chunks: chunks.len(),
+            };
+            records.push((store::plugin_key(name, version), Some(store::encode(&manifest))));
+            self.write_config(records)?;
+            tracing::info!(plugin = name, version, digest = %installed.digest, "plugin version published to the cluster");
+        }
+        Ok((installed, created || !published))
+    }
+
+    fn delete_plugin_version(&self, name: &str, version: &str) -> Result<(), WorkerError> {
+        let users: Vec<String> = self
+            .entries()?
+            .into_iter()
+            .filter(|(_, e)| {
+                e.tasks
+                    .as_ref()
+                    .is_some_and(|t| t.plugin == name && t.version == version && !t.tasks.is_empty())
+            })
+            .map(|(c, _)| c)
+            .collect();
+        if !users.is_empty() {
+            return Err(crate::plugins::RegistryError::InUse {
+                name: name.to_owned(),
+                version: version.to_owned(),
+                connectors: users.join(", "),
+            }
+            .into());
+        }
+        self.worker.delete_plugin_version(name, version)?;
+        let manifest = {
+            let mut log = lock(&self.config_log);
+            log.catch_up()?;
+            store::plugins(log.view())
+                .into_iter()
+                .find(|p| p.name == name && p.version == version)
+        };
+        if let Some(p) = manifest {
+            let mut records = vec![(store::plugin_key(name, version), None)];
+            records.extend((0..p.chunks).map(|i| (store::plugin_chunk_key(name, version, i), None)));
+            self.write_config(records)?;
+        }
+        Ok(())
     }
 
     fn reset_active_topics(&self, name: &str) -> Result<(), WorkerError> {

@@ -8,7 +8,11 @@
 //! - `tasks-<c>`: its task configs, the component they run (digest) and a
 //!   generation that changes whenever they do;
 //! - `restart-<c>-<n>`: a request to restart task `n`, a sequence number;
-//! - `topics-reset-<c>`: a request to forget its active topics.
+//! - `topics-reset-<c>`: a request to forget its active topics;
+//! - `plugin-<name>-<version>`: an uploaded component's manifest, and
+//!   `plugin-chunk-<name>-<version>-<i>` its bytes in chunks of at most
+//!   512 KiB (under Kafka's default 1 MB message limit): every worker
+//!   installs it into its own registry.
 //!
 //! `status.storage.topic`:
 //! - `status-task-<c>-<n>`: the task's state, trace and worker, written by
@@ -55,6 +59,53 @@ pub fn fenced_key(c: &str, task: u32) -> String {
 /// `topic:<c>:<topic>` (topic names hold no `:`).
 pub fn topic_key(c: &str, topic: &str) -> String {
     format!("topic:{c}:{topic}")
+}
+
+/// Bytes per `plugin-chunk-...` record.
+pub const PLUGIN_CHUNK_BYTES: usize = 512 * 1024;
+
+/// `plugin-<name>-<version>`.
+pub fn plugin_key(name: &str, version: &str) -> String {
+    format!("plugin-{name}-{version}")
+}
+/// `plugin-chunk-<name>-<version>-<i>`.
+pub fn plugin_chunk_key(name: &str, version: &str, i: usize) -> String {
+    format!("plugin-chunk-{name}-{version}-{i}")
+}
+
+/// `plugin-<name>-<version>`: written after its chunks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PluginRecord {
+    /// Plugin name.
+    pub name: String,
+    /// Version.
+    pub version: String,
+    /// `sha256:` of the whole component.
+    pub digest: String,
+    /// Its size.
+    pub size: usize,
+    /// How many chunks hold it.
+    pub chunks: usize,
+}
+
+/// Every plugin manifest of the config topic's view.
+pub fn plugins(view: &BTreeMap<String, Vec<u8>>) -> Vec<PluginRecord> {
+    view.range("plugin-".to_owned().."plugin.".to_owned())
+        .filter(|(k, _)| !k.starts_with("plugin-chunk-"))
+        .filter_map(|(k, v)| decode::<PluginRecord>(k, v))
+        .collect()
+}
+
+/// A plugin's bytes, put back together from its chunks; `None` if one is
+/// missing or the digest does not match.
+pub fn plugin_bytes(view: &BTreeMap<String, Vec<u8>>, p: &PluginRecord) -> Option<Vec<u8>> {
+    use sha2::Digest as _;
+    let mut bytes = Vec::with_capacity(p.size);
+    for i in 0..p.chunks {
+        bytes.extend_from_slice(view.get(&plugin_chunk_key(&p.name, &p.version, i))?);
+    }
+    let digest = format!("sha256:{:x}", sha2::Sha256::digest(&bytes));
+    (digest == p.digest).then_some(bytes)
 }
 
 /// `connector-<c>`.

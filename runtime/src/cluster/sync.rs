@@ -35,9 +35,19 @@ pub struct SyncState {
     seen: BTreeMap<String, u64>,
     /// Whether the requests present at start-up were noted (not acted on).
     primed: bool,
+    /// Plugin versions published to the cluster at the last round.
+    plugins: BTreeSet<(String, String)>,
+    /// Published versions already installed (or refused) here.
+    installed: BTreeSet<(String, String, String)>,
     /// Connectors whose assignment failed here: the generation and when,
     /// so the same failure is retried only every 10 s.
     failed: BTreeMap<String, (String, Instant)>,
+}
+
+/// What the sync loop must do to the local plugin registry.
+struct PluginChanges {
+    install: Vec<(store::PluginRecord, Vec<u8>)>,
+    withdrawn: Vec<(String, String)>,
 }
 
 const RETRY_FAILED: Duration = Duration::from_secs(10);
@@ -45,7 +55,7 @@ const RETRY_FAILED: Duration = Duration::from_secs(10);
 impl Cluster {
     /// One round of the sync loop; problems are logged and retried.
     pub(super) fn sync_once(&self) {
-        let (connectors, requests) = {
+        let (connectors, requests, plugins) = {
             let mut log = lock(&self.config_log);
             if let Err(e) = log.catch_up() {
                 tracing::warn!(error = %e, "could not read the config topic; retrying");
@@ -53,8 +63,10 @@ impl Cluster {
             }
             let mut requests = store::requests(log.view(), "restart-");
             requests.extend(store::requests(log.view(), "topics-reset-"));
-            (store::connectors(log.view()), requests)
+            let plugins = self.missing_plugins(log.view());
+            (store::connectors(log.view()), requests, plugins)
         };
+        self.install_plugins(plugins);
         let view = match self.status_view() {
             Ok(v) => v,
             Err(e) => {
@@ -105,6 +117,53 @@ impl Cluster {
         }
         self.handle_requests(&requests);
         self.publish(&view);
+    }
+
+    /// Plugin versions published to the cluster that this worker does not
+    /// have (with their bytes), and those withdrawn since the last round.
+    fn missing_plugins(&self, view: &BTreeMap<String, Vec<u8>>) -> PluginChanges {
+        let published = store::plugins(view);
+        let mut s = lock(&self.sync);
+        let now: BTreeSet<(String, String)> = published.iter().map(|p| (p.name.clone(), p.version.clone())).collect();
+        let withdrawn: Vec<(String, String)> = s.plugins.difference(&now).cloned().collect();
+        s.plugins = now;
+        let install = published
+            .into_iter()
+            .filter(|p| !s.installed.contains(&(p.name.clone(), p.version.clone(), p.digest.clone())))
+            .filter_map(|p| match store::plugin_bytes(view, &p) {
+                Some(bytes) => Some((p, bytes)),
+                None => {
+                    tracing::warn!(plugin = %p.name, version = %p.version, "a published plugin's chunks are incomplete or do not match its digest; skipped");
+                    None
+                }
+            })
+            .collect();
+        PluginChanges { install, withdrawn }
+    }
+
+    fn install_plugins(&self, changes: PluginChanges) {
+        for (p, bytes) in changes.install {
+            // Installing the same bytes again is a no-op; other bytes under
+            // the same version are refused (and reported once).
+            match self.worker.install_plugin(&p.name, &p.version, &bytes) {
+                Ok((_, true)) => {
+                    tracing::info!(plugin = %p.name, version = %p.version, digest = %p.digest, "installed a plugin version published to the cluster")
+                }
+                Ok((_, false)) => {}
+                Err(e) => {
+                    tracing::error!(plugin = %p.name, version = %p.version, error = %e, "could not install a plugin version published to the cluster")
+                }
+            }
+            lock(&self.sync).installed.insert((p.name, p.version, p.digest));
+        }
+        for (name, version) in changes.withdrawn {
+            lock(&self.sync)
+                .installed
+                .retain(|(n, v, _)| *n != name || *v != version);
+            if let Err(e) = self.worker.delete_plugin_version(&name, &version) {
+                tracing::warn!(plugin = %name, %version, error = %e, "could not delete a plugin version withdrawn from the cluster");
+            }
+        }
     }
 
     /// Steps 3 and 4: this worker's share of the tasks.
@@ -182,7 +241,11 @@ impl Cluster {
         let tasks = e.tasks.as_ref()?;
         // The config the task configs were made from (the connector record
         // may be read a round later).
-        let props = if tasks.config.is_empty() { &e.config } else { &tasks.config };
+        let props = if tasks.config.is_empty() {
+            &e.config
+        } else {
+            &tasks.config
+        };
         let config = match ConnectorConfig::from_props(props.clone(), self.worker.config()) {
             Ok(c) => Arc::new(c),
             Err(err) => {

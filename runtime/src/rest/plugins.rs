@@ -171,8 +171,8 @@ pub async fn upload(
             "the request body is empty: send the component's bytes (Content-Type: application/wasm)",
         ));
     }
-    let worker = st.worker.clone();
-    let (installed, created) = blocking(move || worker.install_plugin(&plugin, &version, &bytes))
+    let herder = st.herder.clone();
+    let (installed, created) = blocking(move || herder.install_plugin(&plugin, &version, &bytes))
         .await?
         .map_err(|e| match e {
             WorkerError::Load(load) => RestError::bad_request(format!("the upload was refused: {load}")),
@@ -191,8 +191,8 @@ pub async fn delete_version(
     State(st): State<RestState>,
     Path((plugin, version)): Path<(String, String)>,
 ) -> Result<StatusCode, RestError> {
-    let worker = st.worker.clone();
-    blocking(move || worker.delete_plugin_version(&plugin, &version)).await??;
+    let herder = st.herder.clone();
+    blocking(move || herder.delete_plugin_version(&plugin, &version)).await??;
     Ok(StatusCode::NO_CONTENT)
 }
 

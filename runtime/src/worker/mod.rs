@@ -300,6 +300,8 @@ pub struct Worker {
     registry: Registry,
     /// What each component (by digest) says about itself.
     described: Mutex<HashMap<String, PluginInfo>>,
+    /// Components (by digest) whose `describe` failed, and why.
+    undescribable: Mutex<HashMap<String, String>>,
     /// Reads committed source offsets for starting tasks.
     offsets: Arc<crate::kafka::offsets::OffsetReader>,
     /// Persisted connectors that could not be restored, kept in the state
@@ -338,6 +340,7 @@ impl Worker {
             store: OnceLock::new(),
             registry,
             described: Mutex::new(HashMap::new()),
+            undescribable: Mutex::new(HashMap::new()),
             offsets: Arc::default(),
             unrestored: Mutex::new(BTreeMap::new()),
         })
@@ -1318,6 +1321,15 @@ impl Worker {
         {
             return Ok(info.clone());
         }
+        if let Ok(bad) = self.undescribable.lock()
+            && let Some(reason) = bad.get(&plugin.digest)
+        {
+            return Err(WorkerError::Guest {
+                connector: plugin.path.display().to_string(),
+                call: "describe",
+                source: GuestError::Fatal(reason.clone()),
+            });
+        }
         let name = plugin
             .path
             .file_stem()
@@ -1337,7 +1349,17 @@ impl Worker {
         .map_err(|e| WorkerError::Start(format!("plugin '{name}': {}: {}", e.key, e.message)))?;
         let mut guest = Guest::instantiate(&self.engine, plugin, host, &self.config.limits)
             .map_err(|e| guest_err("instantiation", e))?;
-        let info = guest.describe().map_err(|e| guest_err("describe", e))?;
+        let info = match guest.describe() {
+            Ok(info) => info,
+            Err(e) => {
+                // A component whose `describe` traps or times out does so
+                // every time: remember it, so listings stay fast.
+                if let Ok(mut bad) = self.undescribable.lock() {
+                    bad.insert(plugin.digest.clone(), e.to_string());
+                }
+                return Err(guest_err("describe", e));
+            }
+        };
         if let Ok(mut known) = self.described.lock() {
             known.insert(plugin.digest.clone(), info.clone());
         }
