@@ -90,6 +90,25 @@ struct Args {
     /// Keep the work directory and the topics.
     #[arg(long)]
     keep: bool,
+    /// An extra line for Copycat's worker.properties, `key=value`
+    /// (e.g. `offset.flush.interval.ms=1000`); repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    copycat_worker: Vec<String>,
+    /// An extra line for Kafka Connect's worker properties, `key=value`
+    /// (e.g. `plugin.discovery=service_load`); repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    kc_worker: Vec<String>,
+}
+
+/// `KEY=VALUE` flags as property pairs.
+fn extra_props(flag: &str, kvs: &[String]) -> Result<Vec<(String, String)>> {
+    kvs.iter()
+        .map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+                .ok_or_else(|| anyhow!("--{flag} {kv}: expected KEY=VALUE"))
+        })
+        .collect()
 }
 
 fn unique(prefix: &str) -> String {
@@ -112,7 +131,13 @@ struct Proc {
 
 impl Proc {
     fn spawn(name: &'static str, mut cmd: Command, log: &Path) -> Result<Self> {
-        let out = fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+        let mut out = fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+        // The spawn time, to line the process's own log timestamps up with.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        writeln!(out, "# spawned at unix time {:.3}: {cmd:?}", now.as_secs_f64())
+            .with_context(|| format!("writing {}", log.display()))?;
         let err = out.try_clone().context("duplicating the log file handle")?;
         cmd.stdin(Stdio::null())
             .stdout(Stdio::from(out))
@@ -431,8 +456,16 @@ fn measure(
 }
 
 fn write_props(path: &Path, pairs: &[(&str, String)]) -> Result<()> {
+    write_props_with(path, pairs, &[])
+}
+
+/// `pairs`, then `extra` (a later line wins in both workers).
+fn write_props_with(path: &Path, pairs: &[(&str, String)], extra: &[(String, String)]) -> Result<()> {
     let mut text = String::new();
     for (k, v) in pairs {
+        let _ = writeln!(text, "{k}={v}");
+    }
+    for (k, v) in extra {
         let _ = writeln!(text, "{k}={v}");
     }
     fs::write(path, text).with_context(|| format!("writing {}", path.display()))
@@ -453,9 +486,9 @@ impl Bench {
         Duration::from_secs(self.args.phase_timeout_secs)
     }
 
-    fn kc_worker(&self, run: &Path) -> Result<PathBuf> {
-        let path = run.join("kc-worker.properties");
-        write_props(
+    fn kc_worker(&self, run: &Path, what: &str) -> Result<PathBuf> {
+        let path = run.join(format!("kc-{what}-worker.properties"));
+        write_props_with(
             &path,
             &[
                 ("bootstrap.servers", self.args.bootstrap.clone()),
@@ -469,29 +502,36 @@ impl Bench {
                 ),
                 (
                     "offset.storage.file.filename",
-                    run.join("kc-offsets").display().to_string(),
+                    run.join(format!("kc-{what}-offsets")).display().to_string(),
                 ),
                 ("listeners", format!("http://127.0.0.1:{}", free_port()?)),
             ],
+            &extra_props("kc-worker", &self.args.kc_worker)?,
         )?;
         Ok(path)
     }
 
-    fn copycat_worker(&self, run: &Path) -> Result<PathBuf> {
-        let path = run.join("copycat-worker.properties");
+    fn copycat_worker(&self, run: &Path, what: &str) -> Result<PathBuf> {
+        let path = run.join(format!("copycat-{what}-worker.properties"));
         let offsets = unique("copycat-bench-kc-offsets");
         if let Ok(mut v) = self.offsets_topics.lock() {
             v.push(offsets.clone());
         }
-        write_props(
+        // Its own state.dir: a standalone worker restores the connectors it
+        // finds there.
+        write_props_with(
             &path,
             &[
                 ("bootstrap.servers", self.args.bootstrap.clone()),
                 ("plugin.path", self.args.plugin_dir.display().to_string()),
                 ("offset.storage.topic", offsets),
-                ("state.dir", run.join("copycat-state").display().to_string()),
+                (
+                    "state.dir",
+                    run.join(format!("copycat-{what}-state")).display().to_string(),
+                ),
                 ("listeners", "http://127.0.0.1:0".into()),
             ],
+            &extra_props("copycat-worker", &self.args.copycat_worker)?,
         )?;
         Ok(path)
     }
@@ -527,6 +567,7 @@ impl Bench {
     }
 
     fn source(&self, system: System, run: &Path, topic: &str) -> Result<Measurement> {
+        const WHAT: &str = "source";
         let marks = Watermarks::new(&self.args.bootstrap, topic, self.args.partitions)?;
         let file = self.input.display().to_string();
         let (worker, connector) = match system {
@@ -545,7 +586,7 @@ impl Bench {
                         ("topic", topic.into()),
                     ],
                 )?;
-                (self.kc_worker(run)?, c)
+                (self.kc_worker(run, WHAT)?, c)
             }
             System::Copycat => {
                 let c = run.join("copycat-source.properties");
@@ -560,7 +601,7 @@ impl Bench {
                         ("grants.fs.read", self.dir.display().to_string()),
                     ],
                 )?;
-                (self.copycat_worker(run)?, c)
+                (self.copycat_worker(run, WHAT)?, c)
             }
         };
         let (proc, started) = self.spawn(system, run, &worker, &connector, "source")?;
@@ -577,6 +618,7 @@ impl Bench {
     }
 
     fn sink(&self, system: System, run: &Path, topic: &str) -> Result<Measurement> {
+        const WHAT: &str = "sink";
         let out_dir = run.join(match system {
             System::KafkaConnect => "kc-out",
             System::Copycat => "copycat-out",
@@ -598,7 +640,7 @@ impl Bench {
                         ("topics", topic.into()),
                     ],
                 )?;
-                (self.kc_worker(run)?, c)
+                (self.kc_worker(run, WHAT)?, c)
             }
             System::Copycat => {
                 let c = run.join("copycat-sink.properties");
@@ -613,7 +655,7 @@ impl Bench {
                         ("grants.fs.write", out_dir.display().to_string()),
                     ],
                 )?;
-                (self.copycat_worker(run)?, c)
+                (self.copycat_worker(run, WHAT)?, c)
             }
         };
         let want = self.args.lines * (self.args.line_size as u64 + 1);
