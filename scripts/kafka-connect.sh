@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Apache Kafka Connect 4.4.0 (the real one, from Maven Central jars) for the
 # side-by-side benchmark (`bench --bin kafka_connect`, docs/BENCHMARKS.md).
-# The jars are resolved by Maven from the POMs of connect-runtime, connect-file,
-# connect-api, connect-json and connect-transforms (their runtime dependency
+# The jars are resolved by Maven from the POMs of connect-runtime, connect-api,
+# connect-json, connect-transforms and connect-file (their runtime dependency
 # closure, the same way scripts/kafka.sh fetches the broker), into
 # $COPYCAT_CACHE/kafka-connect-4.4.0/libs (default ~/.cache/copycat).
+# connect-file 4.4.0 is not on Maven Central: see connect_file_published below
+# (4.3.1's sources are rebuilt against 4.4.0 instead). Needs java, javac, mvn.
 #
 #   scripts/kafka-connect.sh fetch                       download the jars (idempotent)
 #   scripts/kafka-connect.sh classpath                   print the classpath (fetches first)

@@ -41,7 +41,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 use copycat_runtime::WorkerConfig;
 use copycat_runtime::engine::WasmEngine;
 use rdkafka::ClientConfig;
@@ -90,6 +90,13 @@ struct Args {
     /// Keep the work directory and the topics.
     #[arg(long)]
     keep: bool,
+    /// Scenarios to measure, comma-separated: source, sink.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "source,sink")]
+    only: Vec<Scenario>,
+    /// Systems to measure, comma-separated: kafka-connect, copycat (ratios
+    /// need both).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "kafka-connect,copycat")]
+    systems: Vec<System>,
     /// An extra line for Copycat's worker.properties, `key=value`
     /// (e.g. `offset.flush.interval.ms=1000`); repeatable.
     #[arg(long, value_name = "KEY=VALUE")]
@@ -378,7 +385,13 @@ impl Watermarks {
 
 // ------------------------------------------------------------------ measuring
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Scenario {
+    Source,
+    Sink,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum System {
     KafkaConnect,
     Copycat,
@@ -713,6 +726,36 @@ fn count_lines(dir: &Path) -> Result<(u64, u64)> {
     Ok((lines, bytes))
 }
 
+/// Produce every line of `input` to `topic` (no key), for a sink-only run.
+fn fill_topic(bootstrap: &str, topic: &str, input: &Path) -> Result<()> {
+    use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+    use std::io::BufRead;
+    let producer: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("linger.ms", "5")
+        .create()
+        .context("creating the producer that fills the sink topic")?;
+    let f = fs::File::open(input).with_context(|| format!("opening {}", input.display()))?;
+    for line in std::io::BufReader::new(f).lines() {
+        let line = line.with_context(|| format!("reading {}", input.display()))?;
+        let mut rec = BaseRecord::<(), [u8]>::to(topic).payload(line.as_bytes());
+        loop {
+            match producer.send(rec) {
+                Ok(()) => break,
+                Err((rdkafka::error::KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
+                    rec = r;
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err((e, _)) => bail!("producing to {topic}: {e}"),
+            }
+        }
+    }
+    producer
+        .flush(Duration::from_secs(120))
+        .with_context(|| format!("flushing the records to {topic}"))?;
+    Ok(())
+}
+
 /// `lines` lines of exactly `size` bytes plus `\n`: `line-<n>:` then `.`s.
 fn generate_input(path: &Path, lines: u64, size: usize) -> Result<()> {
     let f = fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
@@ -947,8 +990,9 @@ fn main() -> Result<()> {
             } else {
                 [System::Copycat, System::KafkaConnect]
             };
+            let order: Vec<System> = order.into_iter().filter(|s| args.systems.contains(s)).collect();
             let mut src = Pair::default();
-            for sys in order {
+            for &sys in order.iter().filter(|_| args.only.contains(&Scenario::Source)) {
                 let topic = if sys == System::Copycat { &cc_topic } else { &kc_topic };
                 let m = bench
                     .source(sys, &run, topic)
@@ -968,8 +1012,15 @@ fn main() -> Result<()> {
                 }
             }
             sources.push(src);
+            if !args.only.contains(&Scenario::Sink) {
+                continue;
+            }
+            if src.kc.is_none() {
+                // The sinks read Kafka Connect's source topic; fill it.
+                fill_topic(&args.bootstrap, &kc_topic, &bench.input)?;
+            }
             let mut snk = Pair::default();
-            for sys in order {
+            for &sys in &order {
                 let m = bench
                     .sink(sys, &run, &kc_topic)
                     .with_context(|| format!("run {}: {} sink", i + 1, sys.label()))?;
@@ -1000,18 +1051,22 @@ fn main() -> Result<()> {
         "Copycat vs Kafka Connect 4.4 (standalone), {} lines × {} B, {} partitions, same broker",
         args.lines, args.line_size, args.partitions
     );
-    report(
-        "Source: file → FileStreamSource / file-source → topic",
-        "in the topic",
-        args.lines,
-        &sources,
-    );
-    report(
-        "Sink: topic → FileStreamSink / file-sink → file",
-        "in the output file",
-        args.lines,
-        &sinks,
-    );
+    if args.only.contains(&Scenario::Source) {
+        report(
+            "Source: file → FileStreamSource / file-source → topic",
+            "in the topic",
+            args.lines,
+            &sources,
+        );
+    }
+    if args.only.contains(&Scenario::Sink) {
+        report(
+            "Sink: topic → FileStreamSink / file-sink → file",
+            "in the output file",
+            args.lines,
+            &sinks,
+        );
+    }
     if let Ok(mut v) = bench.offsets_topics.lock() {
         created.append(&mut v);
     }
