@@ -53,7 +53,7 @@ fi
 # Against Kafka Connect 4.4: the same 1M-line file through FileStreamSource and
 # Copycat's file-source, the same topic out through FileStreamSink and
 # file-sink (ConnectStandalone vs `copycat standalone`, on the same broker);
-# COPYCAT_BENCH_KAFKA_CONNECT=0 skips it. Needs java and mvn (the jars come
+# COPYCAT_BENCH_KAFKA_CONNECT=0 skips it. Needs java, javac and mvn (the jars come
 # from Maven Central, cached under ~/.cache/copycat/kafka-connect-4.4.0).
 if [[ "${COPYCAT_BENCH_KAFKA_CONNECT:-1}" != 0 ]]; then
     scripts/kafka-connect.sh fetch

@@ -53,7 +53,9 @@ use rdkafka::error::RDKafkaErrorCode;
 /// Copycat's file source and sink against Kafka Connect 4.4's
 /// FileStreamSource and FileStreamSink, on the same broker.
 #[derive(Parser, Debug)]
-#[command(about, long_about = None)]
+#[command(
+    about = "Copycat's file source and sink against Kafka Connect 4.4's FileStreamSource and FileStreamSink, on the same broker"
+)]
 struct Args {
     /// Lines in the input file (records per measurement).
     #[arg(long, default_value_t = 1_000_000)]
