@@ -88,6 +88,10 @@ bench: build-connectors kafka-start
 kafka-tool class *args:
     scripts/kafka.sh run-class "$@"
 
+# Fetch Kafka Connect 4.4 (ConnectStandalone + FileStream connectors) for `bench --bin kafka_connect`
+kafka-connect-fetch:
+    scripts/kafka-connect.sh fetch
+
 # What CI runs (.ci/run): toolchain checks, `just test`, stop Kafka
 ci:
     .ci/run

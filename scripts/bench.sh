@@ -58,3 +58,15 @@ if [[ "${COPYCAT_BENCH_LANGUAGES:-1}" != 0 ]]; then
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --runs 3
 fi
+# Against Kafka Connect 4.4: the same 1M-line file through FileStreamSource and
+# Copycat's file-source, the same topic out through FileStreamSink and
+# file-sink (ConnectStandalone vs `copycat standalone`, on the same broker);
+# COPYCAT_BENCH_KAFKA_CONNECT=0 skips it. Needs java, javac and mvn (the jars come
+# from Maven Central, cached under ~/.cache/copycat/kafka-connect-4.4.0).
+if [[ "${COPYCAT_BENCH_KAFKA_CONNECT:-1}" != 0 ]]; then
+    scripts/kafka-connect.sh fetch
+    cargo build --quiet -p copycat-runtime --bin copycat
+    cargo run --quiet -p copycat-bench --bin kafka_connect \
+        --config 'profile.dev.package.copycat-bench.opt-level=2' \
+        -- --runs 3
+fi

@@ -1,0 +1,1086 @@
+//! Copycat against Apache Kafka Connect 4.4, side by side on the same broker
+//! in the same run: the same file through each one's file source into a
+//! fresh topic, and the same topic out through each one's file sink.
+//!
+//! - source: one generated file of `--lines` lines of `--line-size` bytes
+//!   (plus `\n`) → Kafka Connect's `FileStreamSourceConnector` (ConnectStandalone,
+//!   at-least-once, offsets in a file, `StringConverter` for keys and values)
+//!   into one fresh topic, and Copycat's `file-source` component
+//!   (`copycat standalone`) into another with the same partitions. Timed
+//!   from spawning the process until the topic's end offsets sum to
+//!   `--lines` (watermarks polled every 10 ms, under a deadline).
+//! - sink: Kafka Connect's source topic of the same run (so both sinks read
+//!   the same records) → `FileStreamSinkConnector` into one file, and
+//!   Copycat's `file-sink` into `<dir>/<topic>-<partition>.txt`. Timed from
+//!   spawning the process until the output holds every line (its size is
+//!   exactly `lines × (line-size + 1)` bytes, polled every 10 ms); the lines
+//!   are counted afterwards.
+//!
+//! Reported per process: records/s over the whole time (start-up
+//! included), time to the first record in the topic (first byte in the
+//! output), records/s after that, and peak RSS of the process tree (the
+//! largest sum of `VmRSS` over the process and its descendants, sampled
+//! every 20 ms, or the root's `VmHWM` if larger). Ratios: Copycat ÷ Kafka
+//! Connect for throughput, Kafka Connect ÷ Copycat for memory.
+//!
+//! `scripts/bench.sh` runs it (`COPYCAT_BENCH_KAFKA_CONNECT=0` skips it);
+//! alone: `scripts/kafka-connect.sh fetch && cargo build -p copycat-runtime
+//! --bin copycat && cargo run -p copycat-bench --bin kafka_connect -- --runs 3`.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{BufWriter, Read, Write};
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{Parser, ValueEnum};
+use copycat_runtime::WorkerConfig;
+use copycat_runtime::engine::WasmEngine;
+use rdkafka::ClientConfig;
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::RDKafkaErrorCode;
+
+/// Copycat's file source and sink against Kafka Connect 4.4's
+/// FileStreamSource and FileStreamSink, on the same broker.
+#[derive(Parser, Debug)]
+#[command(
+    about = "Copycat's file source and sink against Kafka Connect 4.4's FileStreamSource and FileStreamSink, on the same broker"
+)]
+struct Args {
+    /// Lines in the input file (records per measurement).
+    #[arg(long, default_value_t = 1_000_000)]
+    lines: u64,
+    /// Bytes per line, without its `\n`.
+    #[arg(long, default_value_t = 100)]
+    line_size: usize,
+    /// Partitions of each benchmark topic.
+    #[arg(long, default_value_t = 3)]
+    partitions: i32,
+    /// Runs (each: both sources, then both sinks; who goes first alternates).
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// Deadline of one measurement (one process), in seconds.
+    #[arg(long, default_value_t = 300)]
+    phase_timeout_secs: u64,
+    /// Kafka bootstrap servers.
+    #[arg(long, env = "KAFKA_BOOTSTRAP", default_value = "127.0.0.1:9092")]
+    bootstrap: String,
+    /// Directory holding file-source.wasm and file-sink.wasm.
+    #[arg(long, env = "COPYCAT_PLUGIN_DIR", default_value = "build/plugins")]
+    plugin_dir: PathBuf,
+    /// The `copycat` CLI (default: next to this binary, as `cargo build -p
+    /// copycat-runtime --bin copycat` leaves it).
+    #[arg(long, env = "COPYCAT_BIN")]
+    copycat_bin: Option<PathBuf>,
+    /// scripts/kafka-connect.sh (runs ConnectStandalone).
+    #[arg(long, env = "KAFKA_CONNECT_SCRIPT")]
+    kafka_connect_script: Option<PathBuf>,
+    /// Where the input file, configs, outputs and logs go (default: a fresh
+    /// directory under the system temp dir, removed at the end).
+    #[arg(long)]
+    work_dir: Option<PathBuf>,
+    /// Keep the work directory and the topics.
+    #[arg(long)]
+    keep: bool,
+    /// Scenarios to measure, comma-separated: source, sink.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "source,sink")]
+    only: Vec<Scenario>,
+    /// Systems to measure, comma-separated: kafka-connect, copycat (ratios
+    /// need both).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "kafka-connect,copycat")]
+    systems: Vec<System>,
+    /// An extra line for Copycat's worker.properties, `key=value`
+    /// (e.g. `offset.flush.interval.ms=1000`); repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    copycat_worker: Vec<String>,
+    /// An extra line for Kafka Connect's worker properties, `key=value`
+    /// (e.g. `plugin.discovery=service_load`); repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    kc_worker: Vec<String>,
+}
+
+/// `KEY=VALUE` flags as property pairs.
+fn extra_props(flag: &str, kvs: &[String]) -> Result<Vec<(String, String)>> {
+    kvs.iter()
+        .map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+                .ok_or_else(|| anyhow!("--{flag} {kv}: expected KEY=VALUE"))
+        })
+        .collect()
+}
+
+fn unique(prefix: &str) -> String {
+    format!("{prefix}-{:016x}", rand::random::<u64>())
+}
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+// ------------------------------------------------------------------ processes
+
+/// A child process in its own process group; the whole group is killed
+/// (SIGKILL) when this is dropped, whatever happened.
+struct Proc {
+    child: Child,
+    name: &'static str,
+    log: PathBuf,
+}
+
+impl Proc {
+    fn spawn(name: &'static str, mut cmd: Command, log: &Path) -> Result<Self> {
+        let mut out = fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+        // The spawn time, to line the process's own log timestamps up with.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        writeln!(out, "# spawned at unix time {:.3}: {cmd:?}", now.as_secs_f64())
+            .with_context(|| format!("writing {}", log.display()))?;
+        let err = out.try_clone().context("duplicating the log file handle")?;
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::from(out))
+            .stderr(Stdio::from(err))
+            .process_group(0);
+        let child = cmd.spawn().with_context(|| format!("starting {name}: {cmd:?}"))?;
+        Ok(Self {
+            child,
+            name,
+            log: log.to_owned(),
+        })
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Fails if the process has exited (with the end of its log).
+    fn check_alive(&mut self) -> Result<()> {
+        if let Some(status) = self.child.try_wait().context("waiting for a child")? {
+            bail!(
+                "{} exited early ({status}); last lines of {}:\n{}",
+                self.name,
+                self.log.display(),
+                tail(&self.log, 30)
+            );
+        }
+        Ok(())
+    }
+
+    fn kill(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            // The group: the JVM and anything the script may have left.
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", self.child.id())])
+                .stderr(Stdio::null())
+                .status();
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn tail(path: &Path, n: usize) -> String {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// A free TCP port on 127.0.0.1 (bound and released; Kafka Connect binds it
+/// right after).
+fn free_port() -> Result<u16> {
+    let l = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
+    Ok(l.local_addr().context("finding a free port")?.port())
+}
+
+// ------------------------------------------------------------------ memory
+
+/// `VmRSS`/`VmHWM` of a process, in KiB.
+fn status_kib(pid: u32, key: &str) -> Option<u64> {
+    let text = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// `root` and its descendants.
+fn tree(root: u32) -> Vec<u32> {
+    let mut parent: HashMap<u32, Vec<u32>> = HashMap::new();
+    if let Ok(dir) = fs::read_dir("/proc") {
+        for e in dir.flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                continue;
+            };
+            let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
+            // pid (comm) state ppid ...; comm may hold spaces and parentheses.
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|s| s.parse::<u32>().ok());
+            if let Some(ppid) = ppid {
+                parent.entry(ppid).or_default().push(pid);
+            }
+        }
+    }
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() {
+        if let Some(kids) = parent.get(&out[i]) {
+            out.extend(kids);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Samples the RSS of a process tree every 20 ms until stopped.
+struct RssSampler {
+    stop: Arc<AtomicBool>,
+    peak: Arc<AtomicU64>,
+    handle: Option<JoinHandle<()>>,
+    root: u32,
+}
+
+impl RssSampler {
+    fn start(root: u32) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let peak = Arc::new(AtomicU64::new(0));
+        let (s, p) = (stop.clone(), peak.clone());
+        let handle = std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                let sum: u64 = tree(root).into_iter().filter_map(|pid| status_kib(pid, "VmRSS:")).sum();
+                p.fetch_max(sum, Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        Self {
+            stop,
+            peak,
+            handle: Some(handle),
+            root,
+        }
+    }
+
+    /// Peak KiB so far (call while the process still runs).
+    fn finish(mut self) -> u64 {
+        let hwm = status_kib(self.root, "VmHWM:").unwrap_or(0);
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+        self.peak.load(Ordering::Relaxed).max(hwm)
+    }
+}
+
+impl Drop for RssSampler {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+// ------------------------------------------------------------------ Kafka
+
+fn admin(bootstrap: &str) -> Result<AdminClient<DefaultClientContext>> {
+    ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .context("creating the admin client")
+}
+
+async fn create_topics(bootstrap: &str, topics: &[&str], partitions: i32) -> Result<()> {
+    let admin = admin(bootstrap)?;
+    let new: Vec<NewTopic<'_>> = topics
+        .iter()
+        .map(|t| NewTopic::new(t, partitions, TopicReplication::Fixed(1)))
+        .collect();
+    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
+    for r in admin.create_topics(&new, &opts).await.context("creating topics")? {
+        r.map_err(|(t, code)| anyhow!("creating topic {t}: {code}"))?;
+    }
+    Ok(())
+}
+
+async fn delete_topics(bootstrap: &str, topics: &[String]) -> Result<()> {
+    if topics.is_empty() {
+        return Ok(());
+    }
+    let admin = admin(bootstrap)?;
+    let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
+    for r in admin.delete_topics(&names, &opts).await.context("deleting topics")? {
+        match r {
+            Ok(_) | Err((_, RDKafkaErrorCode::UnknownTopicOrPartition)) => {}
+            Err((t, code)) => eprintln!("warning: deleting topic {t}: {code}"),
+        }
+    }
+    Ok(())
+}
+
+/// A topic's end offsets (the topics are fresh: start offsets are 0).
+struct Watermarks {
+    consumer: BaseConsumer,
+    topic: String,
+    partitions: i32,
+}
+
+impl Watermarks {
+    fn new(bootstrap: &str, topic: &str, partitions: i32) -> Result<Self> {
+        let consumer: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", bootstrap)
+            .set("client.id", "copycat-bench-kc-watermarks")
+            .create()
+            .context("creating the watermark consumer")?;
+        let marks = Self {
+            consumer,
+            topic: topic.to_owned(),
+            partitions,
+        };
+        // A fresh topic: wait until every partition has a leader and answers.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(md) = marks.consumer.fetch_metadata(Some(topic), Duration::from_secs(5))
+                && let Some(t) = md.topics().first()
+                && t.error().is_none()
+                && t.partitions().len() == partitions as usize
+                && t.partitions().iter().all(|p| p.error().is_none() && p.leader() >= 0)
+                && marks.sum().is_ok()
+            {
+                return Ok(marks);
+            }
+            if Instant::now() > deadline {
+                bail!("topic {topic} did not become ready within 30 s");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn sum(&self) -> Result<u64> {
+        let mut total = 0;
+        for p in 0..self.partitions {
+            let (_, hi) = self
+                .consumer
+                .fetch_watermarks(&self.topic, p, Duration::from_secs(10))
+                .with_context(|| format!("reading the end offset of {}/{p}", self.topic))?;
+            total += hi.max(0) as u64;
+        }
+        Ok(total)
+    }
+}
+
+// ------------------------------------------------------------------ measuring
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Scenario {
+    Source,
+    Sink,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum System {
+    KafkaConnect,
+    Copycat,
+}
+
+impl System {
+    fn label(self) -> &'static str {
+        match self {
+            System::KafkaConnect => "Kafka Connect",
+            System::Copycat => "Copycat",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Measurement {
+    /// Spawn → the last record in place.
+    elapsed: Duration,
+    /// Spawn → the first record in place.
+    first: Duration,
+    /// Peak RSS of the process tree, KiB.
+    rss_kib: u64,
+}
+
+impl Measurement {
+    fn rate(&self, n: u64) -> f64 {
+        n as f64 / self.elapsed.as_secs_f64()
+    }
+
+    fn steady(&self, n: u64) -> Option<f64> {
+        let t = self.elapsed.checked_sub(self.first)?.as_secs_f64();
+        (t > 0.0).then(|| n as f64 / t)
+    }
+}
+
+/// Runs `proc` until `progress` reports `n` (polled every 10 ms), under
+/// `timeout`; the process is killed in any case.
+fn measure(
+    mut proc: Proc,
+    started: Instant,
+    n: u64,
+    timeout: Duration,
+    mut progress: impl FnMut() -> Result<u64>,
+) -> Result<Measurement> {
+    let sampler = RssSampler::start(proc.pid());
+    let deadline = started + timeout;
+    let mut first = None;
+    loop {
+        let done = progress()?;
+        let now = Instant::now();
+        if done > 0 && first.is_none() {
+            first = Some(now - started);
+        }
+        if done >= n {
+            let rss_kib = sampler.finish();
+            proc.kill();
+            return Ok(Measurement {
+                elapsed: now - started,
+                first: first.unwrap_or_default(),
+                rss_kib,
+            });
+        }
+        proc.check_alive()?;
+        if now > deadline {
+            bail!(
+                "{}: {done} of {n} records after {} s (deadline); last lines of {}:\n{}",
+                proc.name,
+                timeout.as_secs(),
+                proc.log.display(),
+                tail(&proc.log, 30)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn write_props(path: &Path, pairs: &[(&str, String)]) -> Result<()> {
+    write_props_with(path, pairs, &[])
+}
+
+/// `pairs`, then `extra` (a later line wins in both workers).
+fn write_props_with(path: &Path, pairs: &[(&str, String)], extra: &[(String, String)]) -> Result<()> {
+    let mut text = String::new();
+    for (k, v) in pairs {
+        let _ = writeln!(text, "{k}={v}");
+    }
+    for (k, v) in extra {
+        let _ = writeln!(text, "{k}={v}");
+    }
+    fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+struct Bench {
+    args: Args,
+    copycat_bin: PathBuf,
+    kc_script: PathBuf,
+    dir: PathBuf,
+    input: PathBuf,
+    /// Offsets topics the Copycat workers create (deleted at the end).
+    offsets_topics: std::sync::Mutex<Vec<String>>,
+}
+
+impl Bench {
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(self.args.phase_timeout_secs)
+    }
+
+    fn kc_worker(&self, run: &Path, what: &str) -> Result<PathBuf> {
+        let path = run.join(format!("kc-{what}-worker.properties"));
+        write_props_with(
+            &path,
+            &[
+                ("bootstrap.servers", self.args.bootstrap.clone()),
+                (
+                    "key.converter",
+                    "org.apache.kafka.connect.storage.StringConverter".into(),
+                ),
+                (
+                    "value.converter",
+                    "org.apache.kafka.connect.storage.StringConverter".into(),
+                ),
+                (
+                    "offset.storage.file.filename",
+                    run.join(format!("kc-{what}-offsets")).display().to_string(),
+                ),
+                ("listeners", format!("http://127.0.0.1:{}", free_port()?)),
+            ],
+            &extra_props("kc-worker", &self.args.kc_worker)?,
+        )?;
+        Ok(path)
+    }
+
+    fn copycat_worker(&self, run: &Path, what: &str) -> Result<PathBuf> {
+        let path = run.join(format!("copycat-{what}-worker.properties"));
+        let offsets = unique("copycat-bench-kc-offsets");
+        if let Ok(mut v) = self.offsets_topics.lock() {
+            v.push(offsets.clone());
+        }
+        // Its own state.dir: a standalone worker restores the connectors it
+        // finds there.
+        write_props_with(
+            &path,
+            &[
+                ("bootstrap.servers", self.args.bootstrap.clone()),
+                ("plugin.path", self.args.plugin_dir.display().to_string()),
+                ("offset.storage.topic", offsets),
+                (
+                    "state.dir",
+                    run.join(format!("copycat-{what}-state")).display().to_string(),
+                ),
+                ("listeners", "http://127.0.0.1:0".into()),
+            ],
+            &extra_props("copycat-worker", &self.args.copycat_worker)?,
+        )?;
+        Ok(path)
+    }
+
+    fn spawn(
+        &self,
+        system: System,
+        run: &Path,
+        worker: &Path,
+        connector: &Path,
+        what: &str,
+    ) -> Result<(Proc, Instant)> {
+        let (name, mut cmd) = match system {
+            System::KafkaConnect => {
+                let mut cmd = Command::new("bash");
+                cmd.arg(&self.kc_script).arg("standalone");
+                ("Kafka Connect (ConnectStandalone)", cmd)
+            }
+            System::Copycat => {
+                let mut cmd = Command::new(&self.copycat_bin);
+                cmd.arg("standalone");
+                ("Copycat (copycat standalone)", cmd)
+            }
+        };
+        cmd.arg(worker).arg(connector);
+        let log = run.join(format!(
+            "{what}-{}.log",
+            if system == System::Copycat { "copycat" } else { "kc" }
+        ));
+        let started = Instant::now();
+        let proc = Proc::spawn(name, cmd, &log)?;
+        Ok((proc, started))
+    }
+
+    fn source(&self, system: System, run: &Path, topic: &str) -> Result<Measurement> {
+        const WHAT: &str = "source";
+        let marks = Watermarks::new(&self.args.bootstrap, topic, self.args.partitions)?;
+        let file = self.input.display().to_string();
+        let (worker, connector) = match system {
+            System::KafkaConnect => {
+                let c = run.join("kc-source.properties");
+                write_props(
+                    &c,
+                    &[
+                        ("name", unique("kc-file-source")),
+                        (
+                            "connector.class",
+                            "org.apache.kafka.connect.file.FileStreamSourceConnector".into(),
+                        ),
+                        ("tasks.max", "1".into()),
+                        ("file", file),
+                        ("topic", topic.into()),
+                    ],
+                )?;
+                (self.kc_worker(run, WHAT)?, c)
+            }
+            System::Copycat => {
+                let c = run.join("copycat-source.properties");
+                write_props(
+                    &c,
+                    &[
+                        ("name", unique("copycat-file-source")),
+                        ("connector.class", "file-source".into()),
+                        ("tasks.max", "1".into()),
+                        ("file", file),
+                        ("topic", topic.into()),
+                        ("grants.fs.read", self.dir.display().to_string()),
+                    ],
+                )?;
+                (self.copycat_worker(run, WHAT)?, c)
+            }
+        };
+        let (proc, started) = self.spawn(system, run, &worker, &connector, "source")?;
+        let m = measure(proc, started, self.args.lines, self.timeout(), || marks.sum())?;
+        let total = marks.sum()?;
+        if total != self.args.lines {
+            eprintln!(
+                "warning: {} source topic {topic} holds {total} records, expected exactly {}",
+                system.label(),
+                self.args.lines
+            );
+        }
+        Ok(m)
+    }
+
+    fn sink(&self, system: System, run: &Path, topic: &str) -> Result<Measurement> {
+        const WHAT: &str = "sink";
+        let out_dir = run.join(match system {
+            System::KafkaConnect => "kc-out",
+            System::Copycat => "copycat-out",
+        });
+        fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+        let (worker, connector) = match system {
+            System::KafkaConnect => {
+                let c = run.join("kc-sink.properties");
+                write_props(
+                    &c,
+                    &[
+                        ("name", unique("kc-file-sink")),
+                        (
+                            "connector.class",
+                            "org.apache.kafka.connect.file.FileStreamSinkConnector".into(),
+                        ),
+                        ("tasks.max", "1".into()),
+                        ("file", out_dir.join("out.txt").display().to_string()),
+                        ("topics", topic.into()),
+                    ],
+                )?;
+                (self.kc_worker(run, WHAT)?, c)
+            }
+            System::Copycat => {
+                let c = run.join("copycat-sink.properties");
+                write_props(
+                    &c,
+                    &[
+                        ("name", unique("copycat-file-sink")),
+                        ("connector.class", "file-sink".into()),
+                        ("tasks.max", "1".into()),
+                        ("directory", out_dir.display().to_string()),
+                        ("topics", topic.into()),
+                        ("grants.fs.write", out_dir.display().to_string()),
+                    ],
+                )?;
+                (self.copycat_worker(run, WHAT)?, c)
+            }
+        };
+        let want = self.args.lines * (self.args.line_size as u64 + 1);
+        let line = self.args.line_size as u64 + 1;
+        let (proc, started) = self.spawn(system, run, &worker, &connector, "sink")?;
+        let m = measure(proc, started, self.args.lines, self.timeout(), || {
+            // Complete lines so far: the output's bytes ÷ bytes per line.
+            Ok(dir_bytes(&out_dir).min(want) / line)
+        })?;
+        let (lines, bytes) = count_lines(&out_dir)?;
+        if lines != self.args.lines || bytes != want {
+            eprintln!(
+                "warning: {} sink wrote {lines} lines ({bytes} B) to {}, expected {} ({want} B)",
+                system.label(),
+                out_dir.display(),
+                self.args.lines
+            );
+        }
+        Ok(m)
+    }
+}
+
+/// Total size of the regular files in `dir` (not its hidden temporaries).
+fn dir_bytes(dir: &Path) -> u64 {
+    let Ok(rd) = fs::read_dir(dir) else { return 0 };
+    rd.flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Lines and bytes of the regular files in `dir`.
+fn count_lines(dir: &Path) -> Result<(u64, u64)> {
+    let (mut lines, mut bytes) = (0u64, 0u64);
+    let mut buf = vec![0u8; 1 << 20];
+    for e in fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
+        let e = e.with_context(|| format!("listing {}", dir.display()))?;
+        if e.file_name().to_string_lossy().starts_with('.') || !e.path().is_file() {
+            continue;
+        }
+        let mut f = fs::File::open(e.path()).with_context(|| format!("opening {}", e.path().display()))?;
+        loop {
+            let n = f
+                .read(&mut buf)
+                .with_context(|| format!("reading {}", e.path().display()))?;
+            if n == 0 {
+                break;
+            }
+            bytes += n as u64;
+            lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+        }
+    }
+    Ok((lines, bytes))
+}
+
+/// Produce every line of `input` to `topic` (no key), for a sink-only run.
+fn fill_topic(bootstrap: &str, topic: &str, input: &Path) -> Result<()> {
+    use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+    use std::io::BufRead;
+    let producer: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("linger.ms", "5")
+        .create()
+        .context("creating the producer that fills the sink topic")?;
+    let f = fs::File::open(input).with_context(|| format!("opening {}", input.display()))?;
+    for line in std::io::BufReader::new(f).lines() {
+        let line = line.with_context(|| format!("reading {}", input.display()))?;
+        let mut rec = BaseRecord::<(), [u8]>::to(topic).payload(line.as_bytes());
+        loop {
+            match producer.send(rec) {
+                Ok(()) => break,
+                Err((rdkafka::error::KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
+                    rec = r;
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err((e, _)) => bail!("producing to {topic}: {e}"),
+            }
+        }
+    }
+    producer
+        .flush(Duration::from_secs(120))
+        .with_context(|| format!("flushing the records to {topic}"))?;
+    Ok(())
+}
+
+/// `lines` lines of exactly `size` bytes plus `\n`: `line-<n>:` then `.`s.
+fn generate_input(path: &Path, lines: u64, size: usize) -> Result<()> {
+    let f = fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 20, f);
+    let mut line = String::with_capacity(size + 1);
+    for i in 0..lines {
+        line.clear();
+        let _ = write!(line, "line-{i:09}:");
+        line.truncate(size);
+        while line.len() < size {
+            line.push('.');
+        }
+        line.push('\n');
+        w.write_all(line.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    w.flush().with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// Compile the two components into the on-disk code cache the CLI uses, so
+/// no measured run pays for compilation (as in the other benchmarks).
+fn warm_up(args: &Args) -> Result<()> {
+    let props = [
+        ("bootstrap.servers".to_owned(), args.bootstrap.clone()),
+        ("plugin.path".to_owned(), args.plugin_dir.display().to_string()),
+    ]
+    .into_iter()
+    .collect();
+    let wcfg = WorkerConfig::from_props(props).context("worker config")?;
+    let engine =
+        WasmEngine::new(&wcfg.engine_config()).map_err(|e| anyhow!("creating the WebAssembly engine: {e:#}"))?;
+    for name in ["file-source", "file-sink"] {
+        let path = args.plugin_dir.join(format!("{name}.wasm"));
+        if !path.is_file() {
+            bail!("{} is missing: run `just build-connectors`", path.display());
+        }
+        engine
+            .load(&path)
+            .map_err(|e| anyhow!("loading {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+// ------------------------------------------------------------------ report
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    Some(if v.len() % 2 == 1 {
+        v[mid]
+    } else {
+        (v[mid - 1] + v[mid]) / 2.0
+    })
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Pair {
+    kc: Option<Measurement>,
+    copycat: Option<Measurement>,
+}
+
+/// One table: a row per run and the medians (each column's median; the
+/// ratios' medians are medians of the per-run ratios).
+fn report(title: &str, first_what: &str, n: u64, pairs: &[Pair]) {
+    type Getter = fn(&Measurement, u64) -> Option<f64>;
+    let cols: [(&str, Getter, usize); 4] = [
+        ("rec/s", |m, n| Some(m.rate(n)), 0),
+        ("first ms", |m, _| Some(m.first.as_secs_f64() * 1e3), 0),
+        ("steady rec/s", |m, n| m.steady(n), 0),
+        ("peak RSS MiB", |m, _| Some(m.rss_kib as f64 / 1024.0), 1),
+    ];
+    println!();
+    println!("{title}");
+    println!(" (rec/s: {n} records ÷ time from process start to the last record {first_what}; first ms: to the first;");
+    println!(
+        " steady: rec/s after the first; thr ratio = Copycat ÷ Kafka Connect rec/s; mem ratio = KC ÷ Copycat peak RSS)"
+    );
+    let mut head = format!("{:<7}", "run");
+    for sys in ["KC", "Copycat"] {
+        for (c, _, _) in &cols {
+            let _ = write!(head, " {:>w$}", format!("{sys} {c}"), w = sys.len() + c.len() + 1);
+        }
+    }
+    let _ = write!(head, " {:>9} {:>9}", "thr ratio", "mem ratio");
+    println!("{head}");
+    let mut medians: Vec<Vec<f64>> = vec![Vec::new(); cols.len() * 2 + 2];
+    let cell = |v: Option<f64>, w: usize, d: usize| match v {
+        Some(x) => format!("{x:>w$.d$}"),
+        None => format!("{:>w$}", "-"),
+    };
+    for (i, p) in pairs.iter().enumerate() {
+        let mut line = format!("{:<7}", i + 1);
+        for (s, (sys, m)) in [("KC", p.kc), ("Copycat", p.copycat)].into_iter().enumerate() {
+            for (j, (c, get, d)) in cols.iter().enumerate() {
+                let v = m.and_then(|m| get(&m, n));
+                if let Some(v) = v {
+                    medians[s * cols.len() + j].push(v);
+                }
+                let _ = write!(line, " {}", cell(v, sys.len() + c.len() + 1, *d));
+            }
+        }
+        let thr = p.kc.zip(p.copycat).map(|(k, c)| c.rate(n) / k.rate(n));
+        let mem =
+            p.kc.zip(p.copycat)
+                .and_then(|(k, c)| (c.rss_kib > 0).then(|| k.rss_kib as f64 / c.rss_kib as f64));
+        for (k, v) in [thr, mem].into_iter().enumerate() {
+            if let Some(v) = v {
+                medians[cols.len() * 2 + k].push(v);
+            }
+        }
+        let _ = write!(line, " {} {}", cell(thr, 9, 2), cell(mem, 9, 2));
+        println!("{line}");
+    }
+    let mut line = format!("{:<7}", "median");
+    let mut k = 0;
+    for sys in ["KC", "Copycat"] {
+        for (c, _, d) in &cols {
+            let _ = write!(
+                line,
+                " {}",
+                cell(median(medians[k].clone()), sys.len() + c.len() + 1, *d)
+            );
+            k += 1;
+        }
+    }
+    let thr = median(medians[k].clone());
+    let mem = median(medians[k + 1].clone());
+    let _ = write!(line, " {} {}", cell(thr, 9, 2), cell(mem, 9, 2));
+    println!("{line}");
+    if let (Some(thr), Some(mem)) = (thr, mem) {
+        println!(
+            "{title}: Copycat {thr:.2}x Kafka Connect's throughput at 1/{mem:.1} of its peak RSS (medians of per-run ratios)"
+        );
+    }
+}
+
+// ------------------------------------------------------------------ main
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    if args.lines == 0 || args.runs == 0 || args.partitions < 1 || args.line_size < 16 {
+        bail!("--lines, --runs and --partitions must be at least 1, --line-size at least 16");
+    }
+    let copycat_bin = match &args.copycat_bin {
+        Some(p) => p.clone(),
+        None => std::env::current_exe()
+            .context("locating this binary")?
+            .parent()
+            .map(|d| d.join("copycat"))
+            .ok_or_else(|| anyhow!("this binary has no parent directory"))?,
+    };
+    if !copycat_bin.is_file() {
+        bail!(
+            "{} is missing: run `cargo build -p copycat-runtime --bin copycat` (same profile and target dir), or pass --copycat-bin",
+            copycat_bin.display()
+        );
+    }
+    let kc_script = args
+        .kafka_connect_script
+        .clone()
+        .unwrap_or_else(|| workspace().join("scripts/kafka-connect.sh"));
+    if !kc_script.is_file() {
+        bail!("{} is missing (pass --kafka-connect-script)", kc_script.display());
+    }
+    // Fetch the jars now, so no measured run includes the download.
+    let status = Command::new("bash")
+        .arg(&kc_script)
+        .arg("fetch")
+        .status()
+        .with_context(|| format!("running {} fetch", kc_script.display()))?;
+    if !status.success() {
+        bail!("{} fetch failed ({status})", kc_script.display());
+    }
+    let plugin_dir = fs::canonicalize(&args.plugin_dir)
+        .with_context(|| format!("{} (run `just build-connectors`)", args.plugin_dir.display()))?;
+    let args = Args { plugin_dir, ..args };
+    warm_up(&args)?;
+    let dir = match &args.work_dir {
+        Some(d) => d.clone(),
+        None => std::env::temp_dir().join(unique("copycat-bench-kc")),
+    };
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let dir = fs::canonicalize(&dir).with_context(|| format!("resolving {}", dir.display()))?;
+    let input = dir.join("input.txt");
+    eprintln!(
+        "kafka_connect: {} lines × {} B → {}, {} partitions, {} run(s), Kafka at {}",
+        args.lines,
+        args.line_size,
+        input.display(),
+        args.partitions,
+        args.runs,
+        args.bootstrap
+    );
+    generate_input(&input, args.lines, args.line_size)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    let bench = Bench {
+        args,
+        copycat_bin,
+        kc_script,
+        dir: dir.clone(),
+        input,
+        offsets_topics: std::sync::Mutex::new(Vec::new()),
+    };
+    let args = &bench.args;
+    let mut created: Vec<String> = Vec::new();
+    let mut sources: Vec<Pair> = Vec::new();
+    let mut sinks: Vec<Pair> = Vec::new();
+    let outcome = (|| -> Result<()> {
+        for i in 0..args.runs {
+            let run = dir.join(format!("run-{}", i + 1));
+            fs::create_dir_all(&run).with_context(|| format!("creating {}", run.display()))?;
+            let kc_topic = unique("copycat-bench-kc-source");
+            let cc_topic = unique("copycat-bench-copycat-source");
+            rt.block_on(create_topics(&args.bootstrap, &[&kc_topic, &cc_topic], args.partitions))?;
+            created.extend([kc_topic.clone(), cc_topic.clone()]);
+            let order = if i % 2 == 0 {
+                [System::KafkaConnect, System::Copycat]
+            } else {
+                [System::Copycat, System::KafkaConnect]
+            };
+            let order: Vec<System> = order.into_iter().filter(|s| args.systems.contains(s)).collect();
+            let mut src = Pair::default();
+            for &sys in order.iter().filter(|_| args.only.contains(&Scenario::Source)) {
+                let topic = if sys == System::Copycat { &cc_topic } else { &kc_topic };
+                let m = bench
+                    .source(sys, &run, topic)
+                    .with_context(|| format!("run {}: {} source", i + 1, sys.label()))?;
+                eprintln!(
+                    "run {}: source {:<13} {:>9.0} rec/s ({:.2} s, first record after {} ms, peak RSS {:.1} MiB)",
+                    i + 1,
+                    sys.label(),
+                    m.rate(args.lines),
+                    m.elapsed.as_secs_f64(),
+                    m.first.as_millis(),
+                    m.rss_kib as f64 / 1024.0
+                );
+                match sys {
+                    System::KafkaConnect => src.kc = Some(m),
+                    System::Copycat => src.copycat = Some(m),
+                }
+            }
+            sources.push(src);
+            if !args.only.contains(&Scenario::Sink) {
+                continue;
+            }
+            if src.kc.is_none() {
+                // The sinks read Kafka Connect's source topic; fill it.
+                fill_topic(&args.bootstrap, &kc_topic, &bench.input)?;
+            }
+            let mut snk = Pair::default();
+            for &sys in &order {
+                let m = bench
+                    .sink(sys, &run, &kc_topic)
+                    .with_context(|| format!("run {}: {} sink", i + 1, sys.label()))?;
+                eprintln!(
+                    "run {}: sink   {:<13} {:>9.0} rec/s ({:.2} s, first line after {} ms, peak RSS {:.1} MiB)",
+                    i + 1,
+                    sys.label(),
+                    m.rate(args.lines),
+                    m.elapsed.as_secs_f64(),
+                    m.first.as_millis(),
+                    m.rss_kib as f64 / 1024.0
+                );
+                match sys {
+                    System::KafkaConnect => snk.kc = Some(m),
+                    System::Copycat => snk.copycat = Some(m),
+                }
+            }
+            sinks.push(snk);
+            if !args.keep {
+                // The outputs of this run are ~2 × 100 MB.
+                let _ = fs::remove_dir_all(&run);
+            }
+        }
+        Ok(())
+    })();
+    println!();
+    println!(
+        "Copycat vs Kafka Connect 4.4 (standalone), {} lines × {} B, {} partitions, same broker",
+        args.lines, args.line_size, args.partitions
+    );
+    if args.only.contains(&Scenario::Source) {
+        report(
+            "Source: file → FileStreamSource / file-source → topic",
+            "in the topic",
+            args.lines,
+            &sources,
+        );
+    }
+    if args.only.contains(&Scenario::Sink) {
+        report(
+            "Sink: topic → FileStreamSink / file-sink → file",
+            "in the output file",
+            args.lines,
+            &sinks,
+        );
+    }
+    if let Ok(mut v) = bench.offsets_topics.lock() {
+        created.append(&mut v);
+    }
+    if args.keep {
+        eprintln!("kept {} and topics: {}", dir.display(), created.join(" "));
+    } else {
+        if let Err(e) = rt.block_on(delete_topics(&args.bootstrap, &created)) {
+            eprintln!("warning: {e:#}");
+        }
+        if args.work_dir.is_none() {
+            let _ = fs::remove_dir_all(&dir);
+        }
+    }
+    outcome
+}
