@@ -94,6 +94,11 @@ impl Cluster {
             }
         };
         match members {
+            Some(members) if members.iter().filter(|m| **m == self.id).count() > 1 => {
+                tracing::error!(worker_id = %self.id,
+                    "another worker of the cluster uses this worker's id: set rest.advertised.host.name / rest.advertised.port so that every worker's is its own; running no task until then");
+                self.release_everything();
+            }
             Some(members) if !members.is_empty() => {
                 if members.contains(&self.id) {
                     self.rebalance(&connectors, &view, &members);

@@ -141,15 +141,29 @@ impl DistributedConfig {
     }
 
     /// This worker's id in the cluster and in status bodies: the advertised
-    /// `host:port`, or the REST listener's bound address.
+    /// `host:port`, or the REST listener's bound address (with the
+    /// machine's host name for a wildcard address such as `0.0.0.0`, which
+    /// every worker would share).
     pub fn worker_id(&self, bound: &str) -> String {
         let (host, port) = bound.rsplit_once(':').unwrap_or((bound, ""));
-        let host = self.advertised_host.as_deref().unwrap_or(host);
+        let wildcard = matches!(host, "0.0.0.0" | "[::]" | "::" | "");
+        let local = wildcard.then(host_name);
+        let host = self.advertised_host.as_deref().or(local.as_deref()).unwrap_or(host);
         match self.advertised_port {
             Some(p) => format!("{host}:{p}"),
             None => format!("{host}:{port}"),
         }
     }
+}
+
+/// The machine's host name (`localhost` when it cannot be read).
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".to_owned())
 }
 
 #[cfg(test)]
@@ -187,6 +201,7 @@ mod tests {
         assert_eq!(c.session_timeout, Duration::from_secs(6));
         assert_eq!(c.heartbeat_interval, Duration::from_secs(2));
         assert_eq!(c.worker_id("127.0.0.1:8083"), "127.0.0.1:8083");
+        assert_eq!(c.worker_id("0.0.0.0:8083"), format!("{}:8083", host_name()));
         let c = DistributedConfig {
             advertised_host: Some("w1.example".into()),
             ..c
