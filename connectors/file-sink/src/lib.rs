@@ -2,10 +2,10 @@
 //! per topic partition: `<directory>/<topic>-<partition>.txt`, each value
 //! followed by `\n` (records with a null value are skipped).
 //!
-//! `put` buffers in memory (a partition's buffer is appended to its file as
-//! soon as it reaches 1 MiB, so memory stays bounded); `flush` appends each
-//! buffer to its file (plain `std::fs`) and fsyncs the file, and only then
-//! reports success, so the
+//! `put` appends each batch's values to their files (plain `std::fs`, one
+//! write per partition per batch, as Kafka's FileStreamSink writes as
+//! records arrive); `flush` fsyncs the files written since the last one, and
+//! only then reports success, so the
 //! host commits consumer offsets only for data that is on disk
 //! (at-least-once). The directory (or one above it) must be granted with
 //! `grants.fs.write`, which preopens it for the connector.
@@ -168,10 +168,6 @@ fn file_error(path: &str, e: io::Error) -> Error {
 
 /// Append `data` to `path`, creating the file (and missing directories)
 /// first; returns the open file, for a sync.
-/// At-least-once: a partition's buffer is appended to its file once it
-/// holds this many bytes, without waiting for `flush`.
-const SPILL_BYTES: usize = 1 << 20;
-
 fn append(path: &str, data: &[u8]) -> io::Result<File> {
     if let Some(parent) = Path::new(path).parent() {
         fs::create_dir_all(parent)?;
@@ -298,10 +294,19 @@ impl SinkTask for FileSinkTask {
             let Some(buffer) = self.buffers.get_mut(&tp) else { continue };
             buffer.extend_from_slice(&value);
             buffer.push(b'\n');
-            // At-least-once, a large buffer is appended now (and synced at
-            // the next flush), so memory stays bounded however fast records
-            // come or however long the flush interval is.
-            if !self.exactly_once && buffer.len() >= SPILL_BYTES {
+        }
+        // At-least-once, what a `put` brought is appended to the files at
+        // once (synced at the next flush), so the lines appear as they
+        // arrive and memory holds no more than one batch, at any rate or
+        // flush interval. Exactly-once, the buffers wait for `flush`.
+        if !self.exactly_once {
+            let pending: Vec<TopicPartition> = self
+                .buffers
+                .iter()
+                .filter(|(_, b)| !b.is_empty())
+                .map(|(tp, _)| tp.clone())
+                .collect();
+            for tp in pending {
                 let path = self.path(&tp);
                 if let Some(buffer) = self.buffers.get_mut(&tp) {
                     append(&path, buffer).map_err(|e| file_error(&path, e))?;

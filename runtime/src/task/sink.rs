@@ -232,6 +232,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
             cfg.set(k, v);
         }
     }
+    tracing::debug!(fetch_queue_backoff_ms = ?cfg.get("fetch.queue.backoff.ms"), "sink consumer config");
     let consumer: BaseConsumer<SinkContext> = cfg
         .create_with_context(SinkContext { shared: shared.clone() })
         .map_err(|e| KafkaError::new(format!("creating the consumer of task {}", ctx.ident), e))?;
@@ -380,12 +381,19 @@ fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &[SinkRe
         match sh.guest.sink_put(batch) {
             Ok(()) => {
                 let mut last: Option<&str> = None;
-                for r in batch {
+                for (i, r) in batch.iter().enumerate() {
                     if last != Some(r.topic.as_str()) {
                         sh.topics.note(&r.topic);
                         last = Some(&r.topic);
                     }
-                    sh.next.insert((r.topic.clone(), r.partition), r.offset + 1);
+                    // Once per run of records of one partition (its last
+                    // offset), not once per record: no key allocated per record.
+                    let run_ends = batch
+                        .get(i + 1)
+                        .is_none_or(|n| n.partition != r.partition || n.topic != r.topic);
+                    if run_ends {
+                        sh.next.insert((r.topic.clone(), r.partition), r.offset + 1);
+                    }
                 }
                 sh.unflushed += batch.len() as u64;
                 sh.instruments.records_put(batch.len());
