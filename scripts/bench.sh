@@ -51,6 +51,14 @@ if [[ "${COPYCAT_BENCH_FAILOVER:-1}" != 0 ]]; then
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --runs 5
 fi
+# Density: many rate-limited datagen tasks in one worker (RSS, idle CPU);
+# COPYCAT_BENCH_DENSITY=0 skips it, COPYCAT_BENCH_DENSITY_TASKS sets the count
+# (100 by default: 1,000 starves the broker on a 2-core machine, see BENCHMARKS.md).
+if [[ "${COPYCAT_BENCH_DENSITY:-1}" != 0 ]]; then
+    cargo run --quiet -p copycat-bench --bin density \
+        --config 'profile.dev.package.copycat-bench.opt-level=2' \
+        -- --tasks "${COPYCAT_BENCH_DENSITY_TASKS:-100}"
+fi
 # The counter source in every language (build/examples; `just build-examples`).
 if [[ "${COPYCAT_BENCH_LANGUAGES:-1}" != 0 ]]; then
     COPYCAT_EXAMPLES_DIR="${COPYCAT_EXAMPLES_DIR:-$PWD/build/examples}" \

@@ -291,7 +291,9 @@ impl SinkTask for FileSinkTask {
             if !self.buffers.contains_key(&tp) {
                 self.buffers.insert(tp.clone(), Vec::new());
             }
-            let Some(buffer) = self.buffers.get_mut(&tp) else { continue };
+            let Some(buffer) = self.buffers.get_mut(&tp) else {
+                continue;
+            };
             buffer.extend_from_slice(&value);
             buffer.push(b'\n');
         }
