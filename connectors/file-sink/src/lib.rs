@@ -388,7 +388,7 @@ mod tests {
     }
 
     #[test]
-    fn writes_one_file_per_partition_on_flush() {
+    fn writes_one_file_per_partition_at_each_put() {
         let dir = std::env::temp_dir().join(format!("copycat-file-sink-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let dir = dir.to_string_lossy().into_owned();
@@ -401,7 +401,8 @@ mod tests {
             record("t", 0, 2, Some("c")),
         ])
         .unwrap();
-        assert!(!std::path::Path::new(&format!("{dir}/t-0.txt")).exists());
+        // Written at the put (records with no value skipped), synced at the flush.
+        assert_eq!(std::fs::read_to_string(format!("{dir}/t-0.txt")).unwrap(), "a\nc\n");
         task.flush(Vec::new()).unwrap();
         assert_eq!(std::fs::read_to_string(format!("{dir}/t-0.txt")).unwrap(), "a\nc\n");
         assert_eq!(std::fs::read_to_string(format!("{dir}/t-1.txt")).unwrap(), "b\n");
