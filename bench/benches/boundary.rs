@@ -230,10 +230,7 @@ fn run(c: &mut Criterion, engine: &WasmEngine, rows: &mut Vec<Row>) -> Result<()
 /// Criterion's mean time per call (ns) for one benchmark, from its
 /// `estimates.json`.
 fn mean_ns(dir: &Path, row: &Row) -> Result<f64> {
-    let path = dir
-        .join(row.direction.group())
-        .join(&row.id)
-        .join("new/estimates.json");
+    let path = dir.join(row.direction.group()).join(&row.id).join("new/estimates.json");
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     let json: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
     json["mean"]["point_estimate"]
