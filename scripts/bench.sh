@@ -36,6 +36,16 @@ if [[ "${COPYCAT_BENCH_LIMITS:-1}" != 0 ]]; then
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --runs 5
 fi
+# The guest boundary per record, criterion (no Kafka): a pass-through sink's
+# `put` and source's `poll` (build/fixtures/passthrough-*.wasm), batches 1 to
+# 10,000 x values 10 B to 10 KB, ~4 minutes; COPYCAT_BENCH_BOUNDARY=0 skips it.
+# `--profile dev`: `cargo bench` would otherwise use the release-based bench
+# profile and rebuild wasmtime.
+if [[ "${COPYCAT_BENCH_BOUNDARY:-1}" != 0 ]]; then
+    COPYCAT_FIXTURE_DIR="${COPYCAT_FIXTURE_DIR:-$PWD/build/fixtures}" \
+    cargo bench --quiet -p copycat-bench --bench boundary --profile dev \
+        --config 'profile.dev.package.copycat-bench.opt-level=2'
+fi
 # Hot-swap pause between two component versions: COPYCAT_BENCH_SWAP=0 skips it.
 if [[ "${COPYCAT_BENCH_SWAP:-1}" != 0 ]]; then
     COPYCAT_FIXTURE_DIR="${COPYCAT_FIXTURE_DIR:-$PWD/build/fixtures}" \

@@ -1,0 +1,266 @@
+//! The guest boundary, per record: a pass-through component driven in one
+//! instance, no Kafka, so only the component-model call, the lowering and
+//! lifting of `list<sink-record>` / `list<source-record>` and the guest
+//! SDK's conversions are measured.
+//!
+//! - `sink-put`: the host calls `put` with a batch it built beforehand;
+//!   the guest (`build/fixtures/passthrough-sink.wasm`) drops it.
+//! - `source-poll`: the host calls `poll`; the guest
+//!   (`build/fixtures/passthrough-source.wasm`) returns a clone of a batch it
+//!   prepared at `start`, and the host drops the lifted records.
+//!
+//! Batch sizes 1 … 10,000 times record (value) sizes 10 B … 10 KB, every
+//! combination up to 100 MB a batch. Criterion's throughput is in records,
+//! so it prints time per record; a `direction | batch | record bytes |
+//! ns/record` table (criterion's mean per call divided by the batch) follows.
+//!
+//! `scripts/bench.sh` runs it (`COPYCAT_BENCH_BOUNDARY=0` skips it); alone:
+//! `cargo bench -p copycat-bench --bench boundary --profile dev` after
+//! `scripts/build-connectors.sh`. `COPYCAT_FIXTURE_DIR` overrides
+//! `build/fixtures`; criterion's usual arguments (a filter, `--list`) work.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow, bail};
+use copycat_runtime::engine::guest::{Guest, SinkRecord};
+use copycat_runtime::engine::{EngineConfig, WasmEngine};
+use copycat_runtime::host::{Grants, TaskHost, TaskIdent, TaskLimits};
+use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
+
+/// Records per call.
+const BATCHES: &[usize] = &[1, 10, 100, 1_000, 10_000];
+/// Bytes of each record's value.
+const RECORD_BYTES: &[usize] = &[10, 100, 1_000, 10_000];
+/// Largest batch measured (records x value bytes).
+const MAX_BATCH_BYTES: usize = 100 * 1000 * 1000;
+/// Room for the largest batch twice over (the source's prepared batch and
+/// its clone) plus the lowering's copy.
+const MEMORY_BYTES: usize = 1024 * 1024 * 1024;
+
+/// The two directions across the boundary.
+#[derive(Clone, Copy)]
+enum Direction {
+    SinkPut,
+    SourcePoll,
+}
+
+impl Direction {
+    fn group(self) -> &'static str {
+        match self {
+            Self::SinkPut => "sink-put",
+            Self::SourcePoll => "source-poll",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::SinkPut => "host -> guest put",
+            Self::SourcePoll => "guest poll -> host",
+        }
+    }
+}
+
+/// One measured combination, for the summary table.
+struct Row {
+    direction: Direction,
+    batch: usize,
+    bytes: usize,
+    id: String,
+}
+
+fn fixture_dir() -> PathBuf {
+    std::env::var_os("COPYCAT_FIXTURE_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../build/fixtures"),
+        PathBuf::from,
+    )
+}
+
+/// Where criterion writes its estimates (the directory it would choose
+/// itself, made explicit so the summary can read them back).
+fn criterion_dir() -> PathBuf {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return PathBuf::from(home);
+    }
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion"),
+        |t| PathBuf::from(t).join("criterion"),
+    )
+}
+
+/// A started instance of `name` (a fixture) with `config`: the worker's
+/// default limits (epoch deadline, memory cap) except a memory cap large
+/// enough for the biggest batch.
+fn start(engine: &WasmEngine, name: &str, config: &[(&str, String)]) -> Result<Guest> {
+    let path = fixture_dir().join(format!("{name}.wasm"));
+    let plugin = engine
+        .load(&path)
+        .map_err(|e| anyhow!("{e} (run scripts/build-connectors.sh first)"))?;
+    let limits = TaskLimits {
+        memory_bytes: MEMORY_BYTES,
+        ..TaskLimits::default()
+    };
+    let host = TaskHost::new(
+        TaskIdent::task("bench-boundary", 0),
+        &limits,
+        Arc::default(),
+        &Grants::default(),
+    )
+    .map_err(|e| anyhow!("{e}"))?;
+    let mut guest = Guest::instantiate(engine, &plugin, host, &limits).map_err(|e| anyhow!("{e}"))?;
+    let config: Vec<(String, String)> = config.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+    match guest.kind() {
+        copycat_runtime::host::WorldKind::Source => guest.source_start(&config),
+        copycat_runtime::host::WorldKind::Sink => guest.sink_start(&config),
+    }
+    .map_err(|e| anyhow!("{name}: start: {e}"))?;
+    Ok(guest)
+}
+
+/// The batch the host hands to `put`: what a sink task builds from a
+/// consumer poll (topic, partition, offset, value, timestamp; no key, no
+/// headers).
+fn sink_batch(batch: usize, bytes: usize) -> Vec<SinkRecord> {
+    let value: Vec<u8> = (0..bytes).map(|i| b'a' + (i % 26) as u8).collect();
+    (0..batch)
+        .map(|i| SinkRecord {
+            topic: "bench".to_owned(),
+            partition: 0,
+            offset: i as i64,
+            key: None,
+            value: Some(value.clone()),
+            headers: Vec::new(),
+            timestamp: Some(1_700_000_000_000),
+        })
+        .collect()
+}
+
+fn run(c: &mut Criterion, engine: &WasmEngine, rows: &mut Vec<Row>) -> Result<()> {
+    let combos: Vec<(usize, usize)> = BATCHES
+        .iter()
+        .flat_map(|&b| RECORD_BYTES.iter().map(move |&s| (b, s)))
+        .filter(|&(b, s)| b * s <= MAX_BATCH_BYTES)
+        .collect();
+
+    // host -> guest: one sink instance takes every batch.
+    let mut sink = start(engine, "passthrough-sink", &[])?;
+    let mut group = c.benchmark_group(Direction::SinkPut.group());
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sampling_mode(SamplingMode::Flat);
+    for &(batch, bytes) in &combos {
+        let id = format!("b{batch}-r{bytes}");
+        let mut ran = false;
+        let records = sink_batch(batch, bytes);
+        group.throughput(Throughput::Elements(batch as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(&id), &records, |b, records| {
+            ran = true;
+            b.iter(|| sink.sink_put(black_box(records)));
+        });
+        // A trap would have poisoned the instance: this call says so.
+        sink.sink_put(&records)
+            .map_err(|e| anyhow!("sink put, batch {batch} x {bytes} B: {e}"))?;
+        if ran {
+            rows.push(Row {
+                direction: Direction::SinkPut,
+                batch,
+                bytes,
+                id,
+            });
+        }
+    }
+    group.finish();
+
+    // guest -> host: one source instance per combination (the batch is
+    // prepared at start).
+    let mut group = c.benchmark_group(Direction::SourcePoll.group());
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sampling_mode(SamplingMode::Flat);
+    for &(batch, bytes) in &combos {
+        let id = format!("b{batch}-r{bytes}");
+        let mut source: Option<Guest> = None;
+        let mut failed: Option<anyhow::Error> = None;
+        group.throughput(Throughput::Elements(batch as u64));
+        let max = u32::try_from(batch).context("batch size")?;
+        group.bench_function(BenchmarkId::from_parameter(&id), |b| {
+            // Instantiated only when the filter selects this benchmark.
+            if source.is_none() && failed.is_none() {
+                match start(
+                    engine,
+                    "passthrough-source",
+                    &[("batch", batch.to_string()), ("record.bytes", bytes.to_string())],
+                ) {
+                    Ok(g) => source = Some(g),
+                    Err(e) => failed = Some(e),
+                }
+            }
+            if let Some(guest) = source.as_mut() {
+                b.iter(|| guest.source_poll(black_box(max)));
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if let Some(mut guest) = source {
+            let got = guest
+                .source_poll(max)
+                .map_err(|e| anyhow!("source poll, batch {batch} x {bytes} B: {e}"))?;
+            if got.len() != batch {
+                bail!("source poll returned {} records, not {batch}", got.len());
+            }
+            rows.push(Row {
+                direction: Direction::SourcePoll,
+                batch,
+                bytes,
+                id,
+            });
+        }
+    }
+    group.finish();
+    Ok(())
+}
+
+/// Criterion's mean time per call (ns) for one benchmark, from its
+/// `estimates.json`.
+fn mean_ns(dir: &Path, row: &Row) -> Result<f64> {
+    let path = dir.join(row.direction.group()).join(&row.id).join("new/estimates.json");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let json: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    json["mean"]["point_estimate"]
+        .as_f64()
+        .with_context(|| format!("no mean.point_estimate in {}", path.display()))
+}
+
+fn main() -> Result<()> {
+    let dir = criterion_dir();
+    let mut c = Criterion::default().output_directory(&dir).configure_from_args();
+    let engine = WasmEngine::new(&EngineConfig::default()).map_err(|e| anyhow!("creating the engine: {e:#}"))?;
+    let mut rows = Vec::new();
+    run(&mut c, &engine, &mut rows)?;
+    c.final_summary();
+    // `--profile-time` (for perf) runs without analysis: no fresh estimates.
+    if rows.is_empty() || std::env::args().any(|a| a == "--profile-time") {
+        return Ok(());
+    }
+    println!();
+    println!("Boundary: pass-through guest, criterion mean per call / batch");
+    println!("| direction | batch | record bytes | ns/record |");
+    println!("|---|---:|---:|---:|");
+    for row in &rows {
+        let ns = mean_ns(&dir, row)? / row.batch as f64;
+        println!(
+            "| {} | {} | {} | {ns:.1} |",
+            row.direction.label(),
+            row.batch,
+            row.bytes
+        );
+    }
+    Ok(())
+}
