@@ -61,6 +61,14 @@ if [[ "${COPYCAT_BENCH_FAILOVER:-1}" != 0 ]]; then
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --runs 5
 fi
+# End-to-end latency datagen -> Kafka -> file-sink at fixed rates; COPYCAT_BENCH_LATENCY=0 skips it.
+if [[ "${COPYCAT_BENCH_LATENCY:-1}" != 0 ]]; then
+    for rate in 100 1000 10000; do
+        cargo run --quiet -p copycat-bench --bin latency \
+            --config 'profile.dev.package.copycat-bench.opt-level=2' \
+            -- --rate "$rate" --secs 10
+    done
+fi
 # Density: many rate-limited datagen tasks in one worker (RSS, idle CPU);
 # COPYCAT_BENCH_DENSITY=0 skips it, COPYCAT_BENCH_DENSITY_TASKS sets the count
 # (100 by default: 1,000 starves the broker on a 2-core machine, see BENCHMARKS.md).
