@@ -404,7 +404,8 @@ pub fn http_bytes(
     req.extend_from_slice(body);
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(90))).unwrap();
-    s.write_all(&req).unwrap();
+    // A server may answer (413) before reading a large body.
+    let _ = s.write_all(&req);
     let mut resp = Vec::new();
     let _ = s.read_to_end(&mut resp);
     let resp = String::from_utf8_lossy(&resp).into_owned();

@@ -1,8 +1,7 @@
 //! The Kafka Connect-compatible REST API against a real worker and broker,
 //! over a real socket (`rest::serve` on 127.0.0.1:0).
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -41,32 +40,11 @@ impl Api {
 
     /// A request with a raw body of `content_type`.
     async fn call_raw(&self, method: &str, path: &str, content_type: &str, body: Vec<u8>) -> (u16, Value) {
-        let addr = self.addr;
-        let mut req = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-            body.len()
-        )
-        .into_bytes();
-        req.extend_from_slice(&body);
-        tokio::task::spawn_blocking(move || {
-            let mut s = TcpStream::connect(addr).unwrap();
-            s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-            // A server may answer (413) before reading a large body.
-            let _ = s.write_all(&req);
-            let mut resp = Vec::new();
-            let _ = s.read_to_end(&mut resp);
-            let resp = String::from_utf8_lossy(&resp).into_owned();
-            let status: u16 = resp.split(' ').nth(1).unwrap().parse().unwrap();
-            let body = resp.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
-            let value = if body.is_empty() {
-                Value::Null
-            } else {
-                serde_json::from_str(body).unwrap_or_else(|_| Value::String(body.to_owned()))
-            };
-            (status, value)
-        })
-        .await
-        .unwrap()
+        let (addr, method, path, content_type) =
+            (self.addr, method.to_owned(), path.to_owned(), content_type.to_owned());
+        tokio::task::spawn_blocking(move || http_bytes(addr, &method, &path, &content_type, &body))
+            .await
+            .unwrap()
     }
 
     async fn get(&self, path: &str) -> (u16, Value) {

@@ -28,11 +28,7 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     }
 }
 
-pub(super) fn unix_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
+pub(super) use crate::worker::unix_ms;
 
 fn kind_static(kind: &str) -> &'static str {
     if kind == "sink" { "sink" } else { "source" }
@@ -116,16 +112,6 @@ impl Cluster {
     /// This worker's id in the cluster.
     pub fn worker_id(&self) -> &str {
         &self.id
-    }
-
-    /// The local worker.
-    pub fn worker(&self) -> &Arc<Worker> {
-        &self.worker
-    }
-
-    /// The members of the cluster's group as last seen (sorted).
-    pub fn members(&self) -> Vec<String> {
-        lock(&self.sync).members.clone()
     }
 
     /// Leave the cluster: stop the sync loop, stop this worker's tasks
