@@ -1,7 +1,8 @@
 //! `copycat-bench`: throughput of Copycat's datagen source component → Kafka,
 //! at-least-once and exactly-once, against the ceiling of a plain rdkafka
 //! producer loop writing the same records with the same producer settings to
-//! the same broker.
+//! the same broker; and of Copycat's file-sink component, Kafka → file,
+//! against a plain rdkafka consumer writing the same file.
 //!
 //! Each run measures all three, in rotating order (run 1: ceiling,
 //! at-least-once, exactly-once; run 2 starts with at-least-once; …), each
@@ -27,27 +28,50 @@
 //!   run ends when the committed records reach `records`. A read_committed
 //!   count of the topic afterwards checks it.
 //!
+//! Kafka → file (`sink-ceiling`, `copycat-sink`): each run fills one fresh
+//! topic (same partitions) with the same records through the ceiling's
+//! producer loop (not timed), then both read all of it, each in its own
+//! consumer group, alternating who goes first:
+//!
+//! - sink-ceiling: a raw rdkafka `BaseConsumer` with the sink task's
+//!   consumer settings (runtime/src/task/sink.rs: read_committed, no auto
+//!   commit, `auto.offset.reset=earliest`, `fetch.queue.backoff.ms=10`),
+//!   subscribed, writing each value and a `\n` to one file through a
+//!   `BufWriter`, fsynced at the end. Timed from creating the consumer until
+//!   the last line is written and synced.
+//! - copycat-sink: an embedded `Worker` running the file-sink component
+//!   (`tasks.max=1`, at-least-once) into `<dir>/<topic>-<partition>.txt`.
+//!   Timed from `start_connector` until the files' sizes sum to
+//!   records × (value size + 1) (polled every 10 ms). Both outputs are
+//!   checked to hold exactly `records` lines.
+//!
+//! The headline figures (medians, ratios, the goals) are appended to
+//! the results file (`copycat_bench::results`).
+//!
 //! This is a benchmark, not a test: nothing is asserted about speed.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{BufWriter, Read as _, Write as _};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, ValueEnum};
+use copycat_bench::results::{self, Goal, Record};
+use copycat_bench::{Watermarks, create_topics, delete_topics, init_tracing, median, props, unique};
+use copycat_runtime::config::Props;
 use copycat_runtime::engine::WasmEngine;
-use copycat_runtime::kafka::producer_config;
+use copycat_runtime::kafka::{client_config, producer_config};
 use copycat_runtime::task::{TaskMetrics, TaskState};
 use copycat_runtime::{ConnectorConfig, Worker, WorkerConfig};
 use indicatif::{ProgressBar, ProgressStyle};
-use rand::Rng;
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::Message as _;
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
 use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
 
@@ -75,12 +99,13 @@ struct Args {
     /// Kafka bootstrap servers.
     #[arg(long, env = "KAFKA_BOOTSTRAP", default_value = "127.0.0.1:9092")]
     bootstrap: String,
-    /// Directory holding datagen.wasm (the worker's `plugin.path`).
+    /// Directory holding datagen.wasm and file-sink.wasm (the worker's `plugin.path`).
     #[arg(long, env = "COPYCAT_PLUGIN_DIR", default_value = "build/plugins")]
     plugin_dir: PathBuf,
     /// What to measure, comma-separated: ceiling, copycat (at-least-once),
-    /// copycat-eos (exactly-once). Default: all three. Ratios need the
-    /// ceiling in the same run.
+    /// copycat-eos (exactly-once), ceiling-eos, sink-ceiling, copycat-sink.
+    /// Default: all but ceiling-eos. Ratios need the ceiling (sink-ceiling)
+    /// in the same run.
     #[arg(long, value_enum, value_delimiter = ',')]
     only: Vec<Measure>,
     /// copycat-eos: `transaction.boundary` (poll: one transaction per
@@ -101,6 +126,10 @@ struct Args {
     /// (Copycat: `producer.override.<key>`); repeatable.
     #[arg(long, value_name = "KEY=VALUE")]
     producer_override: Vec<String>,
+    /// Where the sink scenarios write their files (default: the system temp
+    /// directory); a fresh directory under it is removed after each run.
+    #[arg(long)]
+    sink_dir: Option<PathBuf>,
     /// Keep the benchmark topics (by default they are deleted at the end).
     #[arg(long)]
     keep_topics: bool,
@@ -119,6 +148,11 @@ enum Measure {
     /// plus one offset-like record to a second topic (not measured unless
     /// asked for).
     CeilingEos,
+    /// Kafka → file, the ceiling: a raw rdkafka consumer with the sink
+    /// task's consumer settings writing each value as a line to one file.
+    SinkCeiling,
+    /// Kafka → file through Copycat's file-sink component, at-least-once.
+    CopycatSink,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -183,11 +217,8 @@ struct Run {
     alo: Option<Measurement>,
     eos: Option<Measurement>,
     ceiling_eos: Option<Measurement>,
-}
-
-fn unique(prefix: &str) -> String {
-    let n: u64 = rand::rng().random();
-    format!("{prefix}-{n:016x}")
+    sink_ceiling: Option<Measurement>,
+    sink: Option<Measurement>,
 }
 
 fn bar(prefix: &str, len: u64) -> ProgressBar {
@@ -207,100 +238,6 @@ fn spinner(msg: String) -> ProgressBar {
     pb.set_message(msg);
     pb.enable_steady_tick(Duration::from_millis(100));
     pb
-}
-
-// ------------------------------------------------------------------ Kafka helpers
-
-fn admin(bootstrap: &str) -> Result<AdminClient<DefaultClientContext>> {
-    ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .context("creating the admin client")
-}
-
-async fn create_topics(bootstrap: &str, topics: &[&str], partitions: i32) -> Result<()> {
-    let admin = admin(bootstrap)?;
-    let new: Vec<NewTopic<'_>> = topics
-        .iter()
-        .map(|t| NewTopic::new(t, partitions, TopicReplication::Fixed(1)))
-        .collect();
-    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
-    for r in admin.create_topics(&new, &opts).await.context("creating topics")? {
-        r.map_err(|(t, code)| anyhow!("creating topic {t}: {code}"))?;
-    }
-    Ok(())
-}
-
-async fn delete_topics(bootstrap: &str, topics: &[String]) -> Result<()> {
-    if topics.is_empty() {
-        return Ok(());
-    }
-    let admin = admin(bootstrap)?;
-    let names: Vec<&str> = topics.iter().map(String::as_str).collect();
-    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
-    for r in admin.delete_topics(&names, &opts).await.context("deleting topics")? {
-        match r {
-            Ok(_) | Err((_, RDKafkaErrorCode::UnknownTopicOrPartition)) => {}
-            Err((t, code)) => eprintln!("warning: deleting topic {t}: {code}"),
-        }
-    }
-    Ok(())
-}
-
-/// Reads a topic's end offsets.
-struct Watermarks {
-    consumer: BaseConsumer,
-    topic: String,
-    partitions: i32,
-}
-
-impl Watermarks {
-    fn new(bootstrap: &str, topic: &str, partitions: i32) -> Result<Self> {
-        let consumer: BaseConsumer = ClientConfig::new()
-            .set("bootstrap.servers", bootstrap)
-            .set("client.id", "copycat-bench-watermarks")
-            .create()
-            .context("creating the watermark consumer")?;
-        Ok(Self {
-            consumer,
-            topic: topic.to_owned(),
-            partitions,
-        })
-    }
-
-    /// Wait until the broker reports every partition of a freshly created
-    /// topic with a leader and answers end-offset requests for all of them.
-    fn wait_ready(&self) -> Result<()> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Ok(md) = self.consumer.fetch_metadata(Some(&self.topic), Duration::from_secs(5))
-                && let Some(t) = md.topics().first()
-                && t.error().is_none()
-                && t.partitions().len() == self.partitions as usize
-                && t.partitions().iter().all(|p| p.error().is_none() && p.leader() >= 0)
-                && self.sum().is_ok()
-            {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                bail!("topic {} did not become ready within 30 s", self.topic);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// The sum of the end offsets (the topics are fresh: start offsets are 0).
-    fn sum(&self) -> Result<u64> {
-        let mut total = 0;
-        for p in 0..self.partitions {
-            let (_, hi) = self
-                .consumer
-                .fetch_watermarks(&self.topic, p, Duration::from_secs(10))
-                .with_context(|| format!("reading the end offset of {}/{p}", self.topic))?;
-            total += hi.max(0) as u64;
-        }
-        Ok(total)
-    }
 }
 
 // ------------------------------------------------------------------ the ceiling
@@ -348,7 +285,13 @@ fn datagen_record(seq: u64, value_size: usize, key: &mut String, value: &mut Vec
     value.resize(value_size, b'.');
 }
 
-fn run_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, warmup_topic: &str) -> Result<Measurement> {
+fn run_ceiling(
+    args: &Args,
+    worker: &WorkerConfig,
+    topic: &str,
+    warmup_topic: &str,
+    label: &str,
+) -> Result<Measurement> {
     // Exactly the settings of Copycat's source-task producers.
     let mut cfg = producer_config(worker, &args.overrides()?);
     cfg.set("client.id", "copycat-bench-ceiling");
@@ -380,7 +323,7 @@ fn run_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, warmup_topic: &s
     if ctx.acked.swap(0, Ordering::Relaxed) != 1 {
         bail!("ceiling: the warm-up record was not acknowledged");
     }
-    let pb = bar("ceiling (rdkafka)", args.records);
+    let pb = bar(label, args.records);
     let mut key = String::with_capacity(32);
     let mut value = Vec::with_capacity(args.value_size);
     let start = Instant::now();
@@ -743,38 +686,283 @@ fn run_copycat(
     })
 }
 
-/// Compile datagen.wasm into the worker's on-disk code cache, so that no run
-/// pays for compilation (each run starts a fresh worker).
-fn warm_up(args: &Args) -> Result<()> {
-    let path = args.plugin_dir.join("datagen.wasm");
-    if !path.is_file() {
-        bail!("{} is missing: run `just build-connectors`", path.display());
+// ------------------------------------------------------------------ Kafka → file
+
+/// Bytes the sink files hold once every record is written: each value plus
+/// its `\n`.
+fn sink_bytes(args: &Args) -> u64 {
+    args.records * (args.value_size as u64 + 1)
+}
+
+/// Sum of the sizes of the regular files in `dir` (not hidden ones: the
+/// file sink's exactly-once temporary files start with a `.`).
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .filter_map(|e| e.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// Lines (`\n`s) in the regular, non-hidden files of `dir`.
+fn dir_lines(dir: &Path) -> Result<u64> {
+    let mut lines = 0u64;
+    let mut buf = vec![0u8; 1 << 20];
+    for e in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
+        let e = e.with_context(|| format!("listing {}", dir.display()))?;
+        if e.file_name().to_string_lossy().starts_with('.') || !e.path().is_file() {
+            continue;
+        }
+        let mut f = File::open(e.path()).with_context(|| format!("opening {}", e.path().display()))?;
+        loop {
+            let n = f
+                .read(&mut buf)
+                .with_context(|| format!("reading {}", e.path().display()))?;
+            if n == 0 {
+                break;
+            }
+            lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+        }
     }
+    Ok(lines)
+}
+
+/// Fill a fresh sink topic with the records datagen generates (the
+/// ceiling's producer loop; not timed as a result).
+fn fill_sink_topic(args: &Args, worker: &WorkerConfig, topic: &str, warmup_topic: &str) -> Result<()> {
+    let m = run_ceiling(args, worker, topic, warmup_topic, "filling the sink topic")?;
+    let total = Watermarks::new(&args.bootstrap, topic, args.partitions)?.sum()?;
+    if total != args.records {
+        bail!(
+            "the sink topic {topic} holds {total} records after filling, expected {}",
+            args.records
+        );
+    }
+    eprintln!(
+        "filled {topic} with {} records ({:.0} rec/s)",
+        args.records,
+        m.rate(args.records)
+    );
+    Ok(())
+}
+
+/// Copycat's sink-task consumer settings (runtime/src/task/sink.rs): the
+/// worker's `consumer.*` settings, a fresh group, no auto commit,
+/// read_committed, and the sink task's defaults (`auto.offset.reset=earliest`,
+/// `partition.assignment.strategy=range,roundrobin`,
+/// `fetch.queue.backoff.ms=10`).
+fn sink_consumer_config(worker: &WorkerConfig, group: &str) -> ClientConfig {
+    let mut cfg = client_config(worker, &worker.consumer, &Props::new());
+    cfg.set("group.id", group)
+        .set("client.id", "copycat-bench-sink-ceiling")
+        .set("enable.auto.commit", "false")
+        .set("enable.auto.offset.store", "false")
+        .set("isolation.level", "read_committed");
+    for (k, v) in [
+        ("auto.offset.reset", "earliest"),
+        ("partition.assignment.strategy", "range,roundrobin"),
+        ("fetch.queue.backoff.ms", "10"),
+    ] {
+        if !worker.consumer.contains_key(k) {
+            cfg.set(k, v);
+        }
+    }
+    cfg
+}
+
+/// The sink ceiling: a raw `BaseConsumer` (subscribed, as a sink task is)
+/// reading `topic` and writing each value as a line to one file through a
+/// `BufWriter`, fsynced at the end. Timed from creating the consumer until
+/// the last line is written and synced.
+fn run_sink_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, dir: &Path) -> Result<Measurement> {
+    let path = dir.join("sink-ceiling.txt");
+    let pb = bar("sink-ceiling (rdkafka)", args.records);
+    let start = Instant::now();
+    let consumer: BaseConsumer = sink_consumer_config(worker, &unique("copycat-bench-sink-ceiling"))
+        .create()
+        .context("creating the sink-ceiling consumer")?;
+    consumer
+        .subscribe(&[topic])
+        .with_context(|| format!("sink-ceiling: subscribing to {topic}"))?;
+    let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+    let mut out = BufWriter::with_capacity(64 * 1024, file);
+    let mut n = 0u64;
+    let mut first: Option<Duration> = None;
+    let mut progress = Instant::now();
+    while n < args.records {
+        match consumer.poll(Duration::from_millis(100)) {
+            Some(Ok(m)) => {
+                if let Some(v) = m.payload() {
+                    out.write_all(v)
+                        .and_then(|()| out.write_all(b"\n"))
+                        .with_context(|| format!("writing {}", path.display()))?;
+                }
+                n += 1;
+                if first.is_none() {
+                    first = Some(start.elapsed());
+                }
+                if n % 4096 == 0 {
+                    pb.set_position(n);
+                    progress = Instant::now();
+                }
+            }
+            Some(Err(e)) => eprintln!("warning: sink-ceiling: consumer error: {e}"),
+            None => {
+                if progress.elapsed() > Duration::from_secs(60) {
+                    bail!("sink-ceiling: no record for 60 s at {n} of {}", args.records);
+                }
+            }
+        }
+    }
+    let file = out
+        .into_inner()
+        .map_err(|e| anyhow!("flushing {}: {}", path.display(), e.error()))?;
+    file.sync_all().with_context(|| format!("syncing {}", path.display()))?;
+    let elapsed = start.elapsed();
+    pb.finish_and_clear();
+    drop(consumer);
+    let lines = dir_lines(dir)?;
+    if lines != args.records {
+        bail!(
+            "sink-ceiling: {} holds {lines} lines, expected {}",
+            path.display(),
+            args.records
+        );
+    }
+    Ok(Measurement {
+        elapsed,
+        startup: first,
+        steady: first
+            .filter(|f| elapsed > *f)
+            .map(|f| (args.records - 1) as f64 / (elapsed - f).as_secs_f64()),
+        transactions: None,
+    })
+}
+
+/// Copycat's sink: an embedded worker running the file-sink component
+/// (`tasks.max=1`, at-least-once) on `topic`, writing
+/// `<dir>/<topic>-<partition>.txt`. Timed from `start_connector` until the
+/// files hold every line (their sizes sum to records × (value size + 1),
+/// polled every 10 ms); the lines are counted afterwards.
+fn run_copycat_sink(
+    args: &Args,
+    rt: &tokio::runtime::Runtime,
+    topic: &str,
+    dir: &Path,
+    created: &mut Vec<String>,
+) -> Result<Measurement> {
+    let offsets_topic = unique("copycat-bench-offsets");
+    created.push(offsets_topic.clone());
+    let wcfg = WorkerConfig::from_props(worker_props(args, &offsets_topic)).context("worker config")?;
+    let offsets_partitions = wcfg.offset_storage_partitions;
+    let worker = rt.block_on(Worker::start(wcfg)).context("starting the worker")?;
+    Watermarks::new(&args.bootstrap, &offsets_topic, offsets_partitions)?.wait_ready()?;
+    let out = dir.join("copycat-sink");
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let out_str = out.display().to_string();
+    let name = unique("bench-file-sink");
+    let cfg = ConnectorConfig::from_props(
+        props(&[
+            ("name", &name),
+            ("connector.class", "file-sink"),
+            ("tasks.max", "1"),
+            ("topics", topic),
+            ("directory", &out_str),
+            ("grants.fs.write", &out_str),
+        ]),
+        worker.config(),
+    )
+    .context("connector config")?;
+    let expected = sink_bytes(args);
+    let line = args.value_size as u64 + 1;
+    let pb = bar("copycat-sink (file-sink)", args.records);
+    let start = Instant::now();
+    worker
+        .start_connector(cfg)
+        .context("starting the file-sink connector")?;
+    let mut first: Option<(Duration, u64)> = None;
+    let mut progress = (0, Instant::now());
+    let result = loop {
+        let bytes = dir_bytes(&out);
+        if bytes > 0 && first.is_none() {
+            first = Some((start.elapsed(), bytes / line));
+        }
+        if bytes >= expected {
+            break Ok(start.elapsed());
+        }
+        pb.set_position(bytes / line);
+        if bytes > progress.0 {
+            progress = (bytes, Instant::now());
+        } else if progress.1.elapsed() > Duration::from_secs(60) {
+            break Err(anyhow!(
+                "copycat-sink: no progress for 60 s at {} of {} lines",
+                bytes / line,
+                args.records
+            ));
+        }
+        let status = worker.status(&name)?;
+        if let Some(t) = status.tasks.iter().find(|t| t.state == TaskState::Failed) {
+            break Err(anyhow!(
+                "copycat-sink: task {} failed: {}",
+                t.id,
+                t.trace.as_deref().unwrap_or("(no trace)")
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    pb.finish_and_clear();
+    let sp = spinner("copycat-sink: stopping the worker".into());
+    worker.shutdown();
+    sp.finish_and_clear();
+    let elapsed = result?;
+    let lines = dir_lines(&out)?;
+    if lines != args.records {
+        bail!(
+            "copycat-sink: {} holds {lines} lines, expected {}",
+            out.display(),
+            args.records
+        );
+    }
+    let (startup, steady) = match first {
+        Some((t, n)) if elapsed > t => (Some(t), Some((args.records - n) as f64 / (elapsed - t).as_secs_f64())),
+        Some((t, _)) => (Some(t), None),
+        None => (None, None),
+    };
+    Ok(Measurement {
+        elapsed,
+        startup,
+        steady,
+        transactions: None,
+    })
+}
+
+/// Compile the components (`datagen`, `file-sink`) into the worker's
+/// on-disk code cache, so that no run pays for compilation (each run starts
+/// a fresh worker).
+fn warm_up(args: &Args, components: &[&str]) -> Result<()> {
     let wcfg = WorkerConfig::from_props(worker_props(args, "unused")).context("worker config")?;
-    let sp = spinner(format!("compiling {} (cached on disk)", path.display()));
     let engine =
         WasmEngine::new(&wcfg.engine_config()).map_err(|e| anyhow!("creating the WebAssembly engine: {e:#}"))?;
-    engine
-        .load(&path)
-        .map_err(|e| anyhow!("loading {}: {e}", path.display()))?;
-    sp.finish_and_clear();
+    for name in components {
+        let path = args.plugin_dir.join(format!("{name}.wasm"));
+        if !path.is_file() {
+            bail!("{} is missing: run `just build-connectors`", path.display());
+        }
+        let sp = spinner(format!("compiling {} (cached on disk)", path.display()));
+        engine
+            .load(&path)
+            .map_err(|e| anyhow!("loading {}: {e}", path.display()))?;
+        sp.finish_and_clear();
+    }
     Ok(())
 }
 
 // ------------------------------------------------------------------ report
-
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let mid = v.len() / 2;
-    Some(if v.len() % 2 == 1 {
-        v[mid]
-    } else {
-        (v[mid - 1] + v[mid]) / 2.0
-    })
-}
 
 /// One table column: a value per run, and the median over the runs.
 struct Col {
@@ -804,6 +992,199 @@ fn cell(v: Option<f64>, width: usize, decimals: usize) -> String {
         Some(x) => format!("{x:>width$.decimals$}"),
         None => format!("{:>width$}", "-"),
     }
+}
+
+/// The columns' rows per run, then their medians.
+fn print_table(cols: &[Col], runs: usize) {
+    let mut line = format!("{:<6}", "run");
+    for c in cols {
+        let _ = write!(line, " {:>w$}", c.head, w = c.width);
+    }
+    println!("{line}");
+    for i in 0..runs {
+        let mut line = format!("{:<6}", i + 1);
+        for c in cols {
+            let _ = write!(
+                line,
+                " {}",
+                cell(c.values.get(i).copied().flatten(), c.width, c.decimals)
+            );
+        }
+        println!("{line}");
+    }
+    let mut line = format!("{:<6}", "median");
+    for c in cols {
+        let _ = write!(line, " {}", cell(c.median(), c.width, c.decimals));
+    }
+    println!("{line}");
+}
+
+/// Per-run `a ÷ b`, where both were measured.
+fn ratios(a: &[Option<f64>], b: &[Option<f64>]) -> Vec<Option<f64>> {
+    a.iter().zip(b).map(|(a, b)| a.zip(*b).map(|(a, b)| a / b)).collect()
+}
+
+/// The Kafka → file table: the sink ceiling, Copycat's file sink and their
+/// ratio per run and the medians.
+fn report_sink(args: &Args, runs: &[Run]) {
+    let records = args.records;
+    let ceiling: Vec<Option<f64>> = runs.iter().map(|r| r.sink_ceiling.map(|m| m.rate(records))).collect();
+    let sink: Vec<Option<f64>> = runs.iter().map(|r| r.sink.map(|m| m.rate(records))).collect();
+    let mut cols = Vec::new();
+    if args.measures(Measure::SinkCeiling) {
+        cols.push(Col::new("ceiling rec/s", 13, 0, ceiling.clone()));
+        cols.push(Col::new(
+            "start ms",
+            8,
+            0,
+            runs.iter()
+                .map(|r| r.sink_ceiling.and_then(|m| m.startup).map(|d| d.as_secs_f64() * 1e3))
+                .collect(),
+        ));
+    }
+    let ratio_col = Col::new("ratio", 6, 3, ratios(&sink, &ceiling));
+    let steady_col = Col::new(
+        "steady",
+        6,
+        3,
+        runs.iter()
+            .map(|r| {
+                r.sink
+                    .and_then(|m| m.steady)
+                    .zip(r.sink_ceiling.and_then(|m| m.steady))
+                    .map(|(s, c)| s / c)
+            })
+            .collect(),
+    );
+    let (sink_median, ratio_median, steady_median) = (median(flat(&sink)), ratio_col.median(), steady_col.median());
+    if args.measures(Measure::CopycatSink) {
+        cols.push(Col::new("sink rec/s", 10, 0, sink));
+        if args.measures(Measure::SinkCeiling) {
+            cols.push(ratio_col);
+        }
+        cols.push(Col::new(
+            "start ms",
+            8,
+            0,
+            runs.iter()
+                .map(|r| r.sink.and_then(|m| m.startup).map(|d| d.as_secs_f64() * 1e3))
+                .collect(),
+        ));
+        if args.measures(Measure::SinkCeiling) {
+            cols.push(steady_col);
+        }
+    }
+    println!();
+    println!(
+        "Kafka → file, {} records × {} B, {} partitions (one pre-filled topic per run, read by both)",
+        records, args.value_size, args.partitions
+    );
+    println!(" (ceiling = a raw rdkafka consumer with the sink task's consumer settings writing each value as a line");
+    println!(
+        " through a BufWriter, fsync at the end; sink = Copycat's file-sink component, at-least-once, tasks.max=1;"
+    );
+    println!(" both timed from start (consumer creation / start_connector, group join included) to the last line");
+    println!(" written; start ms: to the first record / first line; steady = rec/s after that, sink ÷ ceiling)");
+    print_table(&cols, runs.len());
+    match (sink_median, ratio_median, steady_median) {
+        (Some(rate), Some(ratio), Some(steady)) => println!(
+            "Copycat file-sink: {rate:.0} rec/s, {ratio:.3} of the sink ceiling (median of per-run ratios), steady state {steady:.3}"
+        ),
+        (Some(rate), Some(ratio), None) => {
+            println!("Copycat file-sink: {rate:.0} rec/s, {ratio:.3} of the sink ceiling (median of per-run ratios)")
+        }
+        (Some(rate), _, _) => println!("Copycat file-sink: {rate:.0} rec/s"),
+        _ => {}
+    }
+}
+
+fn flat(v: &[Option<f64>]) -> Vec<f64> {
+    v.iter().flatten().copied().collect()
+}
+
+/// Append the headline figures to the results file (see
+/// `copycat_bench::results`).
+fn record_results(args: &Args, runs: &[Run]) -> Result<()> {
+    let n = args.records;
+    let rates = |get: fn(&Run) -> Option<Measurement>| -> Vec<Option<f64>> {
+        runs.iter().map(|r| get(r).map(|m| m.rate(n))).collect()
+    };
+    let with_params = |r: Record| {
+        r.param("records", n as f64)
+            .param("value_size", args.value_size as f64)
+            .param("partitions", f64::from(args.partitions))
+    };
+    let mut out = Vec::new();
+    let mut push = |scenario: &str,
+                    values: Vec<Option<f64>>,
+                    ceiling: Option<(&str, &[Option<f64>])>,
+                    goal: Option<Goal>,
+                    extra: String| {
+        let samples = flat(&values);
+        let Some(value) = median(samples.clone()) else {
+            return;
+        };
+        let mut r = with_params(Record::new(scenario, "throughput", value, "rec/s").samples(samples.clone()));
+        if let Some((label, c)) = ceiling
+            && let Some(cm) = median(flat(c))
+        {
+            let per_run = ratios(&values, c);
+            r = r.vs(label, Some(cm), median(flat(&per_run)));
+        }
+        if let Some(g) = goal {
+            r = r.goal(g);
+        }
+        let mut note = format!("median of {} runs", samples.len());
+        if r.ratio.is_some() {
+            note.push_str("; ratio: median of per-run ratios");
+        }
+        note.push_str(&extra);
+        out.push(r.note(note));
+    };
+    let ceiling = rates(|r| r.ceiling);
+    let sink_ceiling = rates(|r| r.sink_ceiling);
+    let steady = |get: fn(&Run) -> Option<Measurement>, ceil: fn(&Run) -> Option<Measurement>, both: bool| {
+        let v: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| {
+                let c = ceil(r)?;
+                let s = get(r)?.steady?;
+                Some(s / if both { c.steady? } else { c.rate(n) })
+            })
+            .collect();
+        median(v).map_or_else(String::new, |s| format!("; steady-state ratio {s:.3}"))
+    };
+    push("source-ceiling", ceiling.clone(), None, None, String::new());
+    push(
+        "source-alo",
+        rates(|r| r.alo),
+        Some(("raw rdkafka producer", &ceiling)),
+        Some(Goal::ratio_at_least(0.9)),
+        steady(|r| r.alo, |r| r.ceiling, false),
+    );
+    push(
+        "source-eos",
+        rates(|r| r.eos),
+        Some(("raw rdkafka producer", &ceiling)),
+        Some(Goal::ratio_at_least(0.75)),
+        format!("{}; {}", steady(|r| r.eos, |r| r.ceiling, false), args.boundary_desc()),
+    );
+    push(
+        "source-ceiling-eos",
+        rates(|r| r.ceiling_eos),
+        Some(("raw rdkafka producer", &ceiling)),
+        None,
+        format!("; one transaction per {} records", args.batch_size),
+    );
+    push("sink-ceiling", sink_ceiling.clone(), None, None, String::new());
+    push(
+        "sink",
+        rates(|r| r.sink),
+        Some(("raw rdkafka consumer → file", &sink_ceiling)),
+        Some(Goal::ratio_at_least(0.9)),
+        steady(|r| r.sink, |r| r.sink_ceiling, true),
+    );
+    results::append(&out)
 }
 
 fn report(args: &Args, runs: &[Run]) {
@@ -908,23 +1289,7 @@ fn report(args: &Args, runs: &[Run]) {
     println!(" ratio = rec/s ÷ the same run's ceiling rec/s; Copycat time includes connector start-up (start ms:");
     println!(" until the first record is in the topic, eos: until the first transaction committed);");
     println!(" steady = rec/s after that ÷ ceiling rec/s; txns = transactions committed)");
-    let mut line = format!("{:<6}", "run");
-    for c in &cols {
-        let _ = write!(line, " {:>w$}", c.head, w = c.width);
-    }
-    println!("{line}");
-    for i in 0..runs.len() {
-        let mut line = format!("{:<6}", i + 1);
-        for c in &cols {
-            let _ = write!(line, " {}", cell(c.values[i], c.width, c.decimals));
-        }
-        println!("{line}");
-    }
-    let mut line = format!("{:<6}", "median");
-    for c in &cols {
-        let _ = write!(line, " {}", cell(c.median(), c.width, c.decimals));
-    }
-    println!("{line}");
+    print_table(&cols, runs.len());
     for (desc, rate, ratio, steady) in &summary {
         match (rate, ratio, steady) {
             (Some(rate), Some(ratio), Some(steady)) => println!(
@@ -948,13 +1313,7 @@ fn report(args: &Args, runs: &[Run]) {
 
 fn main() -> Result<()> {
     let args = Args::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    init_tracing("warn");
     if args.records == 0 || args.runs == 0 || args.partitions < 1 || args.batch_size == 0 {
         bail!("--records, --runs, --partitions and --batch-size must be at least 1");
     }
@@ -967,10 +1326,20 @@ fn main() -> Result<()> {
         "copycat-bench: {} records × {} B, {} partitions, {} run(s), Kafka at {}",
         args.records, args.value_size, args.partitions, args.runs, args.bootstrap
     );
-    let copycat = args.measures(Measure::Copycat) || args.measures(Measure::CopycatEos);
-    if copycat {
-        warm_up(&args)?;
+    let mut components = Vec::new();
+    if args.measures(Measure::Copycat) || args.measures(Measure::CopycatEos) {
+        components.push("datagen");
     }
+    if args.measures(Measure::CopycatSink) {
+        components.push("file-sink");
+    }
+    warm_up(&args, &components)?;
+    let sinks = args.measures(Measure::SinkCeiling) || args.measures(Measure::CopycatSink);
+    let sink_root = args
+        .sink_dir
+        .clone()
+        .unwrap_or_else(std::env::temp_dir)
+        .join(unique("copycat-bench-sink"));
     let ceiling_worker = WorkerConfig::from_props(worker_props(&args, "unused")).context("worker config")?;
     let mut created: Vec<String> = Vec::new();
     let mut runs = Vec::new();
@@ -981,8 +1350,12 @@ fn main() -> Result<()> {
             let eos_topic = unique("copycat-bench-datagen-eos");
             let ceiling_eos_topic = unique("copycat-bench-ceiling-eos");
             let warmup_topic = unique("copycat-bench-warmup");
+            let sink_topic = unique("copycat-bench-sink");
             let mut topics = Vec::new();
-            if args.measures(Measure::Ceiling) || args.measures(Measure::CeilingEos) {
+            if sinks {
+                topics.push(sink_topic.as_str());
+            }
+            if args.measures(Measure::Ceiling) || args.measures(Measure::CeilingEos) || sinks {
                 if args.measures(Measure::Ceiling) {
                     topics.push(ceiling_topic.as_str());
                 }
@@ -1015,7 +1388,13 @@ fn main() -> Result<()> {
                 }
                 match measure {
                     Measure::Ceiling => {
-                        let m = run_ceiling(&args, &ceiling_worker, &ceiling_topic, &warmup_topic)?;
+                        let m = run_ceiling(
+                            &args,
+                            &ceiling_worker,
+                            &ceiling_topic,
+                            &warmup_topic,
+                            "ceiling (rdkafka)",
+                        )?;
                         let total = Watermarks::new(&args.bootstrap, &ceiling_topic, args.partitions)?.sum()?;
                         if total != args.records {
                             eprintln!(
@@ -1051,6 +1430,7 @@ fn main() -> Result<()> {
                         );
                         run.ceiling_eos = Some(m);
                     }
+                    Measure::SinkCeiling | Measure::CopycatSink => {}
                     Measure::Copycat | Measure::CopycatEos => {
                         let eos = measure == Measure::CopycatEos;
                         let topic = if eos { &eos_topic } else { &alo_topic };
@@ -1075,10 +1455,69 @@ fn main() -> Result<()> {
                     }
                 }
             }
+            if sinks {
+                // Kafka → file: one pre-filled topic, read by both (each in
+                // its own consumer group); who goes first alternates.
+                fill_sink_topic(&args, &ceiling_worker, &sink_topic, &warmup_topic)?;
+                let dir = sink_root.join(format!("run-{}", i + 1));
+                std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+                let mut order = [Measure::SinkCeiling, Measure::CopycatSink];
+                order.rotate_left(i % 2);
+                for measure in order {
+                    if !args.measures(measure) {
+                        continue;
+                    }
+                    let m = if measure == Measure::SinkCeiling {
+                        run_sink_ceiling(&args, &ceiling_worker, &sink_topic, &dir)?
+                    } else {
+                        run_copycat_sink(&args, &rt, &sink_topic, &dir, &mut created)?
+                    };
+                    eprintln!(
+                        "run {}: {} {:>10.0} rec/s ({:.2} s, first {} after {} ms)",
+                        i + 1,
+                        if measure == Measure::SinkCeiling {
+                            "sink-ceiling"
+                        } else {
+                            "copycat-sink"
+                        },
+                        m.rate(args.records),
+                        m.elapsed.as_secs_f64(),
+                        if measure == Measure::SinkCeiling {
+                            "record"
+                        } else {
+                            "line"
+                        },
+                        m.startup.map_or(0, |d| d.as_millis()),
+                    );
+                    if measure == Measure::SinkCeiling {
+                        run.sink_ceiling = Some(m);
+                    } else {
+                        run.sink = Some(m);
+                    }
+                }
+                let _ = std::fs::remove_dir_all(&dir);
+            }
         }
         Ok(())
     })();
-    report(&args, &runs);
+    let sources = [
+        Measure::Ceiling,
+        Measure::Copycat,
+        Measure::CopycatEos,
+        Measure::CeilingEos,
+    ]
+    .into_iter()
+    .any(|m| args.measures(m));
+    if sources {
+        report(&args, &runs);
+    }
+    if sinks {
+        report_sink(&args, &runs);
+        let _ = std::fs::remove_dir_all(&sink_root);
+    }
+    if let Err(e) = record_results(&args, &runs) {
+        eprintln!("warning: recording the results: {e:#}");
+    }
     if !args.keep_topics {
         if let Err(e) = rt.block_on(delete_topics(&args.bootstrap, &created)) {
             eprintln!("warning: {e:#}");
