@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
+use copycat_bench::results::{self, Goal, Record};
 use copycat_runtime::engine::guest::{Guest, SinkRecord};
 use copycat_runtime::engine::{EngineConfig, WasmEngine};
 use copycat_runtime::host::{Grants, TaskHost, TaskIdent, TaskLimits};
@@ -253,8 +254,22 @@ fn main() -> Result<()> {
     println!("Boundary: pass-through guest, criterion mean per call / batch");
     println!("| direction | batch | record bytes | ns/record |");
     println!("|---|---:|---:|---:|");
+    let mut out = Vec::new();
     for row in &rows {
         let ns = mean_ns(&dir, row)? / row.batch as f64;
+        let scenario = match row.direction {
+            Direction::SinkPut => "boundary-put",
+            Direction::SourcePoll => "boundary-poll",
+        };
+        let mut rec = Record::new(scenario, "per-record", ns, "ns/record")
+            .param("batch", row.batch as f64)
+            .param("record_bytes", row.bytes as f64)
+            .note("criterion mean per call ÷ batch");
+        // The goal: ≤ 50 ns per 100-byte record at batch 1,000.
+        if row.batch == 1000 && row.bytes == 100 {
+            rec = rec.goal(Goal::value_at_most(50.0));
+        }
+        out.push(rec);
         println!(
             "| {} | {} | {} | {ns:.1} |",
             row.direction.label(),
@@ -262,5 +277,6 @@ fn main() -> Result<()> {
             row.bytes
         );
     }
+    results::append(&out)?;
     Ok(())
 }

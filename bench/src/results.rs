@@ -64,6 +64,15 @@ impl Goal {
         }
     }
 
+    /// `ratio <= target`.
+    pub fn ratio_at_most(target: f64) -> Self {
+        Self {
+            on: GoalOn::Ratio,
+            op: GoalOp::AtMost,
+            target,
+        }
+    }
+
     /// `value <= target`.
     pub fn value_at_most(target: f64) -> Self {
         Self {

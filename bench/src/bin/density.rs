@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use copycat_runtime::config::Props;
+use copycat_bench::results::{self, Goal, Record};
+use copycat_bench::{cpu_time as cpu, init_tracing, mib, props, rss_bytes as rss, threads};
 use copycat_runtime::{ConnectorConfig, Worker, WorkerConfig};
 
 #[derive(Parser)]
@@ -36,56 +37,9 @@ struct Args {
     plugin_dir: PathBuf,
 }
 
-fn props(pairs: &[(&str, &str)]) -> Props {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
-}
-
-/// The process's resident set, in bytes.
-fn rss() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .unwrap_or(0)
-        * 1024
-}
-
-/// CPU time (user + system) the process used so far.
-fn cpu() -> Duration {
-    let ticks = std::fs::read_to_string("/proc/self/stat")
-        .ok()
-        .and_then(|s| {
-            // Fields after the command name (which may hold spaces).
-            let rest = s.rsplit_once(')')?.1.to_owned();
-            let f: Vec<&str> = rest.split_whitespace().collect();
-            Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
-        })
-        .unwrap_or(0);
-    // USER_HZ is 100 on Linux.
-    Duration::from_millis(ticks * 10)
-}
-
-fn threads() -> usize {
-    std::fs::read_dir("/proc/self/task").map_or(0, Iterator::count)
-}
-
-fn mib(b: u64) -> f64 {
-    b as f64 / (1024.0 * 1024.0)
-}
-
 fn main() -> Result<()> {
     let args = Args::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    init_tracing("error");
     let rt = tokio::runtime::Runtime::new()?;
     let run_id = format!("{:x}", rand::random::<u32>());
     let plugin_dir = std::fs::canonicalize(&args.plugin_dir)
@@ -167,5 +121,22 @@ fn main() -> Result<()> {
         idle_cpu * 100.0,
     );
     worker.shutdown();
+    let tasks = args.tasks as f64;
+    let rec = |metric: &str, value: f64, unit: &str| Record::new("density", metric, value, unit).param("tasks", tasks);
+    results::append(&[
+        rec("rss-per-task", mib(per_task), "MiB").note(format!("(RSS with tasks - RSS before) / {} tasks", args.tasks)),
+        rec("rss-total", mib(total), "MiB").note(format!("RSS before the tasks: {:.0} MiB", mib(base_rss))),
+        rec("rss-1000-tasks", mib(base_rss) + mib(per_task) * 1000.0, "MiB")
+            .goal(Goal::value_at_most(1024.0))
+            .note(format!(
+                "projected: RSS before + 1,000 × RSS per task (measured with {} tasks)",
+                args.tasks
+            )),
+        rec("idle-cpu", idle_cpu * 100.0, "% of a core").note(format!(
+            "{} tasks at {} records/s in all, over {} s",
+            args.tasks, args.rate, args.idle_secs
+        )),
+        rec("start-all", started.as_secs_f64(), "s"),
+    ])?;
     Ok(())
 }

@@ -20,6 +20,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Parser;
+use copycat_bench::percentile;
+use copycat_bench::results::{self, Goal, Record};
 use serde_json::{Value, json};
 
 #[derive(Parser)]
@@ -161,14 +163,6 @@ fn await_on(addr: SocketAddr, name: &str, live: &[String], since: Instant) -> Re
     }
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted
-        .get(i.min(sorted.len().saturating_sub(1)))
-        .copied()
-        .unwrap_or(f64::NAN)
-}
-
 fn free_port() -> Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
@@ -267,8 +261,23 @@ fn main() -> Result<()> {
     }
     println!("\n| stop | runs | p50 | max | target |");
     println!("|---|---:|---:|---:|---|");
+    let mut out = Vec::new();
     for (signal, mut times) in results {
         times.sort_by(f64::total_cmp);
+        let scenario = format!("failover-{}", signal.to_lowercase());
+        let goal = (signal == "SIGKILL").then(|| Goal::value_at_most(10.0));
+        for (metric, value) in [
+            ("p50", percentile(&times, 0.5)),
+            ("max", times.last().copied().unwrap_or(f64::NAN)),
+        ] {
+            let mut r = Record::new(&scenario, metric, value, "s")
+                .samples(times.clone())
+                .note(format!("{} runs, 3 workers, {} tasks", times.len(), args.tasks));
+            if let Some(g) = goal {
+                r = r.goal(g);
+            }
+            out.push(r);
+        }
         println!(
             "| {signal} | {} | {:.2} s | {:.2} s | {} |",
             times.len(),
@@ -279,5 +288,6 @@ fn main() -> Result<()> {
     }
     drop(procs);
     let _ = std::fs::remove_dir_all(&dir);
+    results::append(&out)?;
     Ok(())
 }

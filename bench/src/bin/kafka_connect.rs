@@ -27,7 +27,6 @@
 //! alone: `scripts/kafka-connect.sh fetch && cargo build -p copycat-runtime
 //! --bin copycat && cargo run -p copycat-bench --bin kafka_connect -- --runs 3`.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufWriter, Read, Write};
@@ -35,19 +34,15 @@ use std::net::TcpListener;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, ValueEnum};
+use copycat_bench::results::{self, Goal, Record};
+use copycat_bench::{RssSampler, Watermarks, create_topics, delete_topics, init_tracing, median, unique, workspace};
 use copycat_runtime::WorkerConfig;
 use copycat_runtime::engine::WasmEngine;
 use rdkafka::ClientConfig;
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
-use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::RDKafkaErrorCode;
 
 /// Copycat's file source and sink against Kafka Connect 4.4's
@@ -118,14 +113,6 @@ fn extra_props(flag: &str, kvs: &[String]) -> Result<Vec<(String, String)>> {
                 .ok_or_else(|| anyhow!("--{flag} {kv}: expected KEY=VALUE"))
         })
         .collect()
-}
-
-fn unique(prefix: &str) -> String {
-    format!("{prefix}-{:016x}", rand::random::<u64>())
-}
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 // ------------------------------------------------------------------ processes
@@ -207,182 +194,6 @@ fn tail(path: &Path, n: usize) -> String {
 fn free_port() -> Result<u16> {
     let l = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
     Ok(l.local_addr().context("finding a free port")?.port())
-}
-
-// ------------------------------------------------------------------ memory
-
-/// `VmRSS`/`VmHWM` of a process, in KiB.
-fn status_kib(pid: u32, key: &str) -> Option<u64> {
-    let text = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    text.lines()
-        .find_map(|l| l.strip_prefix(key))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-}
-
-/// `root` and its descendants.
-fn tree(root: u32) -> Vec<u32> {
-    let mut parent: HashMap<u32, Vec<u32>> = HashMap::new();
-    if let Ok(dir) = fs::read_dir("/proc") {
-        for e in dir.flatten() {
-            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-                continue;
-            };
-            let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                continue;
-            };
-            // pid (comm) state ppid ...; comm may hold spaces and parentheses.
-            let ppid = stat
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-                .and_then(|s| s.parse::<u32>().ok());
-            if let Some(ppid) = ppid {
-                parent.entry(ppid).or_default().push(pid);
-            }
-        }
-    }
-    let mut out = vec![root];
-    let mut i = 0;
-    while i < out.len() {
-        if let Some(kids) = parent.get(&out[i]) {
-            out.extend(kids);
-        }
-        i += 1;
-    }
-    out
-}
-
-/// Samples the RSS of a process tree every 20 ms until stopped.
-struct RssSampler {
-    stop: Arc<AtomicBool>,
-    peak: Arc<AtomicU64>,
-    handle: Option<JoinHandle<()>>,
-    root: u32,
-}
-
-impl RssSampler {
-    fn start(root: u32) -> Self {
-        let stop = Arc::new(AtomicBool::new(false));
-        let peak = Arc::new(AtomicU64::new(0));
-        let (s, p) = (stop.clone(), peak.clone());
-        let handle = std::thread::spawn(move || {
-            while !s.load(Ordering::Relaxed) {
-                let sum: u64 = tree(root).into_iter().filter_map(|pid| status_kib(pid, "VmRSS:")).sum();
-                p.fetch_max(sum, Ordering::Relaxed);
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        });
-        Self {
-            stop,
-            peak,
-            handle: Some(handle),
-            root,
-        }
-    }
-
-    /// Peak KiB so far (call while the process still runs).
-    fn finish(mut self) -> u64 {
-        let hwm = status_kib(self.root, "VmHWM:").unwrap_or(0);
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-        self.peak.load(Ordering::Relaxed).max(hwm)
-    }
-}
-
-impl Drop for RssSampler {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
-}
-
-// ------------------------------------------------------------------ Kafka
-
-fn admin(bootstrap: &str) -> Result<AdminClient<DefaultClientContext>> {
-    ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .context("creating the admin client")
-}
-
-async fn create_topics(bootstrap: &str, topics: &[&str], partitions: i32) -> Result<()> {
-    let admin = admin(bootstrap)?;
-    let new: Vec<NewTopic<'_>> = topics
-        .iter()
-        .map(|t| NewTopic::new(t, partitions, TopicReplication::Fixed(1)))
-        .collect();
-    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
-    for r in admin.create_topics(&new, &opts).await.context("creating topics")? {
-        r.map_err(|(t, code)| anyhow!("creating topic {t}: {code}"))?;
-    }
-    Ok(())
-}
-
-async fn delete_topics(bootstrap: &str, topics: &[String]) -> Result<()> {
-    if topics.is_empty() {
-        return Ok(());
-    }
-    let admin = admin(bootstrap)?;
-    let names: Vec<&str> = topics.iter().map(String::as_str).collect();
-    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
-    for r in admin.delete_topics(&names, &opts).await.context("deleting topics")? {
-        match r {
-            Ok(_) | Err((_, RDKafkaErrorCode::UnknownTopicOrPartition)) => {}
-            Err((t, code)) => eprintln!("warning: deleting topic {t}: {code}"),
-        }
-    }
-    Ok(())
-}
-
-/// A topic's end offsets (the topics are fresh: start offsets are 0).
-struct Watermarks {
-    consumer: BaseConsumer,
-    topic: String,
-    partitions: i32,
-}
-
-impl Watermarks {
-    fn new(bootstrap: &str, topic: &str, partitions: i32) -> Result<Self> {
-        let consumer: BaseConsumer = ClientConfig::new()
-            .set("bootstrap.servers", bootstrap)
-            .set("client.id", "copycat-bench-kc-watermarks")
-            .create()
-            .context("creating the watermark consumer")?;
-        let marks = Self {
-            consumer,
-            topic: topic.to_owned(),
-            partitions,
-        };
-        // A fresh topic: wait until every partition has a leader and answers.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Ok(md) = marks.consumer.fetch_metadata(Some(topic), Duration::from_secs(5))
-                && let Some(t) = md.topics().first()
-                && t.error().is_none()
-                && t.partitions().len() == partitions as usize
-                && t.partitions().iter().all(|p| p.error().is_none() && p.leader() >= 0)
-                && marks.sum().is_ok()
-            {
-                return Ok(marks);
-            }
-            if Instant::now() > deadline {
-                bail!("topic {topic} did not become ready within 30 s");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn sum(&self) -> Result<u64> {
-        let mut total = 0;
-        for p in 0..self.partitions {
-            let (_, hi) = self
-                .consumer
-                .fetch_watermarks(&self.topic, p, Duration::from_secs(10))
-                .with_context(|| format!("reading the end offset of {}/{p}", self.topic))?;
-            total += hi.max(0) as u64;
-        }
-        Ok(total)
-    }
 }
 
 // ------------------------------------------------------------------ measuring
@@ -584,6 +395,7 @@ impl Bench {
     fn source(&self, system: System, run: &Path, topic: &str) -> Result<Measurement> {
         const WHAT: &str = "source";
         let marks = Watermarks::new(&self.args.bootstrap, topic, self.args.partitions)?;
+        marks.wait_ready()?;
         let file = self.input.display().to_string();
         let (worker, connector) = match system {
             System::KafkaConnect => {
@@ -804,19 +616,6 @@ fn warm_up(args: &Args) -> Result<()> {
 
 // ------------------------------------------------------------------ report
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let mid = v.len() / 2;
-    Some(if v.len() % 2 == 1 {
-        v[mid]
-    } else {
-        (v[mid - 1] + v[mid]) / 2.0
-    })
-}
-
 #[derive(Debug, Default, Clone, Copy)]
 struct Pair {
     kc: Option<Measurement>,
@@ -898,17 +697,56 @@ fn report(title: &str, first_what: &str, n: u64, pairs: &[Pair]) {
     }
 }
 
+/// The results file's records for one table: Copycat's throughput against
+/// Kafka Connect's (goal ≥ 3×) and its peak RSS against Kafka Connect's
+/// (goal ≤ 1/10); values are medians, ratios medians of per-run ratios.
+fn records(scenario: &str, n: u64, pairs: &[Pair]) -> Vec<Record> {
+    let both: Vec<(Measurement, Measurement)> = pairs.iter().filter_map(|p| p.kc.zip(p.copycat)).collect();
+    if both.is_empty() {
+        return Vec::new();
+    }
+    let runs = both.len();
+    let med = |f: &dyn Fn(&(Measurement, Measurement)) -> f64| median(both.iter().map(f).collect());
+    let note = format!("median of {runs} runs; ratio = Copycat ÷ Kafka Connect, median of per-run ratios");
+    let rate = |m: &Measurement| m.rate(n);
+    let rss = |m: &Measurement| m.rss_kib as f64 / 1024.0;
+    let mut out = Vec::new();
+    if let Some(v) = med(&|(_, c)| rate(c)) {
+        out.push(
+            Record::new(scenario, "throughput", v, "rec/s")
+                .vs(
+                    "Kafka Connect 4.4",
+                    med(&|(k, _)| rate(k)),
+                    med(&|(k, c)| rate(c) / rate(k)),
+                )
+                .goal(Goal::ratio_at_least(3.0))
+                .samples(both.iter().map(|(_, c)| rate(c)).collect())
+                .note(note.clone())
+                .param("records", n as f64),
+        );
+    }
+    if let Some(v) = med(&|(_, c)| rss(c)) {
+        out.push(
+            Record::new(scenario, "peak-rss", v, "MiB")
+                .vs(
+                    "Kafka Connect 4.4",
+                    med(&|(k, _)| rss(k)),
+                    med(&|(k, c)| if rss(k) > 0.0 { rss(c) / rss(k) } else { f64::NAN }),
+                )
+                .goal(Goal::ratio_at_most(0.1))
+                .samples(both.iter().map(|(_, c)| rss(c)).collect())
+                .note(note.clone())
+                .param("records", n as f64),
+        );
+    }
+    out
+}
+
 // ------------------------------------------------------------------ main
 
 fn main() -> Result<()> {
     let args = Args::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    init_tracing("warn");
     if args.lines == 0 || args.runs == 0 || args.partitions < 1 || args.line_size < 16 {
         bail!("--lines, --runs and --partitions must be at least 1, --line-size at least 16");
     }
@@ -1068,6 +906,11 @@ fn main() -> Result<()> {
             args.lines,
             &sinks,
         );
+    }
+    let mut out = records("vs-kafka-connect-source", args.lines, &sources);
+    out.extend(records("vs-kafka-connect-sink", args.lines, &sinks));
+    if let Err(e) = results::append(&out) {
+        eprintln!("warning: recording the results: {e:#}");
     }
     if let Ok(mut v) = bench.offsets_topics.lock() {
         created.append(&mut v);

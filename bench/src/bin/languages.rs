@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Parser;
+use copycat_bench::results::{self, Record};
+use copycat_bench::unique;
 use copycat_runtime::engine::guest::Guest;
 use copycat_runtime::engine::{EngineConfig, WasmEngine};
 use copycat_runtime::host::{Grants, TaskHost, TaskIdent, TaskLimits};
@@ -58,17 +60,12 @@ struct Row {
     kafka_rate: f64,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+fn median(v: Vec<f64>) -> f64 {
+    copycat_bench::median(v).unwrap_or(f64::NAN)
 }
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
-}
-
-fn unique(prefix: &str) -> String {
-    format!("{prefix}-{}", rand::random::<u32>())
 }
 
 fn config(topic: &str, count: u64) -> Vec<(String, String)> {
@@ -278,5 +275,26 @@ fn main() -> Result<()> {
             r.kafka_rate
         );
     }
+    let rust_rate = rows.iter().find(|r| r.lang == "rust").map(|r| r.kafka_rate);
+    let mut out = Vec::new();
+    for r in &rows {
+        let scenario = format!("languages-{}", r.lang);
+        let note = format!("median of {} runs", args.runs);
+        out.push(
+            Record::new(&scenario, "boundary", r.ns_per_record, "ns/record")
+                .runs(args.runs)
+                .note(format!("{note}; poll(1000) loop in one instance")),
+        );
+        let mut kafka = Record::new(&scenario, "kafka-throughput", r.kafka_rate, "rec/s")
+            .runs(args.runs)
+            .note(format!("{note}; {} records, one task", args.kafka_records));
+        if r.lang != "rust"
+            && let Some(rust) = rust_rate
+        {
+            kafka = kafka.vs("Rust (datagen)", Some(rust), None);
+        }
+        out.push(kafka);
+    }
+    results::append(&out)?;
     Ok(())
 }

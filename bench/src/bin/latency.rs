@@ -16,7 +16,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use copycat_runtime::config::Props;
+use copycat_bench::results::{self, Record};
+use copycat_bench::{init_tracing, percentile, props};
 use copycat_runtime::{ConnectorConfig, Worker, WorkerConfig};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
@@ -42,10 +43,6 @@ struct Args {
     plugin_dir: PathBuf,
 }
 
-fn props(pairs: &[(&str, &str)]) -> Props {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
-}
-
 fn now_ms() -> f64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -57,23 +54,9 @@ fn seq_of(line: &str) -> Option<u64> {
     line.split('.').next()?.rsplit_once(':')?.1.parse().ok()
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted
-        .get(i.min(sorted.len().saturating_sub(1)))
-        .copied()
-        .unwrap_or(f64::NAN)
-}
-
 fn main() -> Result<()> {
     let args = Args::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    init_tracing("error");
     let rt = tokio::runtime::Runtime::new()?;
     let run_id = format!("{:x}", rand::random::<u32>());
     let plugin_dir = std::fs::canonicalize(&args.plugin_dir)
@@ -208,5 +191,17 @@ fn main() -> Result<()> {
         lat.last().copied().unwrap_or(f64::NAN)
     );
     let _ = std::fs::remove_dir_all(&out_dir);
+    let n = lat.len();
+    let rec = |metric: &str, value: f64| {
+        Record::new("latency", metric, value, "ms")
+            .param("rate", args.rate)
+            .note(format!("{n} records over {} s at {} records/s", args.secs, args.rate))
+    };
+    results::append(&[
+        rec("p50", percentile(&lat, 0.5)),
+        rec("p90", percentile(&lat, 0.9)),
+        rec("p99", percentile(&lat, 0.99)),
+        rec("max", lat.last().copied().unwrap_or(f64::NAN)),
+    ])?;
     Ok(())
 }

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Parser;
+use copycat_bench::median;
+use copycat_bench::results::{self, Record};
 use copycat_runtime::engine::guest::Guest;
 use copycat_runtime::engine::{EngineConfig, WasmEngine};
 use copycat_runtime::host::{Grants, TaskHost, TaskIdent, TaskLimits};
@@ -158,11 +160,6 @@ fn measure(args: &Args, guest: &mut Guest, bar: &ProgressBar) -> Result<f64> {
     Ok(n as f64 / started.elapsed().as_secs_f64())
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn main() -> Result<()> {
     let args = Args::parse();
     if args.runs == 0 {
@@ -187,7 +184,10 @@ fn main() -> Result<()> {
             bar.finish_and_clear();
         }
     }
-    let rows: Vec<(&str, f64)> = prepared.into_iter().map(|p| (p.name, median(p.rates))).collect();
+    let rows: Vec<(&str, f64, Vec<f64>)> = prepared
+        .into_iter()
+        .map(|p| (p.name, median(p.rates.clone()).unwrap_or(f64::NAN), p.rates))
+        .collect();
     let base = rows.first().map_or(1.0, |r| r.1);
     println!();
     println!(
@@ -195,8 +195,23 @@ fn main() -> Result<()> {
         args.records, args.value_size, args.batch_size, args.runs
     );
     println!("{:<44} {:>14} {:>10}", "configuration", "records/s", "ratio");
-    for (name, rate) in &rows {
+    for (name, rate, _) in &rows {
         println!("{name:<44} {rate:>14.0} {:>10.3}", rate / base);
     }
+    let base_name = rows.first().map_or("", |r| r.0);
+    let out: Vec<Record> = rows
+        .iter()
+        .skip(1)
+        .map(|(name, rate, samples)| {
+            Record::new("limits", name, *rate, "rec/s")
+                .vs(base_name, Some(base), None)
+                .samples(samples.clone())
+                .note(format!(
+                    "datagen poll loop, no Kafka, {} records, median of {} runs",
+                    args.records, args.runs
+                ))
+        })
+        .collect();
+    results::append(&out)?;
     Ok(())
 }

@@ -12,14 +12,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result};
 use clap::Parser;
-use copycat_runtime::config::Props;
+use copycat_bench::results::{self, Goal, Record};
+use copycat_bench::{create_topics, init_tracing, percentile, props};
 use copycat_runtime::{ConnectorConfig, Worker, WorkerConfig};
 use indicatif::{ProgressBar, ProgressStyle};
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
-use rdkafka::config::ClientConfig;
 
 #[derive(Parser)]
 #[command(about = "Pause of a hot swap between two versions of a running source connector")]
@@ -44,43 +42,9 @@ struct Args {
     fixture_dir: PathBuf,
 }
 
-fn props(pairs: &[(&str, &str)]) -> Props {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted
-        .get(i.min(sorted.len().saturating_sub(1)))
-        .copied()
-        .unwrap_or(f64::NAN)
-}
-
-async fn create_topic(bootstrap: &str, topic: &str) -> Result<()> {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .context("admin client")?;
-    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
-    for r in admin
-        .create_topics(&[NewTopic::new(topic, 2, TopicReplication::Fixed(1))], &opts)
-        .await
-        .context("creating the topic")?
-    {
-        r.map_err(|(t, code)| anyhow!("creating topic {t}: {code}"))?;
-    }
-    Ok(())
-}
-
 fn main() -> Result<()> {
     let args = Args::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    init_tracing("warn");
     let rt = tokio::runtime::Runtime::new()?;
     let run_id = format!("{:x}", rand::random::<u32>());
     let wcfg = WorkerConfig::from_props(props(&[
@@ -111,9 +75,10 @@ fn main() -> Result<()> {
         "{:<15} {:>8} {:>8} {:>8} {:>8}   (pause, ms)",
         "guarantee", "p50", "p90", "p99", "max"
     );
+    let mut out = Vec::new();
     for delivery in &args.delivery {
         let topic = format!("bench-swap-{delivery}-{run_id}");
-        rt.block_on(create_topic(&args.bootstrap, &topic))?;
+        rt.block_on(create_topics(&args.bootstrap, &[&topic], 2))?;
         let name = format!("swap-{delivery}-{run_id}");
         let cfg = ConnectorConfig::from_props(
             props(&[
@@ -153,7 +118,16 @@ fn main() -> Result<()> {
             percentile(&pauses, 0.99),
             pauses.last().copied().unwrap_or(f64::NAN)
         );
+        let scenario = format!("swap-{delivery}");
+        let rec = |metric: &str, value: f64| {
+            Record::new(&scenario, metric, value, "ms")
+                .param("rate", args.rate)
+                .note(format!("pause over {} swaps", pauses.len()))
+        };
+        out.push(rec("p50", percentile(&pauses, 0.5)));
+        out.push(rec("p99", percentile(&pauses, 0.99)).goal(Goal::value_at_most(250.0)));
     }
     worker.shutdown();
+    results::append(&out)?;
     Ok(())
 }
