@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Throughput benchmark: Copycat's datagen source component -> Kafka, at-least-
-# once and exactly-once, against a plain rdkafka producer loop with the same
-# producer settings on the same broker (the ceiling). Prints records/s, MB/s
-# and each guarantee's ratio to the same run's ceiling for every run and the
-# median. See docs/BENCHMARKS.md.
+# The benchmark suite. First the throughput benchmark: Copycat's datagen
+# source component -> Kafka, at-least-once and exactly-once, against a plain
+# rdkafka producer loop with the same producer settings on the same broker
+# (the ceiling), and Kafka -> Copycat's file-sink against a plain rdkafka
+# consumer writing the same file. Prints records/s and each one's ratio to
+# the same run's ceiling for every run and the median. Then the other
+# scenarios (each skippable, below), then `report`: the summary table in
+# docs/BENCHMARKS.md and the plots in docs/bench/ (COPYCAT_BENCH_REPORT=0
+# skips it; COPYCAT_BENCH_NOTE adds a line to the summary, e.g. that it was a
+# short development run). See docs/BENCHMARKS.md.
 #
 # `just bench` has already built the connector components (build/plugins) and
 # started Kafka; it sets KAFKA_BOOTSTRAP and COPYCAT_PLUGIN_DIR. Arguments go
@@ -26,6 +31,22 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/copycat/target}"
 export KAFKA_BOOTSTRAP="${KAFKA_BOOTSTRAP:-$(scripts/kafka.sh bootstrap)}"
 export COPYCAT_PLUGIN_DIR="${COPYCAT_PLUGIN_DIR:-$PWD/build/plugins}"
+# Every scenario appends its headline figures (JSON lines) here; emptied now,
+# read by the report at the end.
+export COPYCAT_BENCH_RESULTS="${COPYCAT_BENCH_RESULTS:-$CARGO_TARGET_DIR/bench-results.jsonl}"
+mkdir -p "$(dirname "$COPYCAT_BENCH_RESULTS")"
+: >"$COPYCAT_BENCH_RESULTS"
+# The command that reproduces this run, for the report: the COPYCAT_BENCH_*
+# switches set, then this script with its arguments.
+if [[ -z "${COPYCAT_BENCH_COMMAND:-}" ]]; then
+    COPYCAT_BENCH_COMMAND=""
+    for v in $(compgen -e | grep '^COPYCAT_BENCH_' | grep -Ev '^COPYCAT_BENCH_(RESULTS|COMMAND|NOTE)$' | sort); do
+        COPYCAT_BENCH_COMMAND+="$v=$(printf '%q' "${!v}") "
+    done
+    COPYCAT_BENCH_COMMAND+="scripts/bench.sh"
+    [[ $# -gt 0 ]] && COPYCAT_BENCH_COMMAND+=" $(printf '%q ' "$@")"
+    export COPYCAT_BENCH_COMMAND="${COPYCAT_BENCH_COMMAND% }"
+fi
 
 cargo run --quiet -p copycat-bench --bin copycat-bench \
     --config 'profile.dev.package.copycat-bench.opt-level=2' \
@@ -95,4 +116,9 @@ if [[ "${COPYCAT_BENCH_KAFKA_CONNECT:-1}" != 0 ]]; then
     cargo run --quiet -p copycat-bench --bin kafka_connect \
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --runs 3
+fi
+# The summary table (docs/BENCHMARKS.md) and plots (docs/bench/*.svg) from
+# $COPYCAT_BENCH_RESULTS; COPYCAT_BENCH_REPORT=0 skips it.
+if [[ "${COPYCAT_BENCH_REPORT:-1}" != 0 ]]; then
+    cargo run --quiet -p copycat-bench --bin report
 fi

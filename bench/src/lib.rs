@@ -3,6 +3,7 @@
 //! CPU time, medians and percentiles, and [`results`], the machine-readable
 //! results every scenario appends to and the `report` binary reads.
 
+pub mod report;
 pub mod results;
 
 use std::collections::HashMap;

@@ -806,7 +806,7 @@ fn run_sink_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, dir: &Path)
                 if first.is_none() {
                     first = Some(start.elapsed());
                 }
-                if n % 4096 == 0 {
+                if n.is_multiple_of(4096) {
                     pb.set_position(n);
                     progress = Instant::now();
                 }

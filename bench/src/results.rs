@@ -115,6 +115,9 @@ impl Goal {
         };
         match self.on {
             GoalOn::Ratio => format!("ratio {op} {}", self.target),
+            GoalOn::Value if self.target.fract() == 0.0 && self.target.abs() < 1000.0 => {
+                format!("{op} {} {unit}", self.target)
+            }
             GoalOn::Value => format!("{op} {} {unit}", format_number(self.target)),
         }
     }
@@ -327,7 +330,9 @@ pub fn format_number(x: f64) -> String {
         return "-".to_owned();
     }
     let a = x.abs();
-    if a >= 1000.0 {
+    if x.fract() == 0.0 && a < 1000.0 {
+        format!("{x:.0}")
+    } else if a >= 1000.0 {
         let digits = format!("{:.0}", a);
         let mut grouped = String::new();
         for (i, c) in digits.chars().enumerate() {
@@ -427,5 +432,7 @@ mod tests {
         assert_eq!(format_number(1.234), "1.23");
         assert_eq!(format_number(0.5761), "0.576");
         assert_eq!(format_number(f64::NAN), "-");
+        assert_eq!(format_number(10.0), "10");
+        assert_eq!(format_number(0.0), "0");
     }
 }
