@@ -47,7 +47,8 @@ pub fn unique(prefix: &str) -> String {
 
 /// The workspace root (the bench crate's parent directory).
 pub fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::fs::canonicalize(&dir).unwrap_or(dir)
 }
 
 // ------------------------------------------------------------------ Kafka
