@@ -6,9 +6,10 @@ use core::cell::RefCell;
 use std::thread::LocalKey;
 
 pub use crate::__bindings::copycat::connector::types as wit;
+pub use crate::__bindings::source::copycat::connector::batch as packed;
 use crate::{
-    Config, ConfigKey, ConfigProblem, ConfigType, Connector, Error, Header, Importance, PluginInfo, SinkRecord,
-    SinkTask, SourcePosition, SourceRecord, SourceTask, TopicPartition, TopicPartitionOffset,
+    Config, ConfigKey, ConfigProblem, ConfigType, Connector, Error, Importance, PluginInfo, SinkBatch, SinkTask,
+    SourceBatch, SourcePosition, SourceTask, TopicPartition, TopicPartitionOffset,
 };
 
 /// Where the export macros keep the task: one instance runs one task, so the
@@ -56,45 +57,6 @@ fn config_key(k: ConfigKey) -> wit::ConfigKey {
         required: k.required,
         doc: k.doc,
         importance: importance(k.importance),
-    }
-}
-
-fn header_out(h: Header) -> wit::Header {
-    wit::Header {
-        key: h.key,
-        value: h.value,
-    }
-}
-
-fn header_in(h: wit::Header) -> Header {
-    Header {
-        key: h.key,
-        value: h.value,
-    }
-}
-
-fn source_record(r: SourceRecord) -> wit::SourceRecord {
-    wit::SourceRecord {
-        source_partition: r.source_partition,
-        source_offset: r.source_offset,
-        topic: r.topic,
-        partition: r.kafka_partition,
-        key: r.key,
-        value: r.value,
-        headers: r.headers.into_iter().map(header_out).collect(),
-        timestamp: r.timestamp,
-    }
-}
-
-fn sink_record(r: wit::SinkRecord) -> SinkRecord {
-    SinkRecord {
-        topic: r.topic,
-        partition: r.partition,
-        offset: r.offset,
-        key: r.key,
-        value: r.value,
-        headers: r.headers.into_iter().map(header_in).collect(),
-        timestamp: r.timestamp,
     }
 }
 
@@ -202,8 +164,12 @@ pub fn source_start<T: SourceTask>(slot: &'static Slot<T>, config: wit::Config) 
 }
 
 /// `source-task.poll`.
-pub fn source_poll<T: SourceTask>(slot: &'static Slot<T>, max_records: u32) -> WitResult<Vec<wit::SourceRecord>> {
-    with_task(slot, |task| task.poll(max_records)).map(|records| records.into_iter().map(source_record).collect())
+pub fn source_poll<T: SourceTask>(slot: &'static Slot<T>, max_records: u32) -> WitResult<packed::SourceBatch> {
+    with_task(slot, |task| {
+        let mut batch = SourceBatch::new();
+        task.poll_batch(max_records, &mut batch)?;
+        Ok(batch.into_wit())
+    })
 }
 
 /// `source-task.commit`.
@@ -240,9 +206,9 @@ pub fn sink_open<T: SinkTask>(
 }
 
 /// `sink-task.put`.
-pub fn sink_put<T: SinkTask>(slot: &'static Slot<T>, records: Vec<wit::SinkRecord>) -> WitResult<()> {
-    let records = records.into_iter().map(sink_record).collect();
-    with_task(slot, |task| task.put(records))
+pub fn sink_put<T: SinkTask>(slot: &'static Slot<T>, batch: packed::SinkBatch) -> WitResult<()> {
+    let batch = SinkBatch::from_wit(batch);
+    with_task(slot, |task| task.put_batch(&batch))
 }
 
 /// `sink-task.flush`.

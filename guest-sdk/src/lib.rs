@@ -104,6 +104,7 @@ pub use wit_bindgen;
 #[doc(hidden)]
 #[path = "export.rs"]
 pub mod __private;
+mod batch;
 pub mod clock;
 mod config;
 mod error;
@@ -114,13 +115,15 @@ mod plugin;
 mod record;
 mod task;
 
+pub use batch::{HeaderRefs, RecordRef, SinkBatch, SinkRecordRef, SourceBatch, SourceRecordView};
 pub use config::Config;
 pub use error::{Error, Result};
 pub use plugin::{ConfigKey, ConfigProblem, ConfigType, Importance, PluginInfo};
 pub use record::{Header, SinkRecord, SourcePosition, SourceRecord, TopicPartition, TopicPartitionOffset};
 pub use task::{Connector, SinkTask, SourceTask};
 
-/// Bindings generated from `wit/connector` (package `copycat:connector@0.1.0`).
+/// Bindings generated from `wit/connector@0.2.0` (package
+/// `copycat:connector@0.2.0`; `poll` and `put` move packed batches).
 ///
 /// The `source` and `sink` worlds both export the `connector` interface, and
 /// wit-bindgen's exported export macros live at the crate root, so the
@@ -135,12 +138,12 @@ pub use task::{Connector, SinkTask, SourceTask};
 #[allow(missing_docs, unsafe_code, clippy::all)]
 pub mod __bindings {
     wit_bindgen::generate!({
-        path: "../wit/connector",
+        path: "../wit/connector@0.2.0",
         inline: r#"
             package copycat:sdk;
 
             world connector-part {
-                export copycat:connector/connector@0.1.0;
+                export copycat:connector/connector@0.2.0;
             }
         "#,
         world: "copycat:sdk/connector-part",
@@ -151,21 +154,21 @@ pub mod __bindings {
 
     pub mod source {
         wit_bindgen::generate!({
-            path: "../wit/connector",
+            path: "../wit/connector@0.2.0",
             inline: r#"
                 package copycat:sdk;
 
                 world source-part {
-                    import copycat:connector/logging@0.1.0;
-                    import copycat:connector/clock@0.1.0;
-                    import copycat:connector/offsets@0.1.0;
-                    import copycat:connector/transactions@0.1.0;
-                    export copycat:connector/source-task@0.1.0;
+                    import copycat:connector/logging@0.2.0;
+                    import copycat:connector/clock@0.2.0;
+                    import copycat:connector/offsets@0.2.0;
+                    import copycat:connector/transactions@0.2.0;
+                    export copycat:connector/source-task@0.2.0;
                 }
             "#,
             world: "copycat:sdk/source-part",
             with: {
-                "copycat:connector/types@0.1.0": crate::__bindings::copycat::connector::types,
+                "copycat:connector/types@0.2.0": crate::__bindings::copycat::connector::types,
             },
             generate_all,
             pub_export_macro: true,
@@ -175,21 +178,22 @@ pub mod __bindings {
 
     pub mod sink {
         wit_bindgen::generate!({
-            path: "../wit/connector",
+            path: "../wit/connector@0.2.0",
             inline: r#"
                 package copycat:sdk;
 
                 world sink-part {
-                    import copycat:connector/logging@0.1.0;
-                    import copycat:connector/clock@0.1.0;
-                    export copycat:connector/sink-task@0.1.0;
+                    import copycat:connector/logging@0.2.0;
+                    import copycat:connector/clock@0.2.0;
+                    export copycat:connector/sink-task@0.2.0;
                 }
             "#,
             world: "copycat:sdk/sink-part",
             with: {
-                "copycat:connector/types@0.1.0": crate::__bindings::copycat::connector::types,
-                "copycat:connector/logging@0.1.0": crate::__bindings::source::copycat::connector::logging,
-                "copycat:connector/clock@0.1.0": crate::__bindings::source::copycat::connector::clock,
+                "copycat:connector/types@0.2.0": crate::__bindings::copycat::connector::types,
+                "copycat:connector/batch@0.2.0": crate::__bindings::source::copycat::connector::batch,
+                "copycat:connector/logging@0.2.0": crate::__bindings::source::copycat::connector::logging,
+                "copycat:connector/clock@0.2.0": crate::__bindings::source::copycat::connector::clock,
             },
             pub_export_macro: true,
             default_bindings_module: "copycat_sdk::__bindings::sink",
@@ -227,9 +231,7 @@ macro_rules! export_source {
                     $crate::__private::source_start::<$task>(&__COPYCAT_TASK, config)
                 }
 
-                fn poll(
-                    max_records: u32,
-                ) -> $crate::__private::WitResult<::std::vec::Vec<$crate::__private::wit::SourceRecord>> {
+                fn poll(max_records: u32) -> $crate::__private::WitResult<$crate::__private::packed::SourceBatch> {
                     $crate::__private::source_poll::<$task>(&__COPYCAT_TASK, max_records)
                 }
 
@@ -291,10 +293,8 @@ macro_rules! export_sink {
                     $crate::__private::sink_open::<$task>(&__COPYCAT_TASK, partitions)
                 }
 
-                fn put(
-                    records: ::std::vec::Vec<$crate::__private::wit::SinkRecord>,
-                ) -> $crate::__private::WitResult<()> {
-                    $crate::__private::sink_put::<$task>(&__COPYCAT_TASK, records)
+                fn put(batch: $crate::__private::packed::SinkBatch) -> $crate::__private::WitResult<()> {
+                    $crate::__private::sink_put::<$task>(&__COPYCAT_TASK, batch)
                 }
 
                 fn flush(

@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 
 use crate::{
-    Config, ConfigProblem, Error, PluginInfo, SinkRecord, SourcePosition, SourceRecord, TopicPartition,
-    TopicPartitionOffset,
+    Config, ConfigProblem, Error, PluginInfo, SinkBatch, SinkRecord, SourceBatch, SourcePosition, SourceRecord,
+    TopicPartition, TopicPartitionOffset,
 };
 
 /// The connector-level contract, shared by sources and sinks.
@@ -51,7 +51,25 @@ pub trait SourceTask: Sized + 'static {
     /// quickly: when nothing is ready, return an empty batch and the host
     /// calls again after a short back-off. Never block or sleep; the host
     /// enforces a time limit per call.
-    fn poll(&mut self, max_records: u32) -> Result<Vec<SourceRecord>, Error>;
+    ///
+    /// Implement this or [`poll_batch`](Self::poll_batch) (the faster
+    /// path); the default fails the task.
+    fn poll(&mut self, max_records: u32) -> Result<Vec<SourceRecord>, Error> {
+        let _ = max_records;
+        Err(Error::fatal("the connector implements neither `poll` nor `poll_batch`"))
+    }
+
+    /// Fill `batch` with at most `max_records` records and the offsets they
+    /// advance (what the host calls). Pushing borrowed records
+    /// ([`SourceBatch::push_ref`]) allocates nothing per record; a batch
+    /// may advance offsets without records (input read and skipped). The
+    /// default calls [`poll`](Self::poll) and pushes its records.
+    fn poll_batch(&mut self, max_records: u32, batch: &mut SourceBatch) -> Result<(), Error> {
+        for record in self.poll(max_records)? {
+            batch.push(record);
+        }
+        Ok(())
+    }
 
     /// Notification: these offsets (the latest per source partition) are now
     /// durable in Kafka and in the offset store. Use it to acknowledge
@@ -120,7 +138,21 @@ pub trait SinkTask: Sized + 'static {
     /// Write a batch of records. The task may buffer; records only count as
     /// delivered after a successful [`flush`](Self::flush).
     /// [`Error::Retriable`] makes the host redeliver the same batch later.
-    fn put(&mut self, records: Vec<SinkRecord>) -> Result<(), Error>;
+    ///
+    /// Implement this or [`put_batch`](Self::put_batch) (the faster path);
+    /// the default fails the task.
+    fn put(&mut self, records: Vec<SinkRecord>) -> Result<(), Error> {
+        let _ = records;
+        Err(Error::fatal("the connector implements neither `put` nor `put_batch`"))
+    }
+
+    /// Write a batch of records, read through borrowed views
+    /// ([`SinkBatch::iter`]): nothing is allocated per record (what the
+    /// host calls). Same rules as [`put`](Self::put), which the default
+    /// calls with owned copies.
+    fn put_batch(&mut self, batch: &SinkBatch) -> Result<(), Error> {
+        self.put(batch.to_records())
+    }
 
     /// Make everything `put` so far durable. `offsets` are the next offsets to
     /// read per partition; the host commits them to Kafka only if this returns

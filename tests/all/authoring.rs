@@ -37,13 +37,14 @@ fn inspect_describes_a_component() {
     assert!(keys.contains(&"topic") && keys.contains(&"streams"), "{keys:?}");
     let imports = doc["imports"].as_array().unwrap();
     assert!(
-        imports.iter().any(|i| i == "copycat:connector/offsets@0.1.0"),
+        imports.iter().any(|i| i == "copycat:connector/offsets@0.2.0"),
         "{imports:?}"
     );
     assert_eq!(doc["size"].as_u64().unwrap(), std::fs::metadata(&path).unwrap().len());
 
     let text = stdout(&copycat(&["inspect", path.to_str().unwrap()]));
     assert!(text.contains("datagen 0.1.0 (source connector)"), "{text}");
+    assert!(text.contains("contract copycat:connector@0.2.0"), "{text}");
 
     let bad = copycat(&["inspect", fixture("wrong-world").to_str().unwrap()]);
     assert!(!bad.status.success());

@@ -11,7 +11,8 @@
 //! whatever the restarts (at-least-once delivery may repeat some).
 
 use copycat_sdk::{
-    Config, ConfigKey, ConfigProblem, Connector, Error, Importance, PluginInfo, SourceRecord, SourceTask, clock, log,
+    Config, ConfigKey, ConfigProblem, Connector, Error, Importance, PluginInfo, RecordRef, SourceBatch, SourceTask,
+    clock, log,
 };
 
 /// The task-config key listing the streams assigned to a task.
@@ -190,6 +191,9 @@ pub struct DatagenTask {
     started_ns: u64,
     emitted: u64,
     finished_logged: bool,
+    /// Reused buffers the next record's key and value are formatted into.
+    key: Vec<u8>,
+    value: Vec<u8>,
 }
 
 impl DatagenTask {
@@ -207,20 +211,30 @@ impl DatagenTask {
         due.saturating_sub(self.emitted)
     }
 
-    fn record(&self, stream: &Stream, seq: u64) -> SourceRecord {
-        let key = format!("{}:{seq}", stream.partition);
-        let mut value = Vec::with_capacity(self.settings.value_size);
-        let take = key.len().min(self.settings.value_size);
-        value.extend_from_slice(&key.as_bytes()[..take]);
-        value.resize(self.settings.value_size, b'.');
-        let mut record = SourceRecord::new(stream.partition.clone(), seq.to_string())
-            .key(key)
-            .value(value);
-        if let Some(n) = self.settings.topic_partitions {
-            // Both are at most i32::MAX, see `non_negative_int` and `streams`.
-            record = record.kafka_partition(i32::try_from(stream.index % n).unwrap_or(0));
-        }
-        record
+    /// Push record `seq` of stream `i`: key `<partition>:<seq>`, value the
+    /// key padded with '.' to `value.size`, formatted into the task's
+    /// reused buffers (nothing allocated per record).
+    fn push(&mut self, batch: &mut SourceBatch, i: usize, seq: u64) {
+        use std::io::Write as _;
+        let stream = &self.streams[i];
+        self.key.clear();
+        // Writing into a Vec cannot fail.
+        let _ = write!(self.key, "{}:{seq}", stream.partition);
+        self.value.clear();
+        let take = self.key.len().min(self.settings.value_size);
+        self.value.extend_from_slice(&self.key[..take]);
+        self.value.resize(self.settings.value_size, b'.');
+        // Both are at most i32::MAX, see `non_negative_int` and `streams`.
+        let kafka_partition = self
+            .settings
+            .topic_partitions
+            .map(|n| i32::try_from(stream.index % n).unwrap_or(0));
+        batch.push_ref(RecordRef {
+            kafka_partition,
+            key: Some(&self.key),
+            value: Some(&self.value),
+            ..RecordRef::default()
+        });
     }
 }
 
@@ -275,17 +289,19 @@ impl SourceTask for DatagenTask {
             started_ns: clock::monotonic_ns(),
             emitted: 0,
             finished_logged: false,
+            key: Vec::new(),
+            value: Vec::new(),
         })
     }
 
-    fn poll(&mut self, max_records: u32) -> Result<Vec<SourceRecord>, Error> {
+    fn poll_batch(&mut self, max_records: u32, batch: &mut SourceBatch) -> Result<(), Error> {
         let limit = u64::from(max_records.min(self.settings.batch_size)).min(self.rate_budget());
-        let mut batch = Vec::new();
         if limit == 0 || self.streams.is_empty() {
-            return Ok(batch);
+            return Ok(());
         }
         // Round-robin over the streams that still have records; stop after a
         // full lap that emitted nothing (every stream exhausted).
+        let first: Vec<u64> = self.streams.iter().map(|s| s.next_seq).collect();
         let mut idle = 0;
         while (batch.len() as u64) < limit && idle < self.streams.len() {
             let i = self.cursor;
@@ -296,8 +312,14 @@ impl SourceTask for DatagenTask {
             }
             idle = 0;
             let seq = self.streams[i].next_seq;
-            batch.push(self.record(&self.streams[i], seq));
+            self.push(batch, i, seq);
             self.streams[i].next_seq += 1;
+        }
+        // Each stream's offset once per batch: its last sequence number.
+        for (s, first) in self.streams.iter().zip(first) {
+            if s.next_seq > first {
+                batch.advance(&s.partition, (s.next_seq - 1).to_string());
+            }
         }
         self.emitted += batch.len() as u64;
         if batch.is_empty() && !self.finished_logged {
@@ -307,7 +329,7 @@ impl SourceTask for DatagenTask {
                 self.settings.count
             ));
         }
-        Ok(batch)
+        Ok(())
     }
 }
 
@@ -340,22 +362,33 @@ mod tests {
             ("topic.partitions", "4"),
         ]);
         let mut task = DatagenTask::start(c).unwrap();
-        let batch = task.poll(4).unwrap();
-        let keys: Vec<_> = batch.iter().map(|r| r.key.clone().unwrap()).collect();
+        let batch = poll(&mut task, 4);
+        let records: Vec<_> = batch.iter().collect();
+        let keys: Vec<_> = records.iter().map(|r| r.key.unwrap()).collect();
         assert_eq!(keys, [&b"stream-0:0"[..], b"stream-1:0", b"stream-0:1", b"stream-1:1"]);
-        assert_eq!(batch[0].value.as_deref(), Some(&b"stream-0:0.."[..]));
-        assert_eq!(batch[1].kafka_partition, Some(1));
-        assert_eq!(batch[2].source_offset, "1");
-        assert_eq!(task.poll(100).unwrap().len(), 2);
-        assert!(task.poll(100).unwrap().is_empty());
+        assert_eq!(records[0].value, Some(&b"stream-0:0.."[..]));
+        assert_eq!(records[1].kafka_partition, Some(1));
+        assert_eq!(batch.offset("stream-0"), Some("1"));
+        assert_eq!(batch.offset("stream-1"), Some("1"));
+        let next = poll(&mut task, 100);
+        assert_eq!(next.len(), 2);
+        assert_eq!(next.offset("stream-1"), Some("2"));
+        assert!(poll(&mut task, 100).is_empty());
+    }
+
+    fn poll(task: &mut DatagenTask, max: u32) -> SourceBatch {
+        let mut batch = SourceBatch::new();
+        task.poll_batch(max, &mut batch).unwrap();
+        batch
     }
 
     #[test]
     fn value_truncates_long_keys() {
         let mut task = DatagenTask::start(config(&[("value.size", "4")])).unwrap();
-        let batch = task.poll(1).unwrap();
-        assert_eq!(batch[0].value.as_deref(), Some(&b"stre"[..]));
-        assert_eq!(batch[0].kafka_partition, None);
+        let batch = poll(&mut task, 1);
+        let first = batch.iter().next().unwrap();
+        assert_eq!(first.value, Some(&b"stre"[..]));
+        assert_eq!(first.kafka_partition, None);
     }
 
     #[test]
@@ -369,6 +402,6 @@ mod tests {
     #[test]
     fn rate_limits_with_empty_batches() {
         let mut task = DatagenTask::start(config(&[("rate", "0.001")])).unwrap();
-        assert!(task.poll(10).unwrap().is_empty());
+        assert!(poll(&mut task, 10).is_empty());
     }
 }

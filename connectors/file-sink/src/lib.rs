@@ -27,8 +27,8 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use copycat_sdk::{
-    Config, ConfigKey, ConfigProblem, Connector, Error, Importance, PluginInfo, SinkRecord, SinkTask, TopicPartition,
-    TopicPartitionOffset, grants, log,
+    Config, ConfigKey, ConfigProblem, Connector, Error, Importance, PluginInfo, SinkBatch, SinkRecord, SinkTask,
+    TopicPartition, TopicPartitionOffset, grants, log,
 };
 
 /// The file-sink connector.
@@ -275,26 +275,34 @@ impl SinkTask for FileSinkTask {
     }
 
     fn put(&mut self, records: Vec<SinkRecord>) -> Result<(), Error> {
-        for record in records {
-            let tp = TopicPartition::new(record.topic, record.partition);
+        self.put_batch(&SinkBatch::from_records(&records))
+    }
+
+    fn put_batch(&mut self, batch: &SinkBatch) -> Result<(), Error> {
+        // Records come in runs of one partition: its key is built once per run.
+        let mut tp = TopicPartition::new("", -1);
+        for record in batch.iter() {
+            if tp.partition != record.partition || tp.topic != record.topic {
+                tp = TopicPartition::new(record.topic, record.partition);
+            }
             if self.exactly_once {
                 if self.next.get(&tp).is_some_and(|next| record.offset < *next) {
                     continue; // already in a committed file
                 }
-                if self.ranges.get(&tp).is_some_and(|(_, last)| record.offset <= *last) {
-                    continue; // already buffered
+                match self.ranges.get_mut(&tp) {
+                    Some((_, last)) if record.offset <= *last => continue, // already buffered
+                    Some((_, last)) => *last = record.offset,
+                    None => {
+                        self.ranges.insert(tp.clone(), (record.offset, record.offset));
+                    }
                 }
-                let range = self.ranges.entry(tp.clone()).or_insert((record.offset, record.offset));
-                range.1 = record.offset;
             }
             let Some(value) = record.value else { continue };
-            if !self.buffers.contains_key(&tp) {
-                self.buffers.insert(tp.clone(), Vec::new());
-            }
-            let Some(buffer) = self.buffers.get_mut(&tp) else {
-                continue;
+            let buffer = match self.buffers.get_mut(&tp) {
+                Some(b) => b,
+                None => self.buffers.entry(tp.clone()).or_default(),
             };
-            buffer.extend_from_slice(&value);
+            buffer.extend_from_slice(value);
             buffer.push(b'\n');
         }
         // At-least-once, what a `put` brought is appended to the files at

@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{ConfigError, ConnectorConfig, Props, WorkerConfig};
 use crate::engine::guest::{
-    Guest, GuestError, Header, SinkRecord, SourcePosition, TopicPartition, TopicPartitionOffset,
+    Guest, GuestError, Header, SinkRecord, SinkRecordRef, SourceBatch, SourcePosition, TopicPartition,
+    TopicPartitionOffset,
 };
 use crate::engine::{LoadError, WasmEngine};
 use crate::host::{Grants, OffsetSnapshot, TaskHost, TaskIdent, WorldKind};
@@ -84,8 +85,11 @@ fn guest_err(call: &'static str) -> impl Fn(GuestError) -> DevError {
 /// A source record as printed: one JSON object per line.
 #[derive(Debug, Serialize)]
 struct PrintedRecord<'a> {
-    source_partition: &'a str,
-    source_offset: &'a str,
+    /// 0.1.0 components: per record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_partition: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_offset: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     topic: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -96,9 +100,13 @@ struct PrintedRecord<'a> {
     headers: BTreeMap<&'a str, Option<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     timestamp: Option<i64>,
+    /// 0.2.0 components: the source offsets the batch advances, on its last
+    /// record (or alone, for a batch of offsets only).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    positions: BTreeMap<String, String>,
 }
 
-fn text(bytes: Option<&Vec<u8>>) -> Option<String> {
+fn text(bytes: Option<&[u8]>) -> Option<String> {
     bytes.map(|b| String::from_utf8_lossy(b).into_owned())
 }
 
@@ -215,26 +223,43 @@ fn run_source(
             continue;
         }
         idle = 0;
-        for r in &records {
+        let batch_latest = records.latest_offsets();
+        // 0.2.0 batches carry offsets per batch, not per record.
+        let mut positions: BTreeMap<String, String> = match &records {
+            SourceBatch::Packed(_) => batch_latest.iter().cloned().collect(),
+            SourceBatch::Records(_) => BTreeMap::new(),
+        };
+        let per_record: Vec<Option<&str>> = match &records {
+            SourceBatch::Records(rs) => rs.iter().map(|r| Some(r.source_offset.as_str())).collect(),
+            SourceBatch::Packed(_) => Vec::new(),
+        };
+        let count = records.len();
+        for (i, r) in records.iter().enumerate() {
             let printed = PrintedRecord {
-                source_partition: &r.source_partition,
-                source_offset: &r.source_offset,
-                topic: r.topic.as_deref(),
+                source_partition: r.source_partition,
+                source_offset: per_record.get(i).copied().flatten(),
+                topic: r.topic,
                 partition: r.partition,
-                key: text(r.key.as_ref()),
-                value: text(r.value.as_ref()),
-                headers: r
-                    .headers
-                    .iter()
-                    .map(|h| (h.key.as_str(), text(h.value.as_ref())))
-                    .collect(),
+                key: text(r.key),
+                value: text(r.value),
+                headers: r.headers.map(|(k, v)| (k, text(v))).collect(),
                 timestamp: r.timestamp,
+                positions: if i + 1 == count {
+                    std::mem::take(&mut positions)
+                } else {
+                    BTreeMap::new()
+                },
             };
             serde_json::to_writer(&mut *out, &printed).map_err(std::io::Error::other)?;
             writeln!(out)?;
-            latest.insert(r.source_partition.clone(), r.source_offset.clone());
         }
-        emitted += records.len() as u64;
+        if !positions.is_empty() {
+            serde_json::to_writer(&mut *out, &serde_json::json!({ "positions": positions }))
+                .map_err(std::io::Error::other)?;
+            writeln!(out)?;
+        }
+        latest.extend(batch_latest);
+        emitted += count as u64;
     }
     let positions: Vec<SourcePosition> = latest
         .into_iter()
@@ -313,8 +338,23 @@ fn run_sink(
         )?;
     }
     let mut last: BTreeMap<(String, i32), i64> = BTreeMap::new();
+    let mut batch = task.sink_batch();
     for chunk in records.chunks(run.batch.max(1) as usize) {
-        task.sink_put(chunk).map_err(guest_err("put"))?;
+        batch.clear();
+        for r in chunk {
+            batch
+                .push(SinkRecordRef {
+                    topic: &r.topic,
+                    partition: r.partition,
+                    offset: r.offset,
+                    key: r.key.as_deref(),
+                    value: r.value.as_deref(),
+                    headers: r.headers.iter().map(|h| (h.key.as_str(), h.value.as_deref())),
+                    timestamp: r.timestamp,
+                })
+                .map_err(|e| guest_err("put")(GuestError::Fatal(e)))?;
+        }
+        task.sink_put(&batch).map_err(guest_err("put"))?;
         writeln!(out, "put {} record(s)", chunk.len())?;
         for r in chunk {
             last.insert((r.topic.clone(), r.partition), r.offset);

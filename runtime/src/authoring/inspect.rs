@@ -59,6 +59,8 @@ pub struct Inspection {
     pub digest: String,
     /// `source` or `sink`.
     pub world: &'static str,
+    /// The contract it implements, e.g. `copycat:connector@0.2.0`.
+    pub contract: String,
     /// The plugin's own name.
     pub name: String,
     /// Its version.
@@ -134,6 +136,7 @@ fn inspect_here(path: &Path) -> Result<Inspection, InspectError> {
             WorldKind::Source => "source",
             WorldKind::Sink => "sink",
         },
+        contract: plugin.contract.to_string(),
         name: info.name,
         version: info.version,
         description: info.description,
@@ -165,6 +168,7 @@ impl std::fmt::Display for Inspection {
         if !self.description.is_empty() {
             writeln!(f, "  about    {}", self.description)?;
         }
+        writeln!(f, "  contract {}", self.contract)?;
         writeln!(f, "  size     {} bytes", self.size)?;
         writeln!(f, "  digest   {}", self.digest)?;
         writeln!(f, "  config")?;

@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use wasmtime::{Store, Trap};
 
-use super::bindings::{sink, source};
+pub use super::batch::{Contract, HeaderViews, RecordView, SinkBatch, SinkRecordRef, SourceBatch};
+use super::bindings::{sink, source, v0_2};
 use super::{EPOCH_TICK, InstanceSlot, Plugin, WasmEngine};
 use crate::host::{TaskHost, TaskLimits, WorldKind};
 use crate::metrics::{Call, Limit, TaskInstruments};
@@ -59,6 +60,8 @@ impl From<ConnectorError> for GuestError {
 enum Bindings {
     Source(source::Source),
     Sink(sink::Sink),
+    SourceV0_2(v0_2::source::Source),
+    SinkV0_2(v0_2::sink::Sink),
 }
 
 /// Last lines a guest wrote to stderr, quoted when it traps (a Rust panic
@@ -130,13 +133,19 @@ impl Guest {
                 .set_fuel(names.fuel_per_call.unwrap_or(u64::MAX))
                 .map_err(|e| GuestError::Trap(format!("setting the fuel budget: {e:#}")))?;
         }
-        let result = match plugin.kind {
-            WorldKind::Source => source::SourcePre::new(plugin.pre.clone())
+        let result = match (plugin.kind, plugin.contract) {
+            (WorldKind::Source, Contract::V0_1) => source::SourcePre::new(plugin.pre.clone())
                 .and_then(|pre| pre.instantiate(&mut store))
                 .map(Bindings::Source),
-            WorldKind::Sink => sink::SinkPre::new(plugin.pre.clone())
+            (WorldKind::Sink, Contract::V0_1) => sink::SinkPre::new(plugin.pre.clone())
                 .and_then(|pre| pre.instantiate(&mut store))
                 .map(Bindings::Sink),
+            (WorldKind::Source, Contract::V0_2) => v0_2::source::SourcePre::new(plugin.pre.clone())
+                .and_then(|pre| pre.instantiate(&mut store))
+                .map(Bindings::SourceV0_2),
+            (WorldKind::Sink, Contract::V0_2) => v0_2::sink::SinkPre::new(plugin.pre.clone())
+                .and_then(|pre| pre.instantiate(&mut store))
+                .map(Bindings::SinkV0_2),
         };
         let bindings = result.map_err(|e| {
             let (err, limit) = trap_error(&mut store, &stderr, names, "instantiation", e);
@@ -169,9 +178,22 @@ impl Guest {
     /// Source or sink.
     pub fn kind(&self) -> WorldKind {
         match self.bindings {
-            Bindings::Source(_) => WorldKind::Source,
-            Bindings::Sink(_) => WorldKind::Sink,
+            Bindings::Source(_) | Bindings::SourceV0_2(_) => WorldKind::Source,
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) => WorldKind::Sink,
         }
+    }
+
+    /// The contract version the component implements.
+    pub fn contract(&self) -> Contract {
+        match self.bindings {
+            Bindings::Source(_) | Bindings::Sink(_) => Contract::V0_1,
+            Bindings::SourceV0_2(_) | Bindings::SinkV0_2(_) => Contract::V0_2,
+        }
+    }
+
+    /// An empty batch for [`Guest::sink_put`], in this component's shape.
+    pub fn sink_batch(&self) -> SinkBatch {
+        SinkBatch::new(self.contract())
     }
 
     /// Run one export call with a fresh deadline. A trap poisons the
@@ -234,6 +256,8 @@ impl Guest {
         self.call_infallible("describe", |b, s| match b {
             Bindings::Source(b) => b.copycat_connector_connector().call_describe(s),
             Bindings::Sink(b) => b.copycat_connector_connector().call_describe(s),
+            Bindings::SourceV0_2(b) => b.copycat_connector_connector().call_describe(s),
+            Bindings::SinkV0_2(b) => b.copycat_connector_connector().call_describe(s),
         })
     }
 
@@ -242,6 +266,8 @@ impl Guest {
         self.call_infallible("validate", |b, s| match b {
             Bindings::Source(b) => b.copycat_connector_connector().call_validate(s, config),
             Bindings::Sink(b) => b.copycat_connector_connector().call_validate(s, config),
+            Bindings::SourceV0_2(b) => b.copycat_connector_connector().call_validate(s, config),
+            Bindings::SinkV0_2(b) => b.copycat_connector_connector().call_validate(s, config),
         })
     }
 
@@ -250,15 +276,17 @@ impl Guest {
         self.call("task-configs", |b, s| match b {
             Bindings::Source(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
             Bindings::Sink(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
+            Bindings::SourceV0_2(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
+            Bindings::SinkV0_2(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
         })
     }
 
     // ---- source-task interface ----
 
-    fn source(&self, what: &str) -> Result<&source::Source, GuestError> {
+    fn source(&self, what: &str) -> Result<(), GuestError> {
         match &self.bindings {
-            Bindings::Source(b) => Ok(b),
-            Bindings::Sink(_) => Err(self.wrong_world(what)),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) => Ok(()),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Err(self.wrong_world(what)),
         }
     }
 
@@ -267,17 +295,29 @@ impl Guest {
         self.source("start")?;
         self.call("start", |b, s| match b {
             Bindings::Source(b) => b.copycat_connector_source_task().call_start(s, config),
-            Bindings::Sink(_) => Ok(Ok(())),
+            Bindings::SourceV0_2(b) => b.copycat_connector_source_task().call_start(s, config),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Ok(Ok(())),
         })
     }
 
     /// `source-task.poll`.
-    pub fn source_poll(&mut self, max_records: u32) -> Result<Vec<SourceRecord>, GuestError> {
+    ///
+    /// A packed batch (0.2.0) that breaks the batch layout's rules fails
+    /// the call like a fatal connector error, naming the record.
+    pub fn source_poll(&mut self, max_records: u32) -> Result<SourceBatch, GuestError> {
         self.source("poll")?;
-        self.call("poll", |b, s| match b {
-            Bindings::Source(b) => b.copycat_connector_source_task().call_poll(s, max_records),
-            Bindings::Sink(_) => Ok(Ok(Vec::new())),
-        })
+        let batch = self.call("poll", |b, s| match b {
+            Bindings::Source(b) => Ok(b
+                .copycat_connector_source_task()
+                .call_poll(s, max_records)?
+                .map(|records| Ok(SourceBatch::Records(records)))),
+            Bindings::SourceV0_2(b) => Ok(b
+                .copycat_connector_source_task()
+                .call_poll(s, max_records)?
+                .map(SourceBatch::packed)),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Ok(Ok(Ok(SourceBatch::default()))),
+        })?;
+        batch.map_err(|e| GuestError::Fatal(format!("`poll` returned a malformed batch: {e}")))
     }
 
     /// The transaction request (`copycat:connector/transactions`) the guest
@@ -291,7 +331,8 @@ impl Guest {
         self.source("commit")?;
         self.call("commit", |b, s| match b {
             Bindings::Source(b) => b.copycat_connector_source_task().call_commit(s, offsets),
-            Bindings::Sink(_) => Ok(Ok(())),
+            Bindings::SourceV0_2(b) => b.copycat_connector_source_task().call_commit(s, offsets),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Ok(Ok(())),
         })
     }
 
@@ -300,16 +341,17 @@ impl Guest {
         self.source("stop")?;
         self.call_infallible("stop", |b, s| match b {
             Bindings::Source(b) => b.copycat_connector_source_task().call_stop(s),
-            Bindings::Sink(_) => Ok(()),
+            Bindings::SourceV0_2(b) => b.copycat_connector_source_task().call_stop(s),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Ok(()),
         })
     }
 
     // ---- sink-task interface ----
 
-    fn sink(&self, what: &str) -> Result<&sink::Sink, GuestError> {
+    fn sink(&self, what: &str) -> Result<(), GuestError> {
         match &self.bindings {
-            Bindings::Sink(b) => Ok(b),
-            Bindings::Source(_) => Err(self.wrong_world(what)),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Ok(()),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) => Err(self.wrong_world(what)),
         }
     }
 
@@ -318,7 +360,8 @@ impl Guest {
         self.sink("start")?;
         self.call("start", |b, s| match b {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_start(s, config),
-            Bindings::Source(_) => Ok(Ok(())),
+            Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_start(s, config),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) => Ok(Ok(())),
         })
     }
 
@@ -327,16 +370,24 @@ impl Guest {
         self.sink("open")?;
         self.call("open", |b, s| match b {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_open(s, partitions),
-            Bindings::Source(_) => Ok(Ok(Vec::new())),
+            Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_open(s, partitions),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) => Ok(Ok(Vec::new())),
         })
     }
 
     /// `sink-task.put`.
-    pub fn sink_put(&mut self, records: &[SinkRecord]) -> Result<(), GuestError> {
+    ///
+    /// `batch` must be in this component's shape ([`Guest::sink_batch`]).
+    pub fn sink_put(&mut self, batch: &SinkBatch) -> Result<(), GuestError> {
         self.sink("put")?;
-        self.call("put", |b, s| match b {
-            Bindings::Sink(b) => b.copycat_connector_sink_task().call_put(s, records),
-            Bindings::Source(_) => Ok(Ok(())),
+        let contract = self.contract();
+        self.call("put", |b, s| match (b, batch) {
+            (Bindings::Sink(b), SinkBatch::Records(records)) => b.copycat_connector_sink_task().call_put(s, records),
+            (Bindings::SinkV0_2(b), SinkBatch::Packed(batch)) => b.copycat_connector_sink_task().call_put(s, batch),
+            (Bindings::Source(_) | Bindings::SourceV0_2(_), _) => Ok(Ok(())),
+            (Bindings::Sink(_) | Bindings::SinkV0_2(_), _) => Err(wasmtime::Error::msg(format!(
+                "host invariant: a put batch of the wrong shape for a {contract} component"
+            ))),
         })
     }
 
@@ -345,7 +396,8 @@ impl Guest {
         self.sink("flush")?;
         self.call("flush", |b, s| match b {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_flush(s, offsets),
-            Bindings::Source(_) => Ok(Ok(())),
+            Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_flush(s, offsets),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) => Ok(Ok(())),
         })
     }
 
@@ -354,7 +406,8 @@ impl Guest {
         self.sink("close")?;
         self.call("close", |b, s| match b {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_close(s, partitions),
-            Bindings::Source(_) => Ok(Ok(())),
+            Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_close(s, partitions),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) => Ok(Ok(())),
         })
     }
 
@@ -363,7 +416,8 @@ impl Guest {
         self.sink("stop")?;
         self.call_infallible("stop", |b, s| match b {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_stop(s),
-            Bindings::Source(_) => Ok(()),
+            Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_stop(s),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) => Ok(()),
         })
     }
 }

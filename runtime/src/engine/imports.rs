@@ -46,6 +46,7 @@ const PROVIDED: &[(&str, &[&str], &str)] = &[
     ),
     ("wasi:http", &["types", "outgoing-handler"], "0.2."),
     ("copycat:connector", &["types", "logging", "clock"], "0.1."),
+    ("copycat:connector", &["types", "batch", "logging", "clock"], "0.2."),
 ];
 
 /// Copycat interfaces only the source world imports.
@@ -57,7 +58,10 @@ fn provided(name: &str, world: WorldKind) -> bool {
     let Some((package, interface)) = path.split_once('/') else {
         return false;
     };
-    if package == "copycat:connector" && version.starts_with("0.1.") && SOURCE_ONLY.contains(&interface) {
+    if package == "copycat:connector"
+        && (version.starts_with("0.1.") || version.starts_with("0.2."))
+        && SOURCE_ONLY.contains(&interface)
+    {
         return world == WorldKind::Source;
     }
     PROVIDED
@@ -86,6 +90,10 @@ mod tests {
         assert!(provided("wasi:http/outgoing-handler@0.2.6", WorldKind::Source));
         assert!(provided("copycat:connector/offsets@0.1.0", WorldKind::Source));
         assert!(!provided("copycat:connector/offsets@0.1.0", WorldKind::Sink));
+        assert!(provided("copycat:connector/offsets@0.2.0", WorldKind::Source));
+        assert!(provided("copycat:connector/batch@0.2.0", WorldKind::Sink));
+        assert!(!provided("copycat:connector/offsets@0.2.0", WorldKind::Sink));
+        assert!(!provided("copycat:connector/batch@0.1.0", WorldKind::Sink));
         assert!(!provided("wasi:io/streams@0.3.0", WorldKind::Source));
         assert!(!provided("wasi:keyvalue/store@0.2.0-draft", WorldKind::Source));
         assert!(!provided("wasi:clocks/timezone@0.2.0", WorldKind::Source));

@@ -2,6 +2,7 @@
 //! compiled once (with an on-disk cache of compiled code) and kept as
 //! pre-linked `InstancePre`s, and a ticker that drives epoch deadlines.
 
+pub mod batch;
 pub(crate) mod bindings;
 pub mod guest;
 mod imports;
@@ -16,6 +17,7 @@ use sha2::{Digest, Sha256};
 use wasmtime::component::{Component, InstancePre, types::ComponentItem};
 use wasmtime::{Cache, CacheConfig, Config, Engine};
 
+pub use self::batch::Contract;
 use crate::host::{TaskHost, WorldKind};
 
 /// Run `f`, which calls into a guest, where WASI may block: WASI's sync
@@ -36,10 +38,11 @@ pub fn off_async<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 /// How often the engine's epoch advances; call deadlines are rounded up to it.
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 
-/// The interface names that tell which world a component implements.
-const CONNECTOR_EXPORT: &str = "copycat:connector/connector@0.1.0";
-const SOURCE_TASK_EXPORT: &str = "copycat:connector/source-task@0.1.0";
-const SINK_TASK_EXPORT: &str = "copycat:connector/sink-task@0.1.0";
+/// The interface names that tell which world (and contract version) a
+/// component implements: `copycat:connector/<name>@<version>`.
+const CONNECTOR_EXPORT: &str = "connector";
+const SOURCE_TASK_EXPORT: &str = "source-task";
+const SINK_TASK_EXPORT: &str = "sink-task";
 
 /// Errors loading a component. Each names the file at fault.
 #[derive(Debug, thiserror::Error)]
@@ -62,7 +65,7 @@ pub enum LoadError {
     },
     /// A component, but not one implementing a Copycat world.
     #[error(
-        "{path} does not implement the copycat:connector@0.1.0 source or sink world: it must export `{CONNECTOR_EXPORT}` and either `{SOURCE_TASK_EXPORT}` or `{SINK_TASK_EXPORT}`, but it exports [{exports}]"
+        "{path} does not implement the copycat:connector source or sink world (0.2.0 or 0.1.0): it must export `copycat:connector/connector@<version>` and either `copycat:connector/source-task@<version>` or `copycat:connector/sink-task@<version>` of the same version, but it exports [{exports}]"
     )]
     WrongWorld {
         /// The file.
@@ -72,7 +75,7 @@ pub enum LoadError {
     },
     /// The component imports interfaces this worker does not provide.
     #[error(
-        "{path} imports what this worker does not provide: {}. Copycat links WASI 0.2 (io, clocks, filesystem, random, cli, sockets, http) and the copycat:connector@0.1 interfaces of the component's world; nothing else",
+        "{path} imports what this worker does not provide: {}. Copycat links WASI 0.2 (io, clocks, filesystem, random, cli, sockets, http) and the copycat:connector (0.1 or 0.2) interfaces of the component's world; nothing else",
         .missing.join(", ")
     )]
     MissingImports {
@@ -99,6 +102,8 @@ pub struct Plugin {
     pub digest: String,
     /// Source or sink.
     pub kind: WorldKind,
+    /// The `copycat:connector` version it implements.
+    pub contract: Contract,
     pub(crate) pre: InstancePre<TaskHost>,
 }
 
@@ -118,6 +123,7 @@ impl std::fmt::Debug for Plugin {
             .field("path", &self.path)
             .field("digest", &self.digest)
             .field("kind", &self.kind)
+            .field("contract", &self.contract)
             .finish()
     }
 }
@@ -297,7 +303,7 @@ impl WasmEngine {
             path: path.to_owned(),
             reason: format!("{e:#}"),
         })?;
-        let kind = classify(&self.engine, &component).map_err(|exports| LoadError::WrongWorld {
+        let (kind, contract) = classify(&self.engine, &component).map_err(|exports| LoadError::WrongWorld {
             path: path.to_owned(),
             exports,
         })?;
@@ -320,6 +326,7 @@ impl WasmEngine {
             path: path.to_owned(),
             digest,
             kind,
+            contract,
             pre,
         })
     }
@@ -337,22 +344,29 @@ fn is_component_binary(bytes: &[u8]) -> bool {
     bytes.len() >= 8 && bytes.starts_with(b"\0asm") && bytes[6..8] == [1, 0]
 }
 
-/// Which Copycat world `component` implements, or the list of its exports.
-fn classify(engine: &Engine, component: &Component) -> Result<WorldKind, String> {
+/// Which Copycat world and contract version `component` implements, or the
+/// list of its exports.
+fn classify(engine: &Engine, component: &Component) -> Result<(WorldKind, Contract), String> {
     let ty = component.component_type();
     let exports: Vec<String> = ty
         .exports(engine)
         .filter(|(_, item)| matches!(item.ty, ComponentItem::ComponentInstance(_)))
         .map(|(name, _)| name.to_owned())
         .collect();
-    let has = |n: &str| exports.iter().any(|e| e == n);
-    match (has(CONNECTOR_EXPORT), has(SOURCE_TASK_EXPORT), has(SINK_TASK_EXPORT)) {
-        (true, true, false) => Ok(WorldKind::Source),
-        (true, false, true) => Ok(WorldKind::Sink),
-        _ => Err(if exports.is_empty() {
-            "nothing".to_owned()
-        } else {
-            exports.join(", ")
-        }),
+    for contract in [Contract::V0_2, Contract::V0_1] {
+        let has = |n: &str| {
+            let name = format!("copycat:connector/{n}@{}", contract.version());
+            exports.contains(&name)
+        };
+        match (has(CONNECTOR_EXPORT), has(SOURCE_TASK_EXPORT), has(SINK_TASK_EXPORT)) {
+            (true, true, false) => return Ok((WorldKind::Source, contract)),
+            (true, false, true) => return Ok((WorldKind::Sink, contract)),
+            _ => {}
+        }
     }
+    Err(if exports.is_empty() {
+        "nothing".to_owned()
+    } else {
+        exports.join(", ")
+    })
 }

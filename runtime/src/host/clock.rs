@@ -6,6 +6,7 @@ use wasmtime::component::Linker;
 
 use super::{Ctx, TaskHost};
 use crate::engine::bindings::clock;
+use crate::engine::bindings::v0_2::clock as v0_2;
 
 /// Context of the clock interface: the monotonic origin of this store.
 pub struct ClockCtx {
@@ -31,9 +32,21 @@ impl clock::Host for ClockCtx {
     }
 }
 
+impl v0_2::Host for ClockCtx {
+    fn now_ms(&mut self) -> i64 {
+        clock::Host::now_ms(self)
+    }
+
+    fn monotonic_ns(&mut self) -> u64 {
+        clock::Host::monotonic_ns(self)
+    }
+}
+
+/// Link both contract versions' `clock`.
 pub(crate) fn add_to_linker(
     linker: &mut Linker<TaskHost>,
     get: fn(&mut TaskHost) -> &mut ClockCtx,
 ) -> wasmtime::Result<()> {
-    clock::add_to_linker::<TaskHost, Ctx<ClockCtx>>(linker, get)
+    clock::add_to_linker::<TaskHost, Ctx<ClockCtx>>(linker, get)?;
+    v0_2::add_to_linker::<TaskHost, Ctx<ClockCtx>>(linker, get)
 }

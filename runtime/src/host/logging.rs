@@ -8,6 +8,7 @@ use wasmtime::component::Linker;
 
 use super::{Ctx, TaskHost};
 use crate::engine::bindings::logging::{self, Level};
+use crate::engine::bindings::v0_2::logging as v0_2;
 
 /// Who is running in a store: the connector name and, for tasks, the task id.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -82,9 +83,24 @@ impl logging::Host for LoggingCtx {
     }
 }
 
+impl v0_2::Host for LoggingCtx {
+    fn log(&mut self, level: v0_2::Level, message: String) {
+        let level = match level {
+            v0_2::Level::Trace => Level::Trace,
+            v0_2::Level::Debug => Level::Debug,
+            v0_2::Level::Info => Level::Info,
+            v0_2::Level::Warn => Level::Warn,
+            v0_2::Level::Error => Level::Error,
+        };
+        emit(&self.ident, level, "log", &message);
+    }
+}
+
+/// Link both contract versions' `logging`.
 pub(crate) fn add_to_linker(
     linker: &mut Linker<TaskHost>,
     get: fn(&mut TaskHost) -> &mut LoggingCtx,
 ) -> wasmtime::Result<()> {
-    logging::add_to_linker::<TaskHost, Ctx<LoggingCtx>>(linker, get)
+    logging::add_to_linker::<TaskHost, Ctx<LoggingCtx>>(linker, get)?;
+    v0_2::add_to_linker::<TaskHost, Ctx<LoggingCtx>>(linker, get)
 }

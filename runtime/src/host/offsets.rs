@@ -11,6 +11,7 @@ use wasmtime::component::Linker;
 use super::{Ctx, TaskHost};
 use crate::engine::bindings::offsets;
 use crate::engine::bindings::types::SourcePosition;
+use crate::engine::bindings::v0_2::offsets as v0_2;
 
 /// Committed offsets of one connector: source partition → offset.
 pub type OffsetSnapshot = HashMap<String, String>;
@@ -38,9 +39,17 @@ impl offsets::Host for OffsetsCtx {
     }
 }
 
+impl v0_2::Host for OffsetsCtx {
+    fn read(&mut self, partitions: Vec<String>) -> Vec<SourcePosition> {
+        offsets::Host::read(self, partitions)
+    }
+}
+
+/// Link both contract versions' `offsets`.
 pub(crate) fn add_to_linker(
     linker: &mut Linker<TaskHost>,
     get: fn(&mut TaskHost) -> &mut OffsetsCtx,
 ) -> wasmtime::Result<()> {
-    offsets::add_to_linker::<TaskHost, Ctx<OffsetsCtx>>(linker, get)
+    offsets::add_to_linker::<TaskHost, Ctx<OffsetsCtx>>(linker, get)?;
+    v0_2::add_to_linker::<TaskHost, Ctx<OffsetsCtx>>(linker, get)
 }

@@ -6,6 +6,7 @@ use wasmtime::component::Linker;
 
 use super::{Ctx, TaskHost};
 use crate::engine::bindings::transactions;
+use crate::engine::bindings::v0_2::transactions as v0_2;
 
 /// What the connector asked for during the current call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,9 +43,21 @@ impl transactions::Host for TransactionsCtx {
     }
 }
 
+impl v0_2::Host for TransactionsCtx {
+    fn commit(&mut self) {
+        transactions::Host::commit(self);
+    }
+
+    fn abort(&mut self) {
+        transactions::Host::abort(self);
+    }
+}
+
+/// Link both contract versions' `transactions`.
 pub(crate) fn add_to_linker(
     linker: &mut Linker<TaskHost>,
     get: fn(&mut TaskHost) -> &mut TransactionsCtx,
 ) -> wasmtime::Result<()> {
-    transactions::add_to_linker::<TaskHost, Ctx<TransactionsCtx>>(linker, get)
+    transactions::add_to_linker::<TaskHost, Ctx<TransactionsCtx>>(linker, get)?;
+    v0_2::add_to_linker::<TaskHost, Ctx<TransactionsCtx>>(linker, get)
 }

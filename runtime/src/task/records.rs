@@ -12,7 +12,7 @@ use rdkafka::error::RDKafkaErrorCode;
 
 use super::{TaskContext, TaskFailure};
 use crate::config::Props;
-use crate::engine::guest::SourceRecord;
+use crate::engine::guest::SourceBatch;
 use crate::kafka::client_config;
 
 /// Longest topic name Kafka accepts.
@@ -40,7 +40,7 @@ impl RecordCheck {
     pub(crate) fn check(
         &mut self,
         ctx: &TaskContext,
-        records: &[SourceRecord],
+        records: &SourceBatch,
         max_records: u32,
     ) -> Result<(), TaskFailure> {
         if records.len() > max_records as usize {
@@ -54,22 +54,23 @@ impl RecordCheck {
         let mut total = 0usize;
         let mut last_checked: Option<&str> = None;
         for (i, r) in records.iter().enumerate() {
-            let size = record_size(r);
+            let size = r.size();
             if size > limits.record_max_bytes {
                 return Err(TaskFailure(format!(
-                    "record {i} of a `poll` batch (source partition '{}') is {size} bytes, over the limit of {} bytes (task.record.max.bytes)",
-                    r.source_partition, limits.record_max_bytes
+                    "record {i} of a `poll` batch{} is {size} bytes, over the limit of {} bytes (task.record.max.bytes)",
+                    r.origin(),
+                    limits.record_max_bytes
                 )));
             }
             total += size;
-            if let Some(h) = r.headers.iter().find(|h| h.key.is_empty()) {
+            if let Some((_, value)) = r.headers.clone().find(|(key, _)| key.is_empty()) {
                 return Err(TaskFailure(format!(
-                    "record {i} of a `poll` batch (source partition '{}') has a header with an empty key ({} value bytes); header keys must be non-empty",
-                    r.source_partition,
-                    h.value.as_ref().map_or(0, Vec::len)
+                    "record {i} of a `poll` batch{} has a header with an empty key ({} value bytes); header keys must be non-empty",
+                    r.origin(),
+                    value.map_or(0, <[u8]>::len)
                 )));
             }
-            let topic = r.topic.as_deref().or(default_topic);
+            let topic = r.topic.or(default_topic);
             if let Some(p) = r.partition
                 && p < 0
             {
@@ -160,17 +161,6 @@ impl RecordCheck {
             Some(e) => Err(TaskFailure(format!("reading the metadata of topic '{topic}': {e}"))),
         }
     }
-}
-
-/// Bytes a record puts on the wire, roughly: key, value, header keys and
-/// values.
-fn record_size(r: &SourceRecord) -> usize {
-    r.key.as_ref().map_or(0, Vec::len)
-        + r.value.as_ref().map_or(0, Vec::len)
-        + r.headers
-            .iter()
-            .map(|h| h.key.len() + h.value.as_ref().map_or(0, Vec::len))
-            .sum::<usize>()
 }
 
 /// Kafka's rule for topic names, or `None` when `name` follows it.

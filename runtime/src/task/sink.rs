@@ -16,7 +16,7 @@ use rdkafka::types::RDKafkaRespErr;
 use rdkafka::{ClientContext, Offset, TopicPartitionList};
 
 use super::{TaskContext, TaskFailure, TaskMetrics, TaskState, pause};
-use crate::engine::guest::{Guest, GuestError, Header, SinkRecord, TopicPartition, TopicPartitionOffset};
+use crate::engine::guest::{Guest, GuestError, SinkBatch, SinkRecordRef, TopicPartition, TopicPartitionOffset};
 use crate::kafka::{KafkaError, client_config};
 use crate::metrics::TaskInstruments;
 
@@ -174,27 +174,20 @@ impl ConsumerContext for SinkContext {
     }
 }
 
-fn to_record(m: &BorrowedMessage<'_>) -> SinkRecord {
-    let headers = m
-        .headers()
-        .map(|hs| {
-            hs.iter()
-                .map(|h| Header {
-                    key: h.key.to_owned(),
-                    value: h.value.map(<[u8]>::to_vec),
-                })
-                .collect()
+/// Add a consumed message to the put batch (copying its bytes once).
+fn push(batch: &mut SinkBatch, m: &BorrowedMessage<'_>) -> Result<(), TaskFailure> {
+    let headers = m.headers();
+    batch
+        .push(SinkRecordRef {
+            topic: m.topic(),
+            partition: m.partition(),
+            offset: m.offset(),
+            key: m.key(),
+            value: m.payload(),
+            headers: headers.iter().flat_map(|hs| hs.iter().map(|h| (h.key, h.value))),
+            timestamp: m.timestamp().to_millis(),
         })
-        .unwrap_or_default();
-    SinkRecord {
-        topic: m.topic().to_owned(),
-        partition: m.partition(),
-        offset: m.offset(),
-        key: m.key().map(<[u8]>::to_vec),
-        value: m.payload().map(<[u8]>::to_vec),
-        headers,
-        timestamp: m.timestamp().to_millis(),
-    }
+        .map_err(|e| TaskFailure(format!("building a put batch: {e}")))
 }
 
 /// The task body.
@@ -315,7 +308,8 @@ fn consume_loop(
     // larger than that still goes, alone).
     let max_bytes = ctx.connector.limits.batch_max_bytes;
     let mut last_flush = Instant::now();
-    let mut batch: Vec<SinkRecord> = Vec::with_capacity(max);
+    // Reused: clearing keeps its buffers.
+    let mut batch = lock(shared).guest.sink_batch();
     let mut batch_bytes = 0usize;
     while !ctx.stopping() {
         if let Some(f) = lock(shared).failure.take() {
@@ -341,7 +335,7 @@ fn consume_loop(
                         batch_bytes = 0;
                     }
                     batch_bytes += m.key().map_or(0, <[u8]>::len) + m.payload().map_or(0, <[u8]>::len);
-                    batch.push(to_record(&m));
+                    push(&mut batch, &m)?;
                 }
                 Some(Err(e)) => {
                     tracing::warn!(error = %e, "consumer error");
@@ -374,25 +368,24 @@ fn take_rebalanced(shared: &Mutex<SinkShared>) -> bool {
     std::mem::take(&mut lock(shared).rebalanced)
 }
 
-fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &[SinkRecord]) -> Result<(), TaskFailure> {
+fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &SinkBatch) -> Result<(), TaskFailure> {
     let mut backoff = Duration::from_millis(100);
     loop {
         let mut sh = lock(shared);
         match sh.guest.sink_put(batch) {
             Ok(()) => {
                 let mut last: Option<&str> = None;
-                for (i, r) in batch.iter().enumerate() {
-                    if last != Some(r.topic.as_str()) {
-                        sh.topics.note(&r.topic);
-                        last = Some(&r.topic);
+                let mut offsets = batch.offsets().peekable();
+                while let Some((topic, partition, offset)) = offsets.next() {
+                    if last != Some(topic) {
+                        sh.topics.note(topic);
+                        last = Some(topic);
                     }
                     // Once per run of records of one partition (its last
                     // offset), not once per record: no key allocated per record.
-                    let run_ends = batch
-                        .get(i + 1)
-                        .is_none_or(|n| n.partition != r.partition || n.topic != r.topic);
+                    let run_ends = offsets.peek().is_none_or(|&(t, p, _)| p != partition || t != topic);
                     if run_ends {
-                        sh.next.insert((r.topic.clone(), r.partition), r.offset + 1);
+                        sh.next.insert((topic.to_owned(), partition), offset + 1);
                     }
                 }
                 sh.unflushed += batch.len() as u64;

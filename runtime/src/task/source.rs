@@ -17,7 +17,7 @@ use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, T
 use super::records::RecordCheck;
 use super::{FENCED, TaskContext, TaskFailure, TaskState, pause};
 use crate::config::{DeliveryGuarantee, TransactionBoundary};
-use crate::engine::guest::{Guest, GuestError, SourcePosition, SourceRecord};
+use crate::engine::guest::{Guest, GuestError, SourceBatch, SourcePosition};
 use crate::host::transactions::TransactionRequest;
 use crate::kafka::offsets::{offset_key, offset_value};
 use crate::kafka::{KafkaError, producer_config};
@@ -126,7 +126,7 @@ impl ProducerContext for Acks {
 type Kproducer = ThreadedProducer<Acks>;
 
 /// Hands a batch (with its delivery opaque) to the sender thread.
-type BatchSender = SyncSender<(usize, Vec<SourceRecord>)>;
+type BatchSender = SyncSender<(usize, SourceBatch)>;
 
 struct SourceRunner<'a> {
     ctx: &'a TaskContext,
@@ -325,7 +325,7 @@ impl SourceRunner<'_> {
     }
 
     /// Hand `records` to the sender thread.
-    fn hand_over(&mut self, opaque: usize, records: Vec<SourceRecord>) -> Result<(), TaskFailure> {
+    fn hand_over(&mut self, opaque: usize, records: SourceBatch) -> Result<(), TaskFailure> {
         let handed = self
             .sender
             .as_ref()
@@ -339,8 +339,9 @@ impl SourceRunner<'_> {
 
     /// At-most-once: make the batch's offsets durable before its records
     /// are sent, so a crash can lose them but never repeat them.
-    fn commit_before_send(&mut self, records: &[SourceRecord]) -> Result<(), TaskFailure> {
-        let positions: Vec<SourcePosition> = Self::latest_offsets(records)
+    fn commit_before_send(&mut self, records: &SourceBatch) -> Result<(), TaskFailure> {
+        let positions: Vec<SourcePosition> = records
+            .latest_offsets()
             .into_iter()
             .map(|(partition, offset)| SourcePosition { partition, offset })
             .collect();
@@ -374,7 +375,7 @@ impl SourceRunner<'_> {
 
     /// Exactly-once: add the batch to the open transaction (beginning one if
     /// needed) and commit at the boundary.
-    fn send_in_transaction(&mut self, records: Vec<SourceRecord>) -> Result<(), TaskFailure> {
+    fn send_in_transaction(&mut self, records: SourceBatch) -> Result<(), TaskFailure> {
         if self.txn.is_none() {
             self.producer
                 .begin_transaction()
@@ -395,7 +396,7 @@ impl SourceRunner<'_> {
             return Err(e);
         }
         if let Some(txn) = &mut self.txn {
-            txn.offsets.extend(Self::latest_offsets(&records));
+            txn.offsets.extend(records.latest_offsets());
             txn.records += records.len() as u64;
         }
         self.transaction_boundary_reached()
@@ -486,24 +487,7 @@ impl SourceRunner<'_> {
         }
     }
 
-    /// The latest offset per source partition of `records`, in one backward
-    /// pass (batches usually hold a handful of partitions).
-    fn latest_offsets(records: &[SourceRecord]) -> Vec<(String, String)> {
-        let mut latest: Vec<(String, String)> = Vec::new();
-        let mut last: Option<&str> = None;
-        for r in records.iter().rev() {
-            if last == Some(r.source_partition.as_str()) {
-                continue;
-            }
-            last = Some(&r.source_partition);
-            if !latest.iter().any(|(p, _)| *p == r.source_partition) {
-                latest.push((r.source_partition.clone(), r.source_offset.clone()));
-            }
-        }
-        latest
-    }
-
-    fn send_batch(&mut self, records: Vec<SourceRecord>) -> Result<(), TaskFailure> {
+    fn send_batch(&mut self, records: SourceBatch) -> Result<(), TaskFailure> {
         // Every ring slot busy: wait for the oldest batch.
         while self.batches.len() >= RING {
             self.commit_offsets()?;
@@ -521,7 +505,7 @@ impl SourceRunner<'_> {
         self.batches.push_back(Batch {
             id,
             records: records.len() as u64,
-            offsets: Self::latest_offsets(&records),
+            offsets: records.latest_offsets(),
         });
         self.hand_over((slot << 2) | KIND_TRACKED, records)
     }
@@ -671,7 +655,7 @@ impl SourceRunner<'_> {
 
 /// Start the thread that produces the batches the task thread hands over.
 fn spawn_sender(ctx: &TaskContext, producer: Arc<Kproducer>) -> Result<(BatchSender, JoinHandle<()>), TaskFailure> {
-    let (tx, rx) = sync_channel::<(usize, Vec<SourceRecord>)>(2);
+    let (tx, rx) = sync_channel::<(usize, SourceBatch)>(2);
     let default_topic = ctx.connector.topic.clone();
     let span = tracing::Span::current();
     let thread = std::thread::Builder::new()
@@ -694,21 +678,21 @@ fn produce(
     producer: &Kproducer,
     default_topic: Option<&str>,
     opaque: usize,
-    records: &[SourceRecord],
+    records: &SourceBatch,
 ) -> Result<(), TaskFailure> {
-    for r in records {
-        let topic = r.topic.as_deref().or(default_topic).ok_or_else(|| {
+    for r in records.iter() {
+        let topic = r.topic.or(default_topic).ok_or_else(|| {
             TaskFailure(format!(
-                "a record from source partition '{}' names no topic and the connector config has no `topic`",
-                r.source_partition
+                "a record{} names no topic and the connector config has no `topic`",
+                r.origin()
             ))
         })?;
         let mut rec = BaseRecord::<[u8], [u8], usize>::with_opaque_to(topic, opaque);
-        if let Some(k) = &r.key {
-            rec = rec.key(k.as_slice());
+        if let Some(k) = r.key {
+            rec = rec.key(k);
         }
-        if let Some(v) = &r.value {
-            rec = rec.payload(v.as_slice());
+        if let Some(v) = r.value {
+            rec = rec.payload(v);
         }
         if let Some(p) = r.partition {
             rec = rec.partition(p);
@@ -716,13 +700,10 @@ fn produce(
         if let Some(ts) = r.timestamp {
             rec = rec.timestamp(ts);
         }
-        if !r.headers.is_empty() {
+        if r.headers.len() > 0 {
             let mut hs = OwnedHeaders::new_with_capacity(r.headers.len());
-            for h in &r.headers {
-                hs = hs.insert(KHeader {
-                    key: &h.key,
-                    value: h.value.as_deref(),
-                });
+            for (key, value) in r.headers {
+                hs = hs.insert(KHeader { key, value });
             }
             rec = rec.headers(hs);
         }
