@@ -3,6 +3,7 @@
 
 pub mod log;
 pub mod offsets;
+pub(crate) mod shared_producer;
 
 use std::time::{Duration, Instant};
 
