@@ -15,7 +15,7 @@ use rdkafka::error::RDKafkaErrorCode;
 use crate::config::{Props, WorkerConfig};
 
 /// A Kafka error with what Copycat was doing.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("{what}: {source}")]
 pub struct KafkaError {
     /// What failed, e.g. "creating the producer for task x-0".
