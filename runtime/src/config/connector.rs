@@ -220,3 +220,29 @@ impl ConnectorConfig {
         self.props.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn cfg(pairs: &[(&str, &str)]) -> Result<ConnectorConfig, ConfigError> {
+        let mut props: Props = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        props.insert("name".into(), "c".into());
+        props.insert("connector.class".into(), "datagen".into());
+        ConnectorConfig::from_props(props, &WorkerConfig::for_bootstrap("b:9092").unwrap())
+    }
+
+    #[test]
+    fn idle_backoff_grows_to_a_cap_no_smaller_than_its_start() {
+        let c = cfg(&[]).unwrap();
+        assert_eq!(c.idle_backoff, Duration::from_millis(50));
+        assert_eq!(c.idle_backoff_max, Duration::from_millis(1000));
+        let c = cfg(&[("poll.idle.backoff.ms", "100"), ("poll.idle.backoff.max.ms", "100")]).unwrap();
+        assert_eq!(c.idle_backoff_max, Duration::from_millis(100));
+        let err = cfg(&[("poll.idle.backoff.ms", "500"), ("poll.idle.backoff.max.ms", "100")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("poll.idle.backoff.max.ms") && err.contains("500"), "{err}");
+    }
+}

@@ -306,6 +306,23 @@ mod tests {
     }
 
     #[test]
+    fn producer_shared_is_copycat_s_key_not_the_client_s() {
+        let cfg = WorkerConfig::for_bootstrap("b:9092").unwrap();
+        assert!(cfg.producer_shared, "shared by default");
+        let mut props = Props::new();
+        props.insert("producer.shared".into(), "false".into());
+        props.insert("producer.linger.ms".into(), "20".into());
+        let cfg = WorkerConfig::from_props(props).unwrap();
+        assert!(!cfg.producer_shared);
+        assert_eq!(cfg.producer.get("linger.ms").map(String::as_str), Some("20"));
+        assert!(!cfg.producer.contains_key("shared"), "not passed to librdkafka");
+        let mut props = Props::new();
+        props.insert("producer.shared".into(), "yes".into());
+        let err = WorkerConfig::from_props(props).unwrap_err().to_string();
+        assert!(err.contains("producer.shared"), "{err}");
+    }
+
+    #[test]
     fn misspelt_security_keys_are_refused() {
         let mut props = Props::new();
         props.insert("rest.auth.typ".into(), "bearer".into());

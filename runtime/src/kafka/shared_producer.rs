@@ -121,7 +121,7 @@ impl ProducerRegistry {
         // Forget producers nobody holds any more.
         map.retain(|_, w| w.strong_count() > 0);
         let mut cfg = cfg;
-        if overrides.get("client.id").is_none() && worker.producer.get("client.id").is_none() {
+        if !overrides.contains_key("client.id") && !worker.producer.contains_key("client.id") {
             cfg.set("client.id", shared_client_id(map.len()));
         }
         let producer: SourceProducer = cfg
@@ -149,7 +149,7 @@ impl ProducerRegistry {
         }
         let mut cfg = client_config(worker, &worker.consumer, &Props::new());
         cfg.set("allow.auto.create.topics", "false");
-        if worker.consumer.get("client.id").is_none() {
+        if !worker.consumer.contains_key("client.id") {
             cfg.set("client.id", format!("copycat-worker-{}-metadata", std::process::id()));
         }
         let client: BaseConsumer = cfg
