@@ -24,5 +24,6 @@ mod offsets;
 mod rebalance;
 mod rest;
 mod sandbox;
+mod shared_producer;
 mod swap;
 mod topic_log;

@@ -23,7 +23,8 @@ struct Args {
     /// Tasks to run.
     #[arg(long, default_value_t = 1000)]
     tasks: usize,
-    /// Records per second of the whole connector (spread over the tasks).
+    /// Records per second of the whole connector (spread over the tasks:
+    /// datagen's `rate` is per task, so each task gets `rate / tasks`).
     #[arg(long, default_value_t = 100.0)]
     rate: f64,
     /// How long to measure CPU once every task runs.
@@ -35,6 +36,17 @@ struct Args {
     /// Directory holding datagen.wasm.
     #[arg(long, env = "COPYCAT_PLUGIN_DIR", default_value = "build/plugins")]
     plugin_dir: PathBuf,
+}
+
+/// Records Kafka acknowledged to the worker's source tasks so far (the
+/// sum of `copycat_source_records_produced_total`).
+fn produced(worker: &Worker) -> f64 {
+    worker
+        .metrics_text()
+        .lines()
+        .filter(|l| l.starts_with("copycat_source_records_produced_total{"))
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<f64>().ok())
+        .sum()
 }
 
 fn main() -> Result<()> {
@@ -60,6 +72,8 @@ fn main() -> Result<()> {
     let worker = rt.block_on(Worker::start(wcfg)).context("starting the worker")?;
     let base_rss = rss();
     let tasks = args.tasks.to_string();
+    // datagen's `rate` is per task.
+    let task_rate = (args.rate / args.tasks.max(1) as f64).to_string();
     let cfg = ConnectorConfig::from_props(
         props(&[
             ("name", "density"),
@@ -67,7 +81,7 @@ fn main() -> Result<()> {
             ("topic", &format!("bench-density-{run_id}")),
             ("streams", &tasks),
             ("tasks.max", &tasks),
-            ("rate", &args.rate.to_string()),
+            ("rate", &task_rate),
         ]),
         worker.config(),
     )?;
@@ -99,19 +113,23 @@ fn main() -> Result<()> {
     let started = t0.elapsed();
     // Let start-up settle, then measure.
     std::thread::sleep(Duration::from_secs(2));
-    let (cpu0, at0) = (cpu(), Instant::now());
+    let (cpu0, at0, produced0) = (cpu(), Instant::now(), produced(&worker));
     std::thread::sleep(Duration::from_secs(args.idle_secs));
-    let idle_cpu = (cpu() - cpu0).as_secs_f64() / at0.elapsed().as_secs_f64();
+    let window = at0.elapsed().as_secs_f64();
+    let idle_cpu = (cpu() - cpu0).as_secs_f64() / window;
+    let delivered = (produced(&worker) - produced0) / window;
     let total = rss();
     let per_task = total.saturating_sub(base_rss) / args.tasks.max(1) as u64;
     println!(
         "density: {} datagen tasks ({} records/s in all) in one worker",
         args.tasks, args.rate
     );
-    println!("| tasks | start all | RSS before | RSS with tasks | RSS per task | threads | CPU while idle | goal |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---|");
     println!(
-        "| {} | {:.1} s | {:.0} MiB | {:.0} MiB | {:.2} MiB | {} | {:.1} % of a core | <= 1 GiB for 1,000 |",
+        "| tasks | start all | RSS before | RSS with tasks | RSS per task | threads | CPU while idle | delivered | goal |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    println!(
+        "| {} | {:.1} s | {:.0} MiB | {:.0} MiB | {:.2} MiB | {} | {:.1} % of a core | {:.0} records/s | <= 1 GiB for 1,000 |",
         args.tasks,
         started.as_secs_f64(),
         mib(base_rss),
@@ -119,6 +137,7 @@ fn main() -> Result<()> {
         mib(per_task),
         threads(),
         idle_cpu * 100.0,
+        delivered,
     );
     worker.shutdown();
     let tasks = args.tasks as f64;

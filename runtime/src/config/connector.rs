@@ -61,6 +61,9 @@ pub struct ConnectorConfig {
     pub batch_max_records: u32,
     /// `poll.idle.backoff.ms`: pause after an empty poll.
     pub idle_backoff: Duration,
+    /// `poll.idle.backoff.max.ms`: the longest pause after consecutive
+    /// empty polls (the pause doubles from `poll.idle.backoff.ms`).
+    pub idle_backoff_max: Duration,
     /// Sources: `delivery.guarantee` (at-most-once, at-least-once,
     /// exactly-once); defaults to exactly-once when the worker has
     /// `exactly.once.source.support=enabled`, else at-least-once.
@@ -172,6 +175,18 @@ impl ConnectorConfig {
                 TransactionBoundary::Poll
             }
         };
+        let idle_backoff = Duration::from_millis(r.parse("poll.idle.backoff.ms", 50));
+        let idle_backoff_max = Duration::from_millis(r.parse("poll.idle.backoff.max.ms", 1_000));
+        if idle_backoff_max < idle_backoff {
+            r.problems.push((
+                "poll.idle.backoff.max.ms".into(),
+                format!(
+                    "must be at least poll.idle.backoff.ms ({} ms), got {} ms",
+                    idle_backoff.as_millis(),
+                    idle_backoff_max.as_millis()
+                ),
+            ));
+        }
         let cfg = Self {
             name: name.clone(),
             delivery,
@@ -185,7 +200,8 @@ impl ConnectorConfig {
             limits,
             restart,
             batch_max_records: r.parse("poll.max.records", batch_default).max(1),
-            idle_backoff: Duration::from_millis(r.parse("poll.idle.backoff.ms", 50)),
+            idle_backoff,
+            idle_backoff_max,
             producer_overrides: r.prefixed("producer.override."),
             consumer_overrides,
             props: props.clone(),
@@ -202,5 +218,31 @@ impl ConnectorConfig {
     /// The config as it crosses into the guest.
     pub fn wit_config(&self) -> Vec<(String, String)> {
         self.props.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn cfg(pairs: &[(&str, &str)]) -> Result<ConnectorConfig, ConfigError> {
+        let mut props: Props = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        props.insert("name".into(), "c".into());
+        props.insert("connector.class".into(), "datagen".into());
+        ConnectorConfig::from_props(props, &WorkerConfig::for_bootstrap("b:9092").unwrap())
+    }
+
+    #[test]
+    fn idle_backoff_grows_to_a_cap_no_smaller_than_its_start() {
+        let c = cfg(&[]).unwrap();
+        assert_eq!(c.idle_backoff, Duration::from_millis(50));
+        assert_eq!(c.idle_backoff_max, Duration::from_millis(1000));
+        let c = cfg(&[("poll.idle.backoff.ms", "100"), ("poll.idle.backoff.max.ms", "100")]).unwrap();
+        assert_eq!(c.idle_backoff_max, Duration::from_millis(100));
+        let err = cfg(&[("poll.idle.backoff.ms", "500"), ("poll.idle.backoff.max.ms", "100")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("poll.idle.backoff.max.ms") && err.contains("500"), "{err}");
     }
 }

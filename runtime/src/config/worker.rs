@@ -61,7 +61,12 @@ pub struct WorkerConfig {
     pub stack_max_bytes: usize,
     /// `worker.instances.max`: component instances alive at once.
     pub instances_max: usize,
-    /// `producer.*` client settings.
+    /// `producer.shared` (default true): at-least-once and at-most-once
+    /// source tasks with the same producer settings share one producer per
+    /// worker; `false` gives every source task its own. Copycat's key, not
+    /// passed to the client.
+    pub producer_shared: bool,
+    /// `producer.*` client settings (without `producer.shared`).
     pub producer: Props,
     /// `consumer.*` client settings.
     pub consumer: Props,
@@ -113,7 +118,12 @@ const KNOWN: &[&str] = &[
     "task.stack.max.bytes",
     "worker.instances.max",
     "state.dir",
+    PRODUCER_SHARED,
 ];
+
+/// `producer.shared`: whether source tasks share a producer (a Copycat key
+/// under the `producer.` prefix, kept out of the client's settings).
+const PRODUCER_SHARED: &str = "producer.shared";
 
 impl WorkerConfig {
     /// Read and check `path`.
@@ -172,7 +182,12 @@ impl WorkerConfig {
             restart: read_restart(&mut r, &RestartPolicy::default()),
             stack_max_bytes: r.parse("task.stack.max.bytes", DEFAULT_STACK_BYTES),
             instances_max: r.parse("worker.instances.max", DEFAULT_MAX_INSTANCES),
-            producer: r.prefixed("producer."),
+            producer_shared: r.parse(PRODUCER_SHARED, true),
+            producer: {
+                let mut p = r.prefixed("producer.");
+                p.remove("shared");
+                p
+            },
             consumer: r.prefixed("consumer."),
             admin: r.prefixed("admin."),
             listen_addr: rest.addr.clone(),
@@ -288,6 +303,23 @@ mod tests {
                 .to_string()
                 .contains("listeners")
         );
+    }
+
+    #[test]
+    fn producer_shared_is_copycat_s_key_not_the_client_s() {
+        let cfg = WorkerConfig::for_bootstrap("b:9092").unwrap();
+        assert!(cfg.producer_shared, "shared by default");
+        let mut props = Props::new();
+        props.insert("producer.shared".into(), "false".into());
+        props.insert("producer.linger.ms".into(), "20".into());
+        let cfg = WorkerConfig::from_props(props).unwrap();
+        assert!(!cfg.producer_shared);
+        assert_eq!(cfg.producer.get("linger.ms").map(String::as_str), Some("20"));
+        assert!(!cfg.producer.contains_key("shared"), "not passed to librdkafka");
+        let mut props = Props::new();
+        props.insert("producer.shared".into(), "yes".into());
+        let err = WorkerConfig::from_props(props).unwrap_err().to_string();
+        assert!(err.contains("producer.shared"), "{err}");
     }
 
     #[test]

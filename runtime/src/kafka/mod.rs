@@ -3,6 +3,7 @@
 
 pub mod log;
 pub mod offsets;
+pub(crate) mod shared_producer;
 
 use std::time::{Duration, Instant};
 
@@ -14,7 +15,7 @@ use rdkafka::error::RDKafkaErrorCode;
 use crate::config::{Props, WorkerConfig};
 
 /// A Kafka error with what Copycat was doing.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("{what}: {source}")]
 pub struct KafkaError {
     /// What failed, e.g. "creating the producer for task x-0".

@@ -93,12 +93,28 @@ impl ReaderClients {
 
 /// A worker's offsets reader: its clients are created once and kept, so a
 /// task start (or a hot swap) does not pay for creating and closing two
-/// Kafka clients (about 50 ms each here). One read at a time uses them; a
-/// read that finds them busy (another task's read may wait for an open
-/// transaction) uses fresh clients of its own.
+/// Kafka clients (about 50 ms each here). Concurrent requests share reads
+/// (single flight): a request waits for a read that *starts after it was
+/// made* (so it sees every offset committed before it), and one such read
+/// serves every request waiting for it. Starting 1,000 tasks at once thus
+/// costs a few reads through one pair of clients, not one pair of clients
+/// per task.
 #[derive(Default)]
 pub struct OffsetReader {
     clients: std::sync::Mutex<Option<ReaderClients>>,
+    flight: std::sync::Mutex<Flight>,
+    done: std::sync::Condvar,
+}
+
+/// Reads started and finished, and the last one's outcome.
+#[derive(Default)]
+struct Flight {
+    /// Reads started so far (the number of the latest).
+    started: u64,
+    /// The number of the last read that finished.
+    finished: u64,
+    running: bool,
+    last: Option<Result<std::sync::Arc<HashMap<String, OffsetSnapshot>>, KafkaError>>,
 }
 
 impl std::fmt::Debug for OffsetReader {
@@ -110,9 +126,60 @@ impl std::fmt::Debug for OffsetReader {
 impl OffsetReader {
     /// The committed offsets of one connector (see [`read_all`]).
     pub fn read_connector(&self, worker: &WorkerConfig, connector: &str) -> Result<OffsetSnapshot, KafkaError> {
+        let all = self.read_shared(worker)?;
+        Ok(all.get(connector).cloned().unwrap_or_default())
+    }
+
+    fn flight(&self) -> std::sync::MutexGuard<'_, Flight> {
+        match self.flight.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// Every connector's committed offsets, from a read that started after
+    /// this call.
+    fn read_shared(
+        &self,
+        worker: &WorkerConfig,
+    ) -> Result<std::sync::Arc<HashMap<String, OffsetSnapshot>>, KafkaError> {
+        let mut flight = self.flight();
+        // A read already under way may have passed offsets committed just
+        // now: only the next one counts.
+        let need = flight.started + 1;
+        loop {
+            if flight.finished >= need
+                && let Some(last) = &flight.last
+            {
+                return last.clone();
+            }
+            if !flight.running {
+                break;
+            }
+            flight = match self.done.wait(flight) {
+                Ok(g) => g,
+                Err(p) => p.into_inner(),
+            };
+        }
+        flight.running = true;
+        flight.started += 1;
+        let number = flight.started;
+        drop(flight);
+        let result = self.read_through_clients(worker).map(std::sync::Arc::new);
+        let mut flight = self.flight();
+        flight.running = false;
+        flight.finished = number;
+        flight.last = Some(result.clone());
+        drop(flight);
+        self.done.notify_all();
+        result
+    }
+
+    /// One read through the kept clients.
+    fn read_through_clients(&self, worker: &WorkerConfig) -> Result<HashMap<String, OffsetSnapshot>, KafkaError> {
         let wait = read_wait(worker);
         let Ok(mut slot) = self.clients.try_lock() else {
-            return Ok(read_all_within(worker, wait)?.remove(connector).unwrap_or_default());
+            return read_all_within(worker, wait);
         };
         let clients = match slot.as_mut() {
             Some(c) => c,
@@ -123,7 +190,7 @@ impl OffsetReader {
             // Start the next read with fresh clients.
             *slot = None;
         }
-        Ok(result?.remove(connector).unwrap_or_default())
+        result
     }
 }
 

@@ -2,6 +2,7 @@
 //! store and memory), moves records between the guest and Kafka, and reports
 //! its state through a [`StatusHandle`].
 
+mod idle;
 mod records;
 pub mod sink;
 pub mod source;
@@ -17,6 +18,7 @@ use crate::engine::guest::WitConfig;
 use crate::engine::{Plugin, WasmEngine};
 use crate::host::TaskIdent;
 use crate::metrics::TaskInstruments;
+pub(crate) use idle::IdleBackoff;
 
 /// A task's state, with Kafka Connect's names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
@@ -264,6 +266,8 @@ pub(crate) struct TaskContext {
     pub topics: Arc<crate::topics::ActiveTopics>,
     /// What a stopping instance hands to the next one in a hot swap.
     pub handoff: Arc<Handoff>,
+    /// The worker's shared source producers.
+    pub producers: Arc<crate::kafka::shared_producer::ProducerRegistry>,
 }
 
 impl TaskContext {
@@ -387,7 +391,9 @@ pub(crate) fn run_task(ctx: TaskContext, body: fn(&TaskContext) -> Result<(), Ta
     }
 }
 
-/// Sleep up to `d`, waking early when the task is asked to stop.
+/// Sleep up to `d`, waking at once when the task is asked to stop (the
+/// worker sets the stop flag, then unparks the task thread) and not before
+/// otherwise: a paused task costs no CPU.
 pub(crate) fn pause(ctx: &TaskContext, d: Duration) {
     let deadline = Instant::now() + d;
     while !ctx.stopping() {
@@ -395,6 +401,7 @@ pub(crate) fn pause(ctx: &TaskContext, d: Duration) {
         if now >= deadline {
             break;
         }
-        std::thread::park_timeout((deadline - now).min(Duration::from_millis(50)));
+        // A spurious or stale wake-up only goes round the loop again.
+        std::thread::park_timeout(deadline - now);
     }
 }

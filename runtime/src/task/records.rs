@@ -11,9 +11,7 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::RDKafkaErrorCode;
 
 use super::{TaskContext, TaskFailure};
-use crate::config::Props;
 use crate::engine::guest::SourceBatch;
-use crate::kafka::client_config;
 
 /// Longest topic name Kafka accepts.
 const MAX_TOPIC_NAME: usize = 249;
@@ -22,7 +20,8 @@ const MAX_TOPIC_NAME: usize = 249;
 pub(crate) struct RecordCheck {
     /// `None`: the topic does not exist.
     topics: HashMap<String, Option<i32>>,
-    metadata: Option<BaseConsumer>,
+    /// The worker's shared metadata client, once a topic was looked up.
+    metadata: Option<std::sync::Arc<BaseConsumer>>,
     /// Reports the topics records go to (the connector's active topics).
     active: crate::topics::TopicTracker,
 }
@@ -138,11 +137,10 @@ impl RecordCheck {
     /// (without creating it).
     fn partition_count(&mut self, ctx: &TaskContext, topic: &str) -> Result<Option<i32>, TaskFailure> {
         if self.metadata.is_none() {
-            let mut cfg = client_config(&ctx.worker, &ctx.worker.consumer, &Props::new());
-            cfg.set("allow.auto.create.topics", "false");
-            let client: BaseConsumer = cfg
-                .create()
-                .map_err(|e| TaskFailure(format!("creating a metadata client for task {}: {e}", ctx.ident)))?;
+            let client = ctx
+                .producers
+                .metadata_client(&ctx.worker)
+                .map_err(|e| TaskFailure(format!("task {}: {e}", ctx.ident)))?;
             self.metadata = Some(client);
         }
         let Some(client) = &self.metadata else {

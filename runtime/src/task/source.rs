@@ -9,30 +9,40 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rdkafka::ClientContext;
 use rdkafka::error::{KafkaError as RdKafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header as KHeader, OwnedHeaders};
-use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::producer::{BaseRecord, DeliveryResult, Producer};
 
 use super::records::RecordCheck;
-use super::{FENCED, TaskContext, TaskFailure, TaskState, pause};
+use super::{FENCED, IdleBackoff, TaskContext, TaskFailure, TaskState, pause};
 use crate::config::{DeliveryGuarantee, TransactionBoundary};
 use crate::engine::guest::{Guest, GuestError, SourceBatch, SourcePosition};
 use crate::host::transactions::TransactionRequest;
 use crate::kafka::offsets::{offset_key, offset_value};
+use crate::kafka::shared_producer::{AckSink, Delivery, Router, SourceProducer};
 use crate::kafka::{KafkaError, producer_config};
 use crate::metrics::TaskInstruments;
 
-/// Low two bits of a delivery opaque: what the record was.
-const KIND_MASK: usize = 0b11;
-/// A record of a tracked batch; the slot is `opaque >> 2`.
+/// Low three bits of a delivery tag: what the record was.
+const KIND_MASK: usize = 0b111;
+/// A tracked batch's slot is `tag >> SLOT_SHIFT`.
+const SLOT_SHIFT: usize = 3;
+/// A record of a tracked batch; the slot is `tag >> SLOT_SHIFT`.
 const KIND_TRACKED: usize = 0;
 /// A record of the offsets write in flight.
 const KIND_OFFSETS: usize = 1;
-/// A record nobody waits for individually (at-most-once, transactions).
+/// A record nobody waits for individually (transactions: the commit does).
 const KIND_UNTRACKED: usize = 2;
 /// An offset record inside a transaction (not a data record: not counted).
 const KIND_TXN_OFFSETS: usize = 3;
+/// An at-most-once record: counted in `Acks::unacked`, which a stopping
+/// task waits for (its own records only, not the whole shared producer).
+const KIND_AT_MOST_ONCE: usize = 4;
+
+/// How long the sender thread stays without a batch before the task ends
+/// it (a rate-limited or idle task then has one thread, not two); the next
+/// batch starts a new one.
+const SENDER_IDLE: Duration = Duration::from_secs(1);
 
 /// Batches in flight at once; each has a slot in a ring of counters, so a
 /// delivery callback is one atomic decrement (no lock, no lookup).
@@ -47,13 +57,16 @@ struct Batch {
     offsets: Vec<(String, String)>,
 }
 
-/// State shared with the delivery callbacks, which run on the producer's
-/// polling thread.
+/// The task's state shared with its delivery callbacks, which run on the
+/// (possibly shared) producer's polling thread; each record's delivery
+/// opaque points here ([`Delivery`]).
 struct Acks {
     /// Unacknowledged records per batch slot (`id % RING`).
     pending: Box<[AtomicUsize]>,
     /// Unacknowledged records of the offsets write in flight.
     offsets_pending: AtomicUsize,
+    /// At-most-once records handed over and not acknowledged yet.
+    unacked: AtomicUsize,
     /// Records acknowledged so far.
     acked: AtomicU64,
     /// The first delivery failure; it fails the task.
@@ -63,6 +76,17 @@ struct Acks {
 }
 
 impl Acks {
+    fn new(instruments: Arc<TaskInstruments>) -> Self {
+        Self {
+            pending: (0..RING).map(|_| AtomicUsize::new(0)).collect(),
+            offsets_pending: AtomicUsize::new(0),
+            unacked: AtomicUsize::new(0),
+            acked: AtomicU64::new(0),
+            failure: Mutex::new(None),
+            instruments,
+        }
+    }
+
     fn fail(&self, msg: String) {
         let mut f = match self.failure.lock() {
             Ok(f) => f,
@@ -81,12 +105,8 @@ impl Acks {
     }
 }
 
-impl ClientContext for Acks {}
-
-impl ProducerContext for Acks {
-    type DeliveryOpaque = usize;
-
-    fn delivery(&self, result: &DeliveryResult<'_>, opaque: usize) {
+impl AckSink for Acks {
+    fn delivered(&self, result: &DeliveryResult<'_>, opaque: usize) {
         if let Err((e, msg)) = result {
             use rdkafka::message::Message;
             // Records of an aborted transaction are purged, as they should be.
@@ -107,9 +127,14 @@ impl ProducerContext for Acks {
             KIND_TRACKED => {
                 self.acked.fetch_add(1, Ordering::Relaxed);
                 self.instruments.record_produced();
-                if let Some(c) = self.pending.get(opaque >> 2) {
+                if let Some(c) = self.pending.get(opaque >> SLOT_SHIFT) {
                     c.fetch_sub(1, Ordering::Release);
                 }
+            }
+            KIND_AT_MOST_ONCE => {
+                self.acked.fetch_add(1, Ordering::Relaxed);
+                self.instruments.record_produced();
+                self.unacked.fetch_sub(1, Ordering::Release);
             }
             KIND_OFFSETS => {
                 self.offsets_pending.fetch_sub(1, Ordering::Release);
@@ -123,19 +148,28 @@ impl ProducerContext for Acks {
     }
 }
 
-type Kproducer = ThreadedProducer<Acks>;
+type Kproducer = SourceProducer;
 
 /// Hands a batch (with its delivery opaque) to the sender thread.
-type BatchSender = SyncSender<(usize, SourceBatch)>;
+type BatchSender = SyncSender<(Arc<Delivery>, SourceBatch)>;
 
 struct SourceRunner<'a> {
     ctx: &'a TaskContext,
     guest: Guest,
+    /// The task's own producer (exactly-once, `producer.shared=false`) or
+    /// the worker's shared one.
     producer: Arc<Kproducer>,
+    /// Where the task's delivery reports land.
+    acks: Arc<Acks>,
+    /// The pause after an empty poll, growing while polls stay empty.
+    idle: IdleBackoff,
     /// Batches handed to the sender thread, which produces them while the
-    /// task thread polls the guest for the next one.
+    /// task thread polls the guest for the next one. Started with the
+    /// first batch, ended after `SENDER_IDLE` without one.
     sender: Option<BatchSender>,
     sender_thread: Option<JoinHandle<()>>,
+    /// When the last batch was handed to the sender thread.
+    last_handed: Instant,
     next_batch: u64,
     /// Batches sent and not yet committed, oldest first.
     batches: VecDeque<Batch>,
@@ -161,47 +195,55 @@ struct OpenTxn {
 
 /// The task body.
 pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
-    // The producer first: an idempotent producer spends its first few
-    // hundred milliseconds getting a producer id, which then overlaps with
-    // reading offsets and instantiating the guest.
-    let mut pcfg = producer_config(&ctx.worker, &ctx.connector.producer_overrides);
-    pcfg.set("client.id", format!("copycat-{}", ctx.ident));
     let exactly_once = ctx.connector.delivery == DeliveryGuarantee::ExactlyOnce;
-    if exactly_once {
-        // Stable per (offsets topic, connector, task): a restarted or
-        // duplicated instance of this task fences the previous one.
-        pcfg.set("transactional.id", transactional_id(ctx));
-        pcfg.set(
-            "transaction.timeout.ms",
-            ctx.worker.transaction_timeout().as_millis().to_string(),
-        );
-    }
+    // At-least-once and at-most-once tasks share the worker's producer for
+    // their producer settings; exactly-once tasks need their own
+    // (transactional.id is the task's).
+    let shared = !exactly_once && ctx.producers.enabled();
     // In a hot swap the previous instance of this task may have left its
     // producer (same guarantee, transactional.id and settings), connected
-    // and, exactly-once, initialised.
+    // and, exactly-once, initialised; a shared one is kept alive by the
+    // hand-over until this instance holds it.
     let handoff_key = format!(
-        "{:?}|{}|{:?}",
+        "{:?}|{}|{shared}|{:?}",
         ctx.connector.delivery,
         transactional_id(ctx),
         ctx.connector.producer_overrides
     );
-    let handed = ctx.handoff.take::<Kproducer>(&handoff_key);
+    let handed = ctx
+        .handoff
+        .take::<Arc<Kproducer>>(&handoff_key)
+        .filter(|p| p.client().fatal_error().is_none());
     let reused = handed.is_some();
-    let producer: Kproducer = match handed {
+    let producer: Arc<Kproducer> = match handed {
         Some(p) => {
-            p.context().acked.store(0, Ordering::Relaxed);
             tracing::info!("took over the previous instance's producer");
             p
         }
-        None => pcfg
-            .create_with_context(Acks {
-                pending: (0..RING).map(|_| AtomicUsize::new(0)).collect(),
-                offsets_pending: AtomicUsize::new(0),
-                acked: AtomicU64::new(0),
-                failure: Mutex::new(None),
-                instruments: ctx.status.instruments().clone(),
-            })
-            .map_err(|e| KafkaError::new(format!("creating the producer of task {}", ctx.ident), e))?,
+        None if shared => ctx
+            .producers
+            .acquire(&ctx.worker, &ctx.connector.producer_overrides)
+            .map_err(|e| KafkaError::new(format!("{} (task {})", e.what, ctx.ident), e.source))?,
+        None => {
+            // The producer first: an idempotent producer spends its first
+            // few hundred milliseconds getting a producer id, which then
+            // overlaps with reading offsets and instantiating the guest.
+            let mut pcfg = producer_config(&ctx.worker, &ctx.connector.producer_overrides);
+            pcfg.set("client.id", format!("copycat-{}", ctx.ident));
+            if exactly_once {
+                // Stable per (offsets topic, connector, task): a restarted or
+                // duplicated instance of this task fences the previous one.
+                pcfg.set("transactional.id", transactional_id(ctx));
+                pcfg.set(
+                    "transaction.timeout.ms",
+                    ctx.worker.transaction_timeout().as_millis().to_string(),
+                );
+            }
+            Arc::new(
+                pcfg.create_with_context(Router)
+                    .map_err(|e| KafkaError::new(format!("creating the producer of task {}", ctx.ident), e))?,
+            )
+        }
     };
     // Fence any other instance of this task *before* reading the offsets:
     // nothing it commits afterwards can be missed. (A producer handed over
@@ -216,20 +258,18 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     tracing::info!(committed = offsets.len(), "loaded committed source offsets");
     let guest = ctx.instantiate(Arc::new(offsets))?;
     ctx.status.instruments().commit_lag(0);
-    let producer = Arc::new(producer);
-    // Exactly-once produces on the task thread, inside the transaction.
-    let (sender, sender_thread) = if exactly_once {
-        (None, None)
-    } else {
-        let (tx, thread) = spawn_sender(ctx, producer.clone())?;
-        (Some(tx), Some(thread))
-    };
+    let acks = Arc::new(Acks::new(ctx.status.instruments().clone()));
     let mut runner = SourceRunner {
         ctx,
         guest,
         producer,
-        sender,
-        sender_thread,
+        acks,
+        idle: IdleBackoff::new(ctx.connector.idle_backoff, ctx.connector.idle_backoff_max),
+        // Exactly-once produces on the task thread, inside the
+        // transaction; the others start a sender thread with their first batch.
+        sender: None,
+        sender_thread: None,
+        last_handed: Instant::now(),
         txn: None,
         next_batch: 0,
         batches: VecDeque::new(),
@@ -247,8 +287,10 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     let stopped = runner.guest.source_stop();
     if result.is_ok() && drained.is_ok() && ctx.handoff.requested() {
         let SourceRunner { producer, .. } = runner;
-        if let Ok(p) = Arc::try_unwrap(producer) {
-            ctx.handoff.put(handoff_key, p);
+        // The sender thread is gone: a producer of the task's own is held
+        // here only; a shared one may be held by other tasks too.
+        if shared || Arc::strong_count(&producer) == 1 {
+            ctx.handoff.put(handoff_key, producer);
         }
     }
     result?;
@@ -258,7 +300,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
 
 impl SourceRunner<'_> {
     fn acks(&self) -> &Acks {
-        self.producer.context()
+        &self.acks
     }
 
     fn poll_loop(&mut self) -> Result<(), TaskFailure> {
@@ -288,9 +330,14 @@ impl SourceRunner<'_> {
                     // A connector may end its transaction on an empty poll.
                     self.transaction_boundary_reached()?;
                 }
-                pause(self.ctx, self.ctx.connector.idle_backoff);
+                // Empty polls in a row back off (up to
+                // poll.idle.backoff.max.ms): an idle task costs no CPU. A
+                // stop or pause wakes the task at once.
+                self.retire_idle_sender()?;
+                pause(self.ctx, self.idle.next());
                 continue;
             }
+            self.idle.reset();
             self.ctx
                 .status
                 .metrics
@@ -302,7 +349,8 @@ impl SourceRunner<'_> {
                 DeliveryGuarantee::AtLeastOnce => self.send_batch(records)?,
                 DeliveryGuarantee::AtMostOnce => {
                     self.commit_before_send(&records)?;
-                    self.hand_over(KIND_UNTRACKED, records)?;
+                    self.acks.unacked.fetch_add(records.len(), Ordering::AcqRel);
+                    self.hand_over(KIND_AT_MOST_ONCE, records)?;
                 }
                 DeliveryGuarantee::ExactlyOnce => self.send_in_transaction(records)?,
             }
@@ -324,8 +372,14 @@ impl SourceRunner<'_> {
         self.ctx.status.instruments().commit_lag(self.uncommitted);
     }
 
-    /// Hand `records` to the sender thread.
-    fn hand_over(&mut self, opaque: usize, records: SourceBatch) -> Result<(), TaskFailure> {
+    /// Hand `records` to the sender thread, starting it if there is none.
+    fn hand_over(&mut self, tag: usize, records: SourceBatch) -> Result<(), TaskFailure> {
+        let opaque = Delivery::new(self.acks.clone(), tag);
+        if self.sender.is_none() {
+            let (tx, thread) = spawn_sender(self.ctx, self.producer.clone(), self.acks.clone())?;
+            self.sender = Some(tx);
+            self.sender_thread = Some(thread);
+        }
         let handed = self
             .sender
             .as_ref()
@@ -334,7 +388,31 @@ impl SourceRunner<'_> {
             self.check_failure()?;
             return Err(TaskFailure("the task's sender thread stopped unexpectedly".into()));
         }
+        self.last_handed = Instant::now();
         Ok(())
+    }
+
+    /// End the sender thread once it has had nothing to do for
+    /// `SENDER_IDLE`: it finishes what it holds first. Only the task thread
+    /// starts and ends it, so no batch can be handed to a thread that is
+    /// leaving.
+    fn retire_idle_sender(&mut self) -> Result<(), TaskFailure> {
+        if self.sender.is_none() || self.last_handed.elapsed() < SENDER_IDLE {
+            return Ok(());
+        }
+        self.join_sender()
+    }
+
+    /// Close the sender thread's channel and wait for it to finish the
+    /// batches it holds.
+    fn join_sender(&mut self) -> Result<(), TaskFailure> {
+        self.sender = None;
+        if let Some(t) = self.sender_thread.take()
+            && t.join().is_err()
+        {
+            return Err(TaskFailure("the task's sender thread panicked".into()));
+        }
+        self.check_failure()
     }
 
     /// At-most-once: make the batch's offsets durable before its records
@@ -362,13 +440,14 @@ impl SourceRunner<'_> {
             self.acks().offsets_pending.store(positions.len(), Ordering::Release);
         }
         let topic = &self.ctx.worker.offset_storage_topic;
+        let opaque = Delivery::new(self.acks.clone(), kind);
         for p in positions {
             let key = offset_key(&self.ctx.ident.connector, &p.partition);
             let value = offset_value(&p.offset);
-            let rec = BaseRecord::<[u8], [u8], usize>::with_opaque_to(topic, kind)
+            let rec = BaseRecord::<[u8], [u8], Arc<Delivery>>::with_opaque_to(topic, opaque.clone())
                 .key(key.as_slice())
                 .payload(value.as_slice());
-            send(&self.producer, rec)?;
+            send(&self.producer, &self.acks, rec)?;
         }
         Ok(())
     }
@@ -388,8 +467,9 @@ impl SourceRunner<'_> {
         }
         if let Err(e) = produce(
             &self.producer,
+            &self.acks,
             self.ctx.connector.topic.as_deref(),
-            KIND_UNTRACKED,
+            &Delivery::new(self.acks.clone(), KIND_UNTRACKED),
             &records,
         ) {
             self.abort();
@@ -507,7 +587,7 @@ impl SourceRunner<'_> {
             records: records.len() as u64,
             offsets: records.latest_offsets(),
         });
-        self.hand_over((slot << 2) | KIND_TRACKED, records)
+        self.hand_over((slot << SLOT_SHIFT) | KIND_TRACKED, records)
     }
 
     fn check_failure(&self) -> Result<(), TaskFailure> {
@@ -609,8 +689,21 @@ impl SourceRunner<'_> {
                 return self.commit_transaction();
             }
             DeliveryGuarantee::AtMostOnce => {
-                // Offsets are already durable; deliver what was handed over.
-                let _ = self.producer.flush(self.ctx.worker.offset_flush_timeout);
+                // Offsets are already durable; deliver what was handed over
+                // (this task's records: the producer may be shared).
+                let timeout = self.ctx.worker.offset_flush_timeout;
+                let deadline = Instant::now() + timeout;
+                while self.acks().unacked.load(Ordering::Acquire) > 0 && self.acks().failure().is_none() {
+                    if Instant::now() >= deadline {
+                        tracing::warn!(
+                            unacknowledged = self.acks().unacked.load(Ordering::Acquire),
+                            timeout_ms = timeout.as_millis() as u64,
+                            "stopping: Kafka did not acknowledge every record within offset.flush.timeout.ms (at-most-once: they may be lost)"
+                        );
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
                 self.ctx
                     .status
                     .metrics
@@ -654,8 +747,12 @@ impl SourceRunner<'_> {
 }
 
 /// Start the thread that produces the batches the task thread hands over.
-fn spawn_sender(ctx: &TaskContext, producer: Arc<Kproducer>) -> Result<(BatchSender, JoinHandle<()>), TaskFailure> {
-    let (tx, rx) = sync_channel::<(usize, SourceBatch)>(2);
+fn spawn_sender(
+    ctx: &TaskContext,
+    producer: Arc<Kproducer>,
+    acks: Arc<Acks>,
+) -> Result<(BatchSender, JoinHandle<()>), TaskFailure> {
+    let (tx, rx) = sync_channel::<(Arc<Delivery>, SourceBatch)>(2);
     let default_topic = ctx.connector.topic.clone();
     let span = tracing::Span::current();
     let thread = std::thread::Builder::new()
@@ -663,8 +760,8 @@ fn spawn_sender(ctx: &TaskContext, producer: Arc<Kproducer>) -> Result<(BatchSen
         .spawn(move || {
             let _enter = span.enter();
             for (opaque, records) in rx {
-                if let Err(TaskFailure(msg)) = produce(&producer, default_topic.as_deref(), opaque, &records) {
-                    producer.context().fail(msg);
+                if let Err(TaskFailure(msg)) = produce(&producer, &acks, default_topic.as_deref(), &opaque, &records) {
+                    acks.fail(msg);
                     break;
                 }
             }
@@ -676,8 +773,9 @@ fn spawn_sender(ctx: &TaskContext, producer: Arc<Kproducer>) -> Result<(BatchSen
 /// Produce one batch's records.
 fn produce(
     producer: &Kproducer,
+    acks: &Acks,
     default_topic: Option<&str>,
-    opaque: usize,
+    opaque: &Arc<Delivery>,
     records: &SourceBatch,
 ) -> Result<(), TaskFailure> {
     for r in records.iter() {
@@ -687,7 +785,7 @@ fn produce(
                 r.origin()
             ))
         })?;
-        let mut rec = BaseRecord::<[u8], [u8], usize>::with_opaque_to(topic, opaque);
+        let mut rec = BaseRecord::<[u8], [u8], Arc<Delivery>>::with_opaque_to(topic, opaque.clone());
         if let Some(k) = r.key {
             rec = rec.key(k);
         }
@@ -707,19 +805,23 @@ fn produce(
             }
             rec = rec.headers(hs);
         }
-        send(producer, rec)?;
+        send(producer, acks, rec)?;
     }
     Ok(())
 }
 
 /// Enqueue one record, waiting when the producer's queue is full.
-fn send<'r>(producer: &Kproducer, mut rec: BaseRecord<'r, [u8], [u8], usize>) -> Result<(), TaskFailure> {
+fn send<'r>(
+    producer: &Kproducer,
+    acks: &Acks,
+    mut rec: BaseRecord<'r, [u8], [u8], Arc<Delivery>>,
+) -> Result<(), TaskFailure> {
     loop {
         match producer.send(rec) {
             Ok(()) => return Ok(()),
             Err((RdKafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
                 rec = back;
-                if let Some(f) = producer.context().failure() {
+                if let Some(f) = acks.failure() {
                     return Err(TaskFailure(f));
                 }
                 std::thread::sleep(Duration::from_millis(1));

@@ -304,6 +304,8 @@ pub struct Worker {
     undescribable: Mutex<HashMap<String, String>>,
     /// Reads committed source offsets for starting tasks.
     offsets: Arc<crate::kafka::offsets::OffsetReader>,
+    /// The source producers shared by this worker's tasks.
+    producers: Arc<crate::kafka::shared_producer::ProducerRegistry>,
     /// Persisted connectors that could not be restored, kept in the state
     /// file as they were.
     unrestored: Mutex<BTreeMap<String, crate::state::SavedConnector>>,
@@ -331,6 +333,9 @@ impl Worker {
         .await?;
         tracing::info!(bootstrap = %config.bootstrap_servers, offsets_topic = %config.offset_storage_topic, "worker started");
         let registry = Registry::new(config.plugin_registry_dir.clone());
+        let producers = Arc::new(crate::kafka::shared_producer::ProducerRegistry::new(
+            config.producer_shared,
+        ));
         Ok(Self {
             config: Arc::new(config),
             engine: Arc::new(engine),
@@ -342,6 +347,7 @@ impl Worker {
             described: Mutex::new(HashMap::new()),
             undescribable: Mutex::new(HashMap::new()),
             offsets: Arc::default(),
+            producers,
             unrestored: Mutex::new(BTreeMap::new()),
         })
     }
@@ -1155,6 +1161,7 @@ impl Worker {
             offsets: self.offsets.clone(),
             topics: spawn.topics.clone(),
             handoff: spawn.handoff.clone(),
+            producers: self.producers.clone(),
         };
         let body: fn(&TaskContext) -> Result<(), task::TaskFailure> = match spawn.plugin.kind {
             WorldKind::Source => task::source::run,
@@ -1198,6 +1205,13 @@ impl Worker {
         tracing::info!(connector = name, task, "restarting the task by hand");
         *t = self.spawn_task(spawn)?;
         Ok(())
+    }
+
+    /// Shared source producers alive in this worker (`producer.shared`):
+    /// one per distinct producer config in use by at-least-once and
+    /// at-most-once source tasks.
+    pub fn shared_producers(&self) -> usize {
+        self.producers.live()
     }
 
     /// Component instances alive in this worker (tasks and connector-level
