@@ -77,6 +77,9 @@ pub struct SourceBatch {
     header_key_lengths: Vec<u32>,
     header_value_lengths: Vec<i32>,
     positions: Vec<(String, String)>,
+    /// The first record the contract cannot carry (a negative Kafka
+    /// partition: -1 means "unset" on the wire), reported by `poll`.
+    invalid: Option<String>,
 }
 
 impl SourceBatch {
@@ -118,6 +121,13 @@ impl SourceBatch {
     /// offset counts).
     pub fn push_ref(&mut self, r: RecordRef<'_>) {
         let records = self.value_lengths.len();
+        if let Some(p) = r.kafka_partition.filter(|p| *p < 0)
+            && self.invalid.is_none()
+        {
+            self.invalid = Some(format!(
+                "record {records} of the batch names Kafka partition {p}; partitions are numbered from 0"
+            ));
+        }
         let topic = r.topic.map_or(-1, |t| {
             let i = match self.topics.iter().rposition(|x| x == t) {
                 Some(i) => i,
@@ -200,7 +210,15 @@ impl SourceBatch {
             .map(|(_, o)| o.as_str())
     }
 
-    pub(crate) fn into_wit(self) -> wit::SourceBatch {
+    /// The batch for the host, or why it cannot be sent.
+    pub(crate) fn into_wit(self) -> Result<wit::SourceBatch, crate::Error> {
+        match self.invalid {
+            Some(why) => Err(crate::Error::fatal(why)),
+            None => Ok(self.into_wit_unchecked()),
+        }
+    }
+
+    fn into_wit_unchecked(self) -> wit::SourceBatch {
         wit::SourceBatch {
             data: self.data,
             key_lengths: self.key_lengths,
@@ -457,7 +475,7 @@ mod tests {
         assert_eq!(views[1].topic, Some("t"));
         assert_eq!(views[2].value, Some(&b"z"[..]));
         assert_eq!(b.offset("p"), Some("2"));
-        let w = b.into_wit();
+        let w = b.into_wit().unwrap();
         assert_eq!(w.value_lengths.len(), 3);
         assert_eq!(w.topics, vec!["t".to_owned()]);
         assert_eq!(w.data, b"kvhxwz".to_vec());
@@ -470,6 +488,15 @@ mod tests {
             .map(|p| (p.partition.as_str(), p.offset.as_str()))
             .collect();
         assert_eq!(positions, vec![("p", "2"), ("q", "9")]);
+    }
+
+    #[test]
+    fn a_negative_kafka_partition_is_refused_not_sent_as_unset() {
+        let mut b = SourceBatch::new();
+        b.push(SourceRecord::new("p", "1").value("v"));
+        b.push(SourceRecord::new("p", "2").value("v").kafka_partition(-1));
+        let err = b.into_wit().err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("record 1 of the batch names Kafka partition -1"), "{err}");
     }
 
     #[test]

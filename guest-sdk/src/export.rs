@@ -168,7 +168,7 @@ pub fn source_poll<T: SourceTask>(slot: &'static Slot<T>, max_records: u32) -> W
     with_task(slot, |task| {
         let mut batch = SourceBatch::new();
         task.poll_batch(max_records, &mut batch)?;
-        Ok(batch.into_wit())
+        batch.into_wit()
     })
 }
 
