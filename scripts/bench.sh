@@ -92,11 +92,11 @@ if [[ "${COPYCAT_BENCH_LATENCY:-1}" != 0 ]]; then
 fi
 # Density: many rate-limited datagen tasks in one worker (RSS, idle CPU);
 # COPYCAT_BENCH_DENSITY=0 skips it, COPYCAT_BENCH_DENSITY_TASKS sets the count
-# (100 by default: 1,000 starves the broker on a 2-core machine, see BENCHMARKS.md).
+# (1,000 by default, the figure; see BENCHMARKS.md#density).
 if [[ "${COPYCAT_BENCH_DENSITY:-1}" != 0 ]]; then
     cargo run --quiet -p copycat-bench --bin density \
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
-        -- --tasks "${COPYCAT_BENCH_DENSITY_TASKS:-100}"
+        -- --tasks "${COPYCAT_BENCH_DENSITY_TASKS:-1000}"
 fi
 # The counter source in every language (build/examples; `just build-examples`).
 if [[ "${COPYCAT_BENCH_LANGUAGES:-1}" != 0 ]]; then
