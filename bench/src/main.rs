@@ -65,7 +65,7 @@ use copycat_bench::results::{self, Goal, Record};
 use copycat_bench::{Watermarks, create_topics, delete_topics, init_tracing, median, props, unique};
 use copycat_runtime::config::Props;
 use copycat_runtime::engine::WasmEngine;
-use copycat_runtime::kafka::{client_config, producer_config};
+use copycat_runtime::kafka::{producer_config, sink_consumer_config};
 use copycat_runtime::task::{TaskMetrics, TaskState};
 use copycat_runtime::{ConnectorConfig, Worker, WorkerConfig};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -606,7 +606,7 @@ fn run_copycat(
     let start = Instant::now();
     worker.start_connector(cfg).context("starting the datagen connector")?;
     let mut first: Option<(Duration, u64)> = None;
-    let mut progress = (0, Instant::now());
+    let mut watchdog = Watchdog::new(if exactly_once { "copycat-eos" } else { "copycat" });
     let mut transactions = 0;
     let result = loop {
         // At-least-once: records in the topic. Exactly-once: records in
@@ -631,21 +631,8 @@ fn run_copycat(
         if n >= args.records {
             break Ok(start.elapsed());
         }
-        if n > progress.0 {
-            progress = (n, Instant::now());
-        } else if progress.1.elapsed() > Duration::from_secs(60) {
-            break Err(anyhow!(
-                "copycat: no progress for 60 s at {n} of {} records",
-                args.records
-            ));
-        }
-        let status = worker.status(&name)?;
-        if let Some(t) = status.tasks.iter().find(|t| t.state == TaskState::Failed) {
-            break Err(anyhow!(
-                "copycat: task {} failed: {}",
-                t.id,
-                t.trace.as_deref().unwrap_or("(no trace)")
-            ));
+        if let Err(e) = watchdog.check(&worker, &name, n, args.records, "records") {
+            break Err(e);
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -751,28 +738,41 @@ fn fill_sink_topic(args: &Args, worker: &WorkerConfig, topic: &str, warmup_topic
     Ok(())
 }
 
-/// Copycat's sink-task consumer settings (runtime/src/task/sink.rs): the
-/// worker's `consumer.*` settings, a fresh group, no auto commit,
-/// read_committed, and the sink task's defaults (`auto.offset.reset=earliest`,
-/// `partition.assignment.strategy=range,roundrobin`,
-/// `fetch.queue.backoff.ms=10`).
-fn sink_consumer_config(worker: &WorkerConfig, group: &str) -> ClientConfig {
-    let mut cfg = client_config(worker, &worker.consumer, &Props::new());
-    cfg.set("group.id", group)
-        .set("client.id", "copycat-bench-sink-ceiling")
-        .set("enable.auto.commit", "false")
-        .set("enable.auto.offset.store", "false")
-        .set("isolation.level", "read_committed");
-    for (k, v) in [
-        ("auto.offset.reset", "earliest"),
-        ("partition.assignment.strategy", "range,roundrobin"),
-        ("fetch.queue.backoff.ms", "10"),
-    ] {
-        if !worker.consumer.contains_key(k) {
-            cfg.set(k, v);
+/// Ends a Copycat measurement that stalls (no progress for 60 s) or whose
+/// task failed, with an error saying which.
+struct Watchdog {
+    label: &'static str,
+    best: u64,
+    since: Instant,
+}
+
+impl Watchdog {
+    fn new(label: &'static str) -> Self {
+        Self {
+            label,
+            best: 0,
+            since: Instant::now(),
         }
     }
-    cfg
+
+    /// `done` of `total` `unit` so far.
+    fn check(&mut self, worker: &Worker, name: &str, done: u64, total: u64, unit: &str) -> Result<()> {
+        if done > self.best {
+            (self.best, self.since) = (done, Instant::now());
+        } else if self.since.elapsed() > Duration::from_secs(60) {
+            bail!("{}: no progress for 60 s at {done} of {total} {unit}", self.label);
+        }
+        let status = worker.status(name)?;
+        if let Some(t) = status.tasks.iter().find(|t| t.state == TaskState::Failed) {
+            bail!(
+                "{}: task {} failed: {}",
+                self.label,
+                t.id,
+                t.trace.as_deref().unwrap_or("(no trace)")
+            );
+        }
+        Ok(())
+    }
 }
 
 /// The sink ceiling: a raw `BaseConsumer` (subscribed, as a sink task is)
@@ -783,9 +783,14 @@ fn run_sink_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, dir: &Path)
     let path = dir.join("sink-ceiling.txt");
     let pb = bar("sink-ceiling (rdkafka)", args.records);
     let start = Instant::now();
-    let consumer: BaseConsumer = sink_consumer_config(worker, &unique("copycat-bench-sink-ceiling"))
-        .create()
-        .context("creating the sink-ceiling consumer")?;
+    let consumer: BaseConsumer = sink_consumer_config(
+        worker,
+        &Props::new(),
+        &unique("copycat-bench-sink-ceiling"),
+        "copycat-bench-sink-ceiling",
+    )
+    .create()
+    .context("creating the sink-ceiling consumer")?;
     consumer
         .subscribe(&[topic])
         .with_context(|| format!("sink-ceiling: subscribing to {topic}"))?;
@@ -886,7 +891,7 @@ fn run_copycat_sink(
         .start_connector(cfg)
         .context("starting the file-sink connector")?;
     let mut first: Option<(Duration, u64)> = None;
-    let mut progress = (0, Instant::now());
+    let mut watchdog = Watchdog::new("copycat-sink");
     let result = loop {
         let bytes = dir_bytes(&out);
         if bytes > 0 && first.is_none() {
@@ -896,22 +901,8 @@ fn run_copycat_sink(
             break Ok(start.elapsed());
         }
         pb.set_position(bytes / line);
-        if bytes > progress.0 {
-            progress = (bytes, Instant::now());
-        } else if progress.1.elapsed() > Duration::from_secs(60) {
-            break Err(anyhow!(
-                "copycat-sink: no progress for 60 s at {} of {} lines",
-                bytes / line,
-                args.records
-            ));
-        }
-        let status = worker.status(&name)?;
-        if let Some(t) = status.tasks.iter().find(|t| t.state == TaskState::Failed) {
-            break Err(anyhow!(
-                "copycat-sink: task {} failed: {}",
-                t.id,
-                t.trace.as_deref().unwrap_or("(no trace)")
-            ));
+        if let Err(e) = watchdog.check(&worker, &name, bytes / line, args.records, "lines") {
+            break Err(e);
         }
         std::thread::sleep(Duration::from_millis(10));
     };

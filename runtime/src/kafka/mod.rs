@@ -54,6 +54,33 @@ pub fn client_config(worker: &WorkerConfig, base: &Props, overrides: &Props) -> 
 /// given per `put`, as with Kafka Connect's Java consumer.
 pub const MAX_POLL_RECORDS: &str = "max.poll.records";
 
+/// A sink task's consumer settings: the worker's `consumer.*` and the
+/// connector's `consumer.override.*` over Copycat's defaults, in consumer
+/// group `group`. Offsets are committed by the task after `flush` (never
+/// automatically), and only committed transactions are read. The benchmark's
+/// raw-consumer ceiling uses the same settings.
+pub fn sink_consumer_config(worker: &WorkerConfig, overrides: &Props, group: &str, client_id: &str) -> ClientConfig {
+    let mut cfg = client_config(worker, &worker.consumer, overrides);
+    cfg.set("group.id", group)
+        .set("client.id", client_id)
+        .set("enable.auto.commit", "false")
+        .set("enable.auto.offset.store", "false")
+        .set("isolation.level", "read_committed");
+    // librdkafka's fetch.queue.backoff.ms (1000 ms) idles a sink that has
+    // drained its prefetch queue: with 10 ms a file sink went from 120k to
+    // 470k records/s (docs/BENCHMARKS.md, against Kafka Connect).
+    for (k, v) in [
+        ("auto.offset.reset", "earliest"),
+        ("partition.assignment.strategy", "range,roundrobin"),
+        ("fetch.queue.backoff.ms", "10"),
+    ] {
+        if !worker.consumer.contains_key(k) && !overrides.contains_key(k) {
+            cfg.set(k, v);
+        }
+    }
+    cfg
+}
+
 /// Producer settings for source tasks: idempotent (so retries neither
 /// duplicate nor reorder), acks from all in-sync replicas.
 pub fn producer_config(worker: &WorkerConfig, overrides: &Props) -> ClientConfig {

@@ -17,7 +17,7 @@ use rdkafka::{ClientContext, Offset, TopicPartitionList};
 
 use super::{TaskContext, TaskFailure, TaskMetrics, TaskState, pause};
 use crate::engine::guest::{Guest, GuestError, SinkBatch, SinkRecordRef, TopicPartition, TopicPartitionOffset};
-use crate::kafka::{KafkaError, client_config};
+use crate::kafka::{KafkaError, sink_consumer_config};
 use crate::metrics::TaskInstruments;
 
 type Tp = (String, i32);
@@ -207,24 +207,12 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     }));
     lock(&shared).guest.sink_start(&ctx.task_config)?;
 
-    let mut cfg = client_config(&ctx.worker, &ctx.worker.consumer, &ctx.connector.consumer_overrides);
-    cfg.set("group.id", format!("connect-{}", ctx.ident.connector))
-        .set("client.id", format!("copycat-{}", ctx.ident))
-        .set("enable.auto.commit", "false")
-        .set("enable.auto.offset.store", "false")
-        .set("isolation.level", "read_committed");
-    // librdkafka's fetch.queue.backoff.ms (1000 ms) idles a sink that has
-    // drained its prefetch queue: with 10 ms a file sink went from 120k to
-    // 470k records/s (docs/BENCHMARKS.md, against Kafka Connect).
-    for (k, v) in [
-        ("auto.offset.reset", "earliest"),
-        ("partition.assignment.strategy", "range,roundrobin"),
-        ("fetch.queue.backoff.ms", "10"),
-    ] {
-        if !ctx.worker.consumer.contains_key(k) && !ctx.connector.consumer_overrides.contains_key(k) {
-            cfg.set(k, v);
-        }
-    }
+    let cfg = sink_consumer_config(
+        &ctx.worker,
+        &ctx.connector.consumer_overrides,
+        &format!("connect-{}", ctx.ident.connector),
+        &format!("copycat-{}", ctx.ident),
+    );
     tracing::debug!(fetch_queue_backoff_ms = ?cfg.get("fetch.queue.backoff.ms"), "sink consumer config");
     let consumer: BaseConsumer<SinkContext> = cfg
         .create_with_context(SinkContext { shared: shared.clone() })
