@@ -173,6 +173,7 @@ render() {
             echo "${INPUT_FILES[*]}"
         )"
         [OUTPUT_DIR]="$OUTPUT_DIR"
+        [STATE_DIR]="$DEMO/state"
     )
     for key in "${!vars[@]}"; do
         text="${text//"@$key@"/"${vars[$key]}"}"
