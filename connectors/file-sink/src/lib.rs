@@ -97,6 +97,27 @@ pub struct FileSinkTask {
 const OFFSET_DIGITS: usize = 20;
 
 impl FileSinkTask {
+    /// Append every non-empty partition buffer to its file and clear it;
+    /// the files wait in `unsynced` for the next `flush`.
+    fn append_buffers(&mut self) -> Result<(), Error> {
+        let pending: Vec<TopicPartition> = self
+            .buffers
+            .iter()
+            .filter(|(_, b)| !b.is_empty())
+            .map(|(tp, _)| tp.clone())
+            .collect();
+        for tp in pending {
+            let path = self.path(&tp);
+            let Some(buffer) = self.buffers.get_mut(&tp) else {
+                continue;
+            };
+            append(&path, buffer).map_err(|e| file_error(&path, e))?;
+            buffer.clear();
+            self.unsynced.insert(path);
+        }
+        Ok(())
+    }
+
     fn path(&self, tp: &TopicPartition) -> String {
         format!("{}/{}-{}.txt", self.directory, tp.topic, tp.partition)
     }
@@ -310,20 +331,7 @@ impl SinkTask for FileSinkTask {
         // arrive and memory holds no more than one batch, at any rate or
         // flush interval. Exactly-once, the buffers wait for `flush`.
         if !self.exactly_once {
-            let pending: Vec<TopicPartition> = self
-                .buffers
-                .iter()
-                .filter(|(_, b)| !b.is_empty())
-                .map(|(tp, _)| tp.clone())
-                .collect();
-            for tp in pending {
-                let path = self.path(&tp);
-                if let Some(buffer) = self.buffers.get_mut(&tp) {
-                    append(&path, buffer).map_err(|e| file_error(&path, e))?;
-                    buffer.clear();
-                }
-                self.unsynced.insert(path);
-            }
+            self.append_buffers()?;
         }
         Ok(())
     }
@@ -335,21 +343,7 @@ impl SinkTask for FileSinkTask {
         // A buffer is dropped only once appended, and a file leaves `unsynced`
         // only once synced: after a retriable failure the host calls `flush`
         // again and the rest is written, nothing twice.
-        let pending: Vec<TopicPartition> = self
-            .buffers
-            .iter()
-            .filter(|(_, b)| !b.is_empty())
-            .map(|(tp, _)| tp.clone())
-            .collect();
-        for tp in pending {
-            let path = self.path(&tp);
-            let Some(buffer) = self.buffers.get_mut(&tp) else {
-                continue;
-            };
-            append(&path, buffer).map_err(|e| file_error(&path, e))?;
-            buffer.clear();
-            self.unsynced.insert(path);
-        }
+        self.append_buffers()?;
         while let Some(path) = self.unsynced.first().cloned() {
             sync(&path).map_err(|e| file_error(&path, e))?;
             self.unsynced.remove(&path);
