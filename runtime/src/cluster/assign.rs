@@ -48,11 +48,16 @@ fn score(task: &TaskId, worker: &str) -> u64 {
 /// one too. Deterministic: the same inputs (in any order) give the same
 /// answer. No workers: nothing is assigned.
 ///
-/// Connector by connector (in name order), every worker gets room for
-/// `floor(n/W)` of its `n` tasks, and the `n mod W` extra places go to the
-/// workers with the least load so far (ties broken by hash), which keeps
-/// the totals within one. Each task then takes its best-ranked worker that
-/// still has room for that connector.
+/// Connector by connector (in name order), every worker has room for
+/// `floor(n/W)` of its `n` tasks, and `n mod W` workers for one more: the
+/// least loaded so far must take one (which keeps the totals within one),
+/// and where several are equally loaded, the tasks decide which. Then every
+/// (task, worker) pair is taken in descending order of its hash, and a
+/// task goes to the worker of the first pair whose worker still has room.
+/// That is the stable matching in which tasks and workers both rank each
+/// other by that hash: the result does not depend on the order of tasks,
+/// and a joining worker mostly takes the tasks that rank it highest
+/// instead of setting off a chain of moves in task-number order.
 pub fn assign(tasks: &[TaskId], workers: &[String]) -> BTreeMap<String, Vec<TaskId>> {
     let mut workers: Vec<&String> = workers.iter().collect();
     workers.sort();
@@ -68,40 +73,74 @@ pub fn assign(tasks: &[TaskId], workers: &[String]) -> BTreeMap<String, Vec<Task
     for t in tasks {
         by_connector.entry(t.0.as_str()).or_default().push(t);
     }
-    for (connector, tasks) in by_connector {
-        let floor = tasks.len() / workers.len();
-        let extra = tasks.len() % workers.len();
-        // Who gets the extra places: the least loaded, then by hash.
-        let mut order: Vec<&String> = workers.clone();
-        let key: TaskId = (connector.to_owned(), u32::MAX);
-        order.sort_by_key(|w| {
-            (
-                out.get(w.as_str()).map_or(0, Vec::len),
-                std::cmp::Reverse(score(&key, w)),
-            )
-        });
-        let mut room: BTreeMap<&str, usize> = order
-            .iter()
-            .enumerate()
-            .map(|(i, w)| (w.as_str(), floor + usize::from(i < extra)))
-            .collect();
-        for task in tasks {
-            let mut prefs = workers.clone();
-            prefs.sort_by_key(|w| std::cmp::Reverse(score(task, w)));
-            for w in prefs {
-                if let Some(r) = room.get_mut(w.as_str())
-                    && *r > 0
-                {
-                    *r -= 1;
-                    if let Some(load) = out.get_mut(w.as_str()) {
-                        load.push(task.clone());
-                    }
-                    break;
-                }
+    for tasks in by_connector.into_values() {
+        let placed = place(&tasks, &workers, &out);
+        for (task, w) in placed {
+            if let Some(load) = out.get_mut(w.as_str()) {
+                load.push(task.clone());
             }
         }
     }
     out
+}
+
+/// One connector's `tasks` over `workers` (sorted, distinct), given the
+/// loads so far in `out`: which worker each task goes to.
+fn place<'a>(
+    tasks: &[&'a TaskId],
+    workers: &[&'a String],
+    out: &BTreeMap<String, Vec<TaskId>>,
+) -> Vec<(&'a TaskId, &'a String)> {
+    let floor = tasks.len() / workers.len();
+    let extra = tasks.len() % workers.len();
+    let load_so_far = |w: &String| out.get(w.as_str()).map_or(0, Vec::len);
+    // Who may take one more than `floor`: with the loads sorted, the
+    // `extra`-th smallest is the threshold; those below it must, and
+    // `optional` of those at it may.
+    let mut loads: Vec<usize> = workers.iter().map(|w| load_so_far(w)).collect();
+    loads.sort_unstable();
+    let threshold = extra.checked_sub(1).and_then(|i| loads.get(i).copied());
+    let mut cap: Vec<usize> = Vec::with_capacity(workers.len());
+    let mut eligible: Vec<bool> = Vec::with_capacity(workers.len());
+    let mut mandatory = 0;
+    for w in workers {
+        let l = load_so_far(w);
+        let must = threshold.is_some_and(|t| l < t);
+        mandatory += usize::from(must);
+        cap.push(floor + usize::from(must));
+        eligible.push(threshold == Some(l));
+    }
+    let mut optional = extra - mandatory;
+
+    let mut pairs: Vec<(u64, usize, usize)> = Vec::with_capacity(tasks.len() * workers.len());
+    for (ti, t) in tasks.iter().enumerate() {
+        for (wi, w) in workers.iter().enumerate() {
+            pairs.push((score(t, w), ti, wi));
+        }
+    }
+    // Highest score first; ties (all but impossible) by task, then worker.
+    pairs.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let mut owner: Vec<Option<usize>> = vec![None; tasks.len()];
+    let mut taken = vec![0usize; workers.len()];
+    for (_, ti, wi) in pairs {
+        if owner[ti].is_some() {
+            continue;
+        }
+        if taken[wi] < cap[wi] {
+            taken[wi] += 1;
+            owner[ti] = Some(wi);
+        } else if taken[wi] == floor && eligible[wi] && optional > 0 {
+            optional -= 1;
+            eligible[wi] = false;
+            taken[wi] += 1;
+            owner[ti] = Some(wi);
+        }
+    }
+    tasks
+        .iter()
+        .zip(owner)
+        .filter_map(|(t, o)| o.map(|wi| (*t, workers[wi])))
+        .collect()
 }
 
 #[cfg(test)]
@@ -183,5 +222,48 @@ mod tests {
         let gone = assign(&t, &workers(2));
         let moved = t.iter().filter(|x| owner(&before, x) != owner(&gone, x)).count();
         assert!(moved <= 30, "{moved} of 60 tasks moved when a worker left");
+    }
+
+    /// How many of `t` change worker between `a` and `b`.
+    fn moved(t: &[TaskId], a: &BTreeMap<String, Vec<TaskId>>, b: &BTreeMap<String, Vec<TaskId>>) -> usize {
+        let owner = |x: &BTreeMap<String, Vec<TaskId>>, task: &TaskId| {
+            x.iter().find(|(_, ts)| ts.contains(task)).map(|(w, _)| w.clone())
+        };
+        t.iter().filter(|x| owner(a, x) != owner(b, x)).count()
+    }
+
+    #[test]
+    fn over_many_clusters_a_joining_worker_mostly_takes_only_its_share() {
+        // 7 tasks of one connector, 3 workers, then a 4th: the new worker
+        // must take 1 or 2 (its share), so at least one task moves. Over
+        // 500 clusters of workers named like real ones (addresses with
+        // pseudo-random ports), count what else moves.
+        let t: Vec<TaskId> = (0..7).map(|i| ("gen-4f1c".to_owned(), i)).collect();
+        let mut port: u32 = 40_000;
+        let mut next_port = || {
+            port = port.wrapping_mul(1_103_515_245).wrapping_add(12_345) % 25_000 + 40_000;
+            format!("127.0.0.1:{port}")
+        };
+        let (mut total, mut worst, runs) = (0, 0, 500);
+        for _ in 0..runs {
+            let mut w: Vec<String> = (0..3).map(|_| next_port()).collect();
+            let before = assign(&t, &w);
+            let joined = next_port();
+            w.push(joined.clone());
+            let after = assign(&t, &w);
+            let share = after[&joined].len();
+            assert!((1..=2).contains(&share), "{after:?}");
+            let m = moved(&t, &before, &after);
+            assert!(m >= share, "{m} moved, the new worker took {share}");
+            total += m;
+            worst = worst.max(m);
+        }
+        let mean = total as f64 / f64::from(runs);
+        // Measured with this hash: mean 2.39, worst 4. The earlier greedy
+        // in task-number order gave 2.52 on the same clusters. (A sticky
+        // assignment that knew the previous one could move just the new
+        // worker's share, 1.4 on average; see docs/architecture.md.)
+        assert!(mean < 2.45, "mean {mean:.2} tasks moved, worst {worst}");
+        assert!(worst <= 5, "worst {worst}");
     }
 }
