@@ -80,14 +80,6 @@ pub enum OffsetsError {
         /// Why.
         reason: String,
     },
-    /// The operation is not possible for this connector's config.
-    #[error("connector '{connector}': {reason}")]
-    Unsupported {
-        /// The connector.
-        connector: String,
-        /// Why.
-        reason: String,
-    },
 }
 
 /// A connector's offsets, as Kafka Connect's REST API shows them.
@@ -179,15 +171,26 @@ pub fn get(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result<Connect
         }
         Kind::Sink => {
             let consumer = group_consumer(worker, connector)?;
-            let topics = sink_topics(connector)?;
             let mut tpl = TopicPartitionList::new();
-            for topic in &topics {
-                let md = consumer
-                    .fetch_metadata(Some(topic), TIMEOUT)
-                    .map_err(|e| kafka(connector)(KafkaError::new(format!("reading metadata of {topic}"), e)))?;
-                for t in md.topics() {
+            // `topics`: their partitions. `topics.regex`: every topic's, and
+            // the answer is whichever the group committed (what Kafka
+            // Connect lists too: the group's committed offsets). Internal
+            // topics (`__consumer_offsets`, ...) are never a sink's.
+            let topics: Vec<Option<&str>> = if connector.topics_regex.is_some() {
+                vec![None]
+            } else {
+                connector.topics.iter().map(|t| Some(t.as_str())).collect()
+            };
+            for topic in topics {
+                let md = consumer.fetch_metadata(topic, TIMEOUT).map_err(|e| {
+                    kafka(connector)(KafkaError::new(
+                        format!("reading metadata of {}", topic.unwrap_or("the cluster's topics")),
+                        e,
+                    ))
+                })?;
+                for t in md.topics().iter().filter(|t| !t.name().starts_with("__")) {
                     for p in t.partitions() {
-                        tpl.add_partition(topic, p.id());
+                        tpl.add_partition(t.name(), p.id());
                     }
                 }
             }
@@ -197,16 +200,25 @@ pub fn get(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result<Connect
                     e,
                 ))
             })?;
-            let mut offsets = Vec::new();
-            for e in committed.elements() {
-                if let Offset::Offset(o) = e.offset() {
-                    offsets.push(PartitionOffset {
-                        partition: json!({ "kafka_topic": e.topic(), "kafka_partition": e.partition() }),
+            let mut committed: Vec<(String, i32, i64)> = committed
+                .elements()
+                .iter()
+                .filter_map(|e| match e.offset() {
+                    Offset::Offset(o) => Some((e.topic().to_owned(), e.partition(), o)),
+                    _ => None,
+                })
+                .collect();
+            // By topic, then partition, whatever order the metadata had.
+            committed.sort();
+            Ok(ConnectorOffsets {
+                offsets: committed
+                    .into_iter()
+                    .map(|(topic, partition, o)| PartitionOffset {
+                        partition: json!({ "kafka_topic": topic, "kafka_partition": partition }),
                         offset: Some(json!({ "kafka_offset": o })),
-                    });
-                }
-            }
-            Ok(ConnectorOffsets { offsets })
+                    })
+                    .collect(),
+            })
         }
     }
 }
@@ -307,18 +319,6 @@ pub async fn reset(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result
             Ok(())
         }
     }
-}
-
-fn sink_topics(connector: &ConnectorConfig) -> Result<Vec<String>, OffsetsError> {
-    if connector.topics_regex.is_some() {
-        return Err(OffsetsError::Unsupported {
-            connector: connector.name.clone(),
-            reason: "reading the offsets of a sink with topics.regex is not supported yet; \
-                     set topics to the concrete topics for this command"
-                .into(),
-        });
-    }
-    Ok(connector.topics.clone())
 }
 
 fn group_consumer(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result<BaseConsumer, OffsetsError> {

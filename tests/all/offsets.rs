@@ -193,3 +193,59 @@ fn sink_offsets_get_alter_and_reset() {
     block_on(offsets_admin::reset(&wcfg, &ccfg)).unwrap();
     assert_eq!(offsets_admin::get(&wcfg, &ccfg).unwrap().offsets, Vec::new());
 }
+
+#[test]
+fn a_topics_regex_sink_consumes_whole_name_matches_and_lists_their_offsets() {
+    // `<base>-(a|b)` matches `<base>-a` and `<base>-b`, not `<base>-a-archive`
+    // (Kafka Connect matches whole names; a prefix match would take it).
+    let base = unique("rx");
+    let topics: Vec<String> = ["a-archive", "a", "b"].iter().map(|s| format!("{base}-{s}")).collect();
+    for t in &topics {
+        block_on(create_topic(t, 1));
+        let recs: Vec<(String, String)> = (0..10).map(|i| (format!("k{i}"), format!("{t}-{i}"))).collect();
+        produce(t, Some(0), &recs);
+    }
+    let out = tempfile::tempdir().unwrap();
+    let name = unique("sink-regex");
+    let offsets_topic = unique("offsets");
+    let pattern = format!("{base}-(a|b)");
+    let pairs = [
+        ("name", name.as_str()),
+        ("connector.class", "file-sink"),
+        ("topics.regex", pattern.as_str()),
+        ("directory", out.path().to_str().unwrap()),
+        ("grants.fs.write", out.path().to_str().unwrap()),
+    ];
+    let wcfg = worker_config(&offsets_topic);
+    let ccfg = copycat_runtime::ConnectorConfig::from_props(props(&pairs), &wcfg).unwrap();
+    let worker = start_worker(&offsets_topic);
+    worker.start_connector(connector(&worker, &pairs)).unwrap();
+    let file = |t: &str| out.path().join(format!("{t}-0.txt"));
+    eventually("both matching topics written", Duration::from_secs(60), || {
+        topics[1..].iter().all(|t| lines(&file(t)) == 10).then_some(())
+    });
+    worker.shutdown();
+
+    // The group's committed offsets: the two matching topics, nothing of
+    // the third (the sink never consumed it).
+    let got = offsets_admin::get(&wcfg, &ccfg).unwrap();
+    assert_eq!(
+        serde_json::to_value(&got).unwrap(),
+        json!({"offsets": [
+            {"partition": {"kafka_topic": topics[1], "kafka_partition": 0}, "offset": {"kafka_offset": 10}},
+            {"partition": {"kafka_topic": topics[2], "kafka_partition": 0}, "offset": {"kafka_offset": 10}},
+        ]})
+    );
+    assert!(!file(&topics[0]).exists(), "{} was consumed", topics[0]);
+
+    // A pattern that does not compile is refused, naming the key.
+    let bad = [
+        ("name", "bad-regex"),
+        ("connector.class", "file-sink"),
+        ("topics.regex", "orders-("),
+    ];
+    let err = copycat_runtime::ConnectorConfig::from_props(props(&bad), &wcfg)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("topics.regex") && err.contains("orders-("), "{err}");
+}

@@ -48,6 +48,8 @@ pub struct ConnectorConfig {
     /// `topics`: the topics a sink consumes.
     pub topics: Vec<String>,
     /// `topics.regex`: alternatively, a pattern of topics a sink consumes.
+    /// As in Kafka Connect it must match a topic's whole name:
+    /// [`whole_name`] anchors it for the consumer's subscription.
     pub topics_regex: Option<String>,
     /// `grants.*`: the WASI capabilities of the connector's tasks
     /// (deny-by-default).
@@ -187,6 +189,13 @@ impl ConnectorConfig {
                 ),
             ));
         }
+        let topics_regex = r.str("topics.regex").map(str::to_owned);
+        if let Some(re) = &topics_regex
+            && let Err(e) = regex::Regex::new(&whole_name(re))
+        {
+            r.problems
+                .push(("topics.regex".into(), format!("'{re}' is not a valid pattern: {e}")));
+        }
         let cfg = Self {
             name: name.clone(),
             delivery,
@@ -195,7 +204,7 @@ impl ConnectorConfig {
             tasks_max,
             topic: r.str("topic").map(str::to_owned),
             topics: r.list("topics"),
-            topics_regex: r.str("topics.regex").map(str::to_owned),
+            topics_regex,
             grants,
             limits,
             restart,
@@ -221,6 +230,15 @@ impl ConnectorConfig {
     }
 }
 
+/// `topics.regex` anchored at both ends, as Kafka Connect (Java's
+/// `Matcher::matches`) applies it: `orders` subscribes to `orders` only,
+/// not to `orders-archive`, and `a|b` to `a` and `b`. The group keeps the
+/// pattern whole, so it works in librdkafka's POSIX regular expressions
+/// (which do not know `(?:`) as well as in Rust's.
+pub fn whole_name(pattern: &str) -> String {
+    format!("^({pattern})$")
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -244,5 +262,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("poll.idle.backoff.max.ms") && err.contains("500"), "{err}");
+    }
+
+    #[test]
+    fn topics_regex_is_checked_and_matches_whole_names() {
+        let err = cfg(&[("topics.regex", "orders-(")]).unwrap_err().to_string();
+        assert!(err.contains("topics.regex") && err.contains("orders-("), "{err}");
+        let c = cfg(&[("topics.regex", "orders|returns-.*")]).unwrap();
+        let re = regex::Regex::new(&whole_name(c.topics_regex.as_deref().unwrap())).unwrap();
+        for (topic, matches) in [
+            ("orders", true),
+            ("returns-eu", true),
+            ("orders-archive", false),
+            ("old-returns-eu", false),
+        ] {
+            assert_eq!(re.is_match(topic), matches, "{topic}");
+        }
     }
 }

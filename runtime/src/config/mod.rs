@@ -11,7 +11,7 @@ mod worker;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use connector::{ConnectorConfig, DeliveryGuarantee, TransactionBoundary};
+pub use connector::{ConnectorConfig, DeliveryGuarantee, TransactionBoundary, whole_name};
 pub use distributed::DistributedConfig;
 pub use rest::{RestAuthConfig, RestListener, TlsFiles};
 pub use worker::WorkerConfig;

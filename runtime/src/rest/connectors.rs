@@ -453,9 +453,7 @@ impl From<OffsetsError> for RestError {
         let message = e.to_string();
         match e {
             OffsetsError::Running { .. } => RestError::conflict(message),
-            OffsetsError::File { .. } | OffsetsError::Invalid { .. } | OffsetsError::Unsupported { .. } => {
-                RestError::bad_request(message)
-            }
+            OffsetsError::File { .. } | OffsetsError::Invalid { .. } => RestError::bad_request(message),
             OffsetsError::Kafka { .. } => RestError::internal(message),
         }
     }

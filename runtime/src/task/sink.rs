@@ -272,11 +272,8 @@ fn subscribe(ctx: &TaskContext, consumer: &BaseConsumer<SinkContext>) -> Result<
     let pattern;
     let topics: Vec<&str> = match &c.topics_regex {
         Some(re) => {
-            pattern = if re.starts_with('^') {
-                re.clone()
-            } else {
-                format!("^{re}")
-            };
+            // librdkafka treats a topic starting with `^` as a pattern.
+            pattern = crate::config::whole_name(re);
             vec![pattern.as_str()]
         }
         None => c.topics.iter().map(String::as_str).collect(),
