@@ -18,10 +18,14 @@ fn workers_see_each_other_join_and_leave_through_the_group_coordinator() {
     let a = Membership::join(&worker, &group, &topic, "worker-a", session, session / 3).unwrap();
     let b = Membership::join(&worker, &group, &topic, "worker-b", session, session / 3).unwrap();
     let both = vec!["worker-a".to_owned(), "worker-b".to_owned()];
+    // Listed while the group still rebalances; stable once both joined.
     eventually("both members, seen by both", Duration::from_secs(60), || {
         (a.members().ok()? == both && b.members().ok()? == both).then_some(())
     });
-    assert!(a.generation() >= 1 && b.generation() >= 1);
+    eventually("a stable group both took part in", Duration::from_secs(60), || {
+        let stable = a.roster().ok()?.stable && b.roster().ok()?.stable;
+        (stable && a.generation() >= 1 && b.generation() >= 1).then_some(())
+    });
     // Both compute the same assignment from what they see.
     let tasks: Vec<(String, u32)> = (0..5).map(|i| ("c".to_owned(), i)).collect();
     let plan = assign(&tasks, &a.members().unwrap());
@@ -32,9 +36,15 @@ fn workers_see_each_other_join_and_leave_through_the_group_coordinator() {
 
     let before = a.generation();
     drop(b);
+    // Gone from the list at once (b sent LeaveGroup), before a rejoined.
     eventually("b has left", Duration::from_secs(60), || {
         (a.members().ok()? == ["worker-a"]).then_some(())
     });
-    assert!(a.generation() > before, "the departure was a rebalance a took part in");
+    eventually(
+        "the departure was a rebalance a took part in",
+        Duration::from_secs(60),
+        || (a.generation() > before && a.roster().ok()?.stable).then_some(()),
+    );
+    assert_eq!(a.members().unwrap(), ["worker-a"]);
     assert_eq!(assign(&tasks, &a.members().unwrap())["worker-a"].len(), 5);
 }

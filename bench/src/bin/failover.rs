@@ -39,6 +39,10 @@ struct Args {
     /// Kafka bootstrap servers.
     #[arg(long, env = "KAFKA_BOOTSTRAP", default_value = "127.0.0.1:9092")]
     bootstrap: String,
+    /// Keep the workers' configs and logs (printed at the end) instead of
+    /// deleting them.
+    #[arg(long)]
+    keep_logs: bool,
     /// The `copycat` binary.
     #[arg(long, env = "COPYCAT_BIN")]
     copycat: PathBuf,
@@ -287,7 +291,11 @@ fn main() -> Result<()> {
         );
     }
     drop(procs);
-    let _ = std::fs::remove_dir_all(&dir);
+    if args.keep_logs {
+        println!("the workers' logs: {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     results::append(&out)?;
     Ok(())
 }

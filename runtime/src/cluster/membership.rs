@@ -125,21 +125,44 @@ impl Membership {
     }
 
     /// The ids of the group's members, sorted, as the coordinator reports
-    /// them (empty while the group rebalances).
+    /// them (see [`Self::roster`]).
     pub fn members(&self) -> Result<Vec<String>, KafkaError> {
+        self.roster().map(|r| r.ids)
+    }
+
+    /// The group's members as the coordinator reports them, also while it
+    /// rebalances: a member that left (LeaveGroup) or whose session
+    /// expired is gone from the list at once, before the survivors have
+    /// rejoined (which waits for their next heartbeat), and a joining one
+    /// appears once it has a member id. Only a `Stable` group's list is
+    /// final: while it rebalances, a restarted worker may still see its
+    /// dead predecessor under the same id.
+    pub fn roster(&self) -> Result<Roster, KafkaError> {
         let list = self
             .consumer
             .fetch_group_list(Some(&self.group), Duration::from_secs(10))
             .map_err(|e| KafkaError::new(format!("describing the worker group {}", self.group), e))?;
-        let mut ids: Vec<String> = list
-            .groups()
-            .iter()
-            .filter(|g| g.name() == self.group && g.state() == "Stable")
-            .flat_map(|g| g.members().iter().map(|m| m.client_id().to_owned()))
-            .collect();
-        ids.sort();
-        Ok(ids)
+        let mut roster = Roster::default();
+        for g in list.groups().iter().filter(|g| g.name() == self.group) {
+            match g.state() {
+                "Stable" => roster.stable = true,
+                "PreparingRebalance" | "CompletingRebalance" => {}
+                _ => continue,
+            }
+            roster.ids.extend(g.members().iter().map(|m| m.client_id().to_owned()));
+        }
+        roster.ids.sort();
+        Ok(roster)
     }
+}
+
+/// The members of the group at one moment.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Roster {
+    /// Their ids (`client.id`, the worker ids), sorted.
+    pub ids: Vec<String>,
+    /// Whether the group was `Stable` (not rebalancing).
+    pub stable: bool,
 }
 
 impl Drop for Membership {

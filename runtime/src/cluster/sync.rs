@@ -1,9 +1,11 @@
 //! The sync loop of a distributed worker, every `worker.sync.interval.ms`:
 //!
 //! 1. read the config and status topics to their ends;
-//! 2. ask the group coordinator for the live members (while the group
-//!    rebalances, change nothing; if this worker is not among them, it was
-//!    cut off: stop every task, another worker may run it now);
+//! 2. ask the group coordinator for the live members (also while the group
+//!    rebalances: a worker that left is gone from the list at once, not
+//!    only once the survivors rejoined at their next heartbeat; if this
+//!    worker is not among them, it was cut off: stop every task, another
+//!    worker may run it now);
 //! 3. compute the assignment ([`super::assign`], the same on every worker)
 //!    and keep this worker's share: a task that arrives starts only once
 //!    its previous worker stopped it (its status says so) or left the
@@ -29,7 +31,7 @@ use crate::worker::assigned::Assignment;
 /// What the sync loop remembers between rounds.
 #[derive(Debug, Default)]
 pub struct SyncState {
-    /// The group's members at the last round that saw a stable group.
+    /// The group's members at the last round that read any.
     pub members: Vec<String>,
     /// Requests already seen (key → sequence number).
     seen: BTreeMap<String, u64>,
@@ -84,8 +86,8 @@ impl Cluster {
         }
         let members = {
             let m = lock(&self.membership);
-            match m.as_ref().map(super::membership::Membership::members) {
-                Some(Ok(members)) => Some(members),
+            match m.as_ref().map(super::membership::Membership::roster) {
+                Some(Ok(roster)) => Some(roster),
                 Some(Err(e)) => {
                     tracing::warn!(error = %e, "could not read the group's members; retrying");
                     None
@@ -93,13 +95,17 @@ impl Cluster {
                 None => return,
             }
         };
+        let duplicate = |ids: &[String]| ids.iter().filter(|m| **m == self.id).count() > 1;
         match members {
-            Some(members) if members.iter().filter(|m| **m == self.id).count() > 1 => {
+            // While the group rebalances, a restarted worker may still see
+            // its dead predecessor (same id) until that one's session ends.
+            Some(r) if duplicate(&r.ids) && !r.stable => {}
+            Some(r) if duplicate(&r.ids) => {
                 tracing::error!(worker_id = %self.id,
                     "another worker of the cluster uses this worker's id: set rest.advertised.host.name / rest.advertised.port so that every worker's is its own; running no task until then");
                 self.release_everything();
             }
-            Some(members) if !members.is_empty() => {
+            Some(super::membership::Roster { ids: members, .. }) if !members.is_empty() => {
                 if members.contains(&self.id) {
                     self.rebalance(&connectors, &view, &members);
                 } else if !self.worker.connectors().is_empty() {
@@ -117,7 +123,8 @@ impl Cluster {
                     tracing::info!(?members, "the cluster's members changed");
                 }
             }
-            // The group is rebalancing: keep what runs.
+            // No member listed (the group is empty or unreadable): keep
+            // what runs.
             _ => {}
         }
         self.handle_requests(&requests);
