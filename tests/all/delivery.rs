@@ -288,3 +288,56 @@ fn offsets_behind_another_open_transaction_are_not_missed() {
     assert_eq!(all.get("mine").and_then(|m| m.get("p")).map(String::as_str), Some("7"));
     assert!(!all.contains_key("other"), "aborted offsets are invisible: {all:?}");
 }
+
+/// A worker's offsets reader goes on from where its last read ended (as
+/// Kafka Connect's offset store tails its topic): later offsets, new
+/// partitions of the connector and tombstones all show, and what was read
+/// before stays.
+#[test]
+fn the_worker_s_offsets_reader_reads_on_from_where_it_stopped() {
+    use copycat_runtime::kafka::offsets::{OffsetReader, offset_key, offset_value};
+    use rdkafka::ClientConfig;
+    use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+
+    let offsets = unique("offsets");
+    block_on(create_topic(&offsets, 2));
+    let producer: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap())
+        .create()
+        .unwrap();
+    let write = |partition: i32, connector: &str, source: &str, offset: Option<&str>| {
+        let key = offset_key(connector, source);
+        let value = offset.map(offset_value);
+        let mut r = BaseRecord::<[u8], [u8]>::to(&offsets).key(&key).partition(partition);
+        if let Some(v) = &value {
+            r = r.payload(v);
+        }
+        producer.send(r).map_err(|(e, _)| e).unwrap();
+        producer.flush(Duration::from_secs(30)).unwrap();
+    };
+    let cfg = worker_config(&offsets);
+    let reader = OffsetReader::default();
+    let read = |connector: &str| -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = reader.read_connector(&cfg, connector).unwrap().into_iter().collect();
+        v.sort();
+        v
+    };
+    let pairs = |p: &[(&str, &str)]| -> Vec<(String, String)> {
+        p.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
+    };
+
+    write(0, "a", "s1", Some("1"));
+    write(1, "b", "s", Some("5"));
+    assert_eq!(read("a"), pairs(&[("s1", "1")]));
+    assert_eq!(read("b"), pairs(&[("s", "5")]));
+    // Nothing new: the same answer.
+    assert_eq!(read("a"), pairs(&[("s1", "1")]));
+
+    write(0, "a", "s1", Some("2"));
+    write(1, "a", "s2", Some("9"));
+    write(1, "b", "s", None);
+    assert_eq!(read("a"), pairs(&[("s1", "2"), ("s2", "9")]));
+    assert_eq!(read("b"), Vec::new(), "the tombstone removed b's offset");
+    write(0, "b", "s", Some("6"));
+    assert_eq!(read("b"), pairs(&[("s", "6")]));
+}
