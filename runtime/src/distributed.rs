@@ -33,7 +33,9 @@ pub async fn run(
     })?;
     let rest_files = RestFiles::load(&wcfg, &worker_config)?;
     let listen = wcfg.listen_addr.clone();
-    let worker = Arc::new(Worker::start(wcfg).await?);
+    let mut worker = Worker::start(wcfg).await?;
+    worker.enable_cluster_metrics();
+    let worker = Arc::new(worker);
     ensure_compacted_topic(worker.config(), &dcfg.config_topic, 1, dcfg.config_replication).await?;
     ensure_compacted_topic(
         worker.config(),

@@ -390,6 +390,26 @@ pub mod families {
         "copycat_connector_swaps",
         "Replacements of a running connector's component version, by outcome (swapped, rolled_back)",
     );
+    /// Gauge `copycat_cluster_members` (distributed mode).
+    pub const CLUSTER_MEMBERS: Def = Def::plain(
+        "copycat_cluster_members",
+        "Workers in the cluster's group, as this worker last read them from the group coordinator",
+    );
+    /// Counter `copycat_cluster_membership_changes_total` (distributed mode).
+    pub const CLUSTER_MEMBERSHIP_CHANGES: Def = Def::plain(
+        "copycat_cluster_membership_changes",
+        "Times this worker saw the cluster's members change (a worker joined, left or expired): Kafka Connect's completed-rebalances-total",
+    );
+    /// Gauge `copycat_cluster_membership_changed_timestamp_seconds` (distributed mode).
+    pub const CLUSTER_MEMBERSHIP_CHANGED: Def = Def::plain(
+        "copycat_cluster_membership_changed_timestamp_seconds",
+        "When this worker last saw the cluster's members change (Unix time)",
+    );
+    /// Gauge `copycat_cluster_assigned_tasks` (distributed mode).
+    pub const CLUSTER_ASSIGNED_TASKS: Def = Def::plain(
+        "copycat_cluster_assigned_tasks",
+        "Tasks the cluster's assignment gives this worker (running, or waiting for their previous worker to release them)",
+    );
 }
 
 /// A worker's metrics: the registry and every family in it.
@@ -410,6 +430,10 @@ pub struct WorkerMetrics {
     task_state: Family<StateLabels, Gauge>,
     connector_swap_pause: Family<ConnectorLabels, Histogram, fn() -> Histogram>,
     connector_swaps: Family<SwapLabels, Counter>,
+    cluster_members: Gauge,
+    cluster_membership_changes: Counter,
+    cluster_membership_changed: Gauge<f64, std::sync::atomic::AtomicU64>,
+    cluster_assigned_tasks: Gauge,
 }
 
 impl Default for WorkerMetrics {
@@ -438,6 +462,10 @@ impl WorkerMetrics {
             task_state: Family::default(),
             connector_swap_pause: Family::new_with_constructor(swap_histogram as fn() -> Histogram),
             connector_swaps: Family::default(),
+            cluster_members: Gauge::default(),
+            cluster_membership_changes: Counter::default(),
+            cluster_membership_changed: Gauge::default(),
+            cluster_assigned_tasks: Gauge::default(),
         };
         SOURCE_RECORDS_POLLED.register(&mut m.registry, m.source_records_polled.clone());
         SOURCE_RECORDS_PRODUCED.register(&mut m.registry, m.source_records_produced.clone());
@@ -454,6 +482,35 @@ impl WorkerMetrics {
         CONNECTOR_SWAP_PAUSE.register(&mut m.registry, m.connector_swap_pause.clone());
         CONNECTOR_SWAPS.register(&mut m.registry, m.connector_swaps.clone());
         m
+    }
+
+    /// Distributed mode: the registry gains the cluster's series (absent
+    /// in standalone mode, where they would mean nothing).
+    pub fn register_cluster(&mut self) {
+        use families::*;
+        CLUSTER_MEMBERS.register(&mut self.registry, self.cluster_members.clone());
+        CLUSTER_MEMBERSHIP_CHANGES.register(&mut self.registry, self.cluster_membership_changes.clone());
+        CLUSTER_MEMBERSHIP_CHANGED.register(&mut self.registry, self.cluster_membership_changed.clone());
+        CLUSTER_ASSIGNED_TASKS.register(&mut self.registry, self.cluster_assigned_tasks.clone());
+    }
+
+    /// Distributed mode: this worker read `members` members; `changed`
+    /// when that differs from its previous read.
+    pub fn cluster_members(&self, members: usize, changed: bool) {
+        self.cluster_members.set(i64::try_from(members).unwrap_or(i64::MAX));
+        if changed {
+            self.cluster_membership_changes.inc();
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64());
+            self.cluster_membership_changed.set(now);
+        }
+    }
+
+    /// Distributed mode: the assignment gives this worker `tasks` tasks.
+    pub fn cluster_assigned(&self, tasks: usize) {
+        self.cluster_assigned_tasks
+            .set(i64::try_from(tasks).unwrap_or(i64::MAX));
     }
 
     /// Every series, in the OpenMetrics text format ([`CONTENT_TYPE`]).

@@ -95,6 +95,17 @@ fn await_plan(w: &ClusterWorker, name: &str, tasks: u32, workers: &[String]) -> 
     }
 }
 
+/// The value of the unlabelled series `name` in `w`'s `GET /metrics`.
+fn metric(w: &ClusterWorker, name: &str) -> Option<f64> {
+    let (code, body) = w.get("/metrics");
+    if code != 200 {
+        return None;
+    }
+    body.as_str()?
+        .lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
 fn datagen(name: &str, topic: &str, streams: usize, rate: &str) -> Value {
     json!({"name": name, "config": {
         "connector.class": "datagen", "topic": topic, "streams": streams.to_string(),
@@ -180,6 +191,21 @@ fn every_worker_has_the_same_view_and_tasks_spread_within_one_and_onto_a_joining
     );
     let moved = before.iter().filter(|(id, (_, w))| after[*id].1 != *w).count();
     tracing::info!(moved, "tasks moved when the fourth worker joined");
+    // Every worker's metrics say so too: 4 members, its share of the plan,
+    // and at least the join as a membership change.
+    for w in &workers {
+        let share = after.values().filter(|(_, on)| *on == w.id()).count() as f64;
+        eventually(
+            &format!("{}'s cluster metrics", w.id()),
+            Duration::from_secs(30),
+            || {
+                let members = metric(w, "copycat_cluster_members")?;
+                let assigned = metric(w, "copycat_cluster_assigned_tasks")?;
+                let changes = metric(w, "copycat_cluster_membership_changes_total")?;
+                (members == 4.0 && assigned == share && changes >= 1.0).then_some(())
+            },
+        );
+    }
 
     // Pause through one worker, resume through another; restart a task.
     let (code, _) = http(workers[1].addr, "PUT", &format!("/connectors/{name}/pause"), None);

@@ -119,6 +119,7 @@ impl Cluster {
                     s.members = members.clone();
                     changed
                 };
+                self.worker.metrics().cluster_members(members.len(), changed);
                 if changed {
                     tracing::info!(?members, "the cluster's members changed");
                 }
@@ -195,6 +196,7 @@ impl Cluster {
             .collect();
         let plan = assign(&all, members);
         let mine: BTreeSet<TaskId> = plan.get(&self.id).cloned().unwrap_or_default().into_iter().collect();
+        self.worker.metrics().cluster_assigned(mine.len());
         let mut names: BTreeSet<String> = connectors.keys().cloned().collect();
         names.extend(self.worker.connectors());
         for name in names {
@@ -336,6 +338,7 @@ impl Cluster {
     /// Stop every local task and mark them free (shutdown, or cut off);
     /// an instance fenced meanwhile is published as such.
     pub(super) fn release_everything(&self) {
+        self.worker.metrics().cluster_assigned(0);
         let view = self.status_view().unwrap_or_default();
         for name in self.worker.connectors() {
             let finals = self.worker.release_connector(&name);

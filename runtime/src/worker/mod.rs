@@ -363,6 +363,17 @@ impl Worker {
         self.metrics.text()
     }
 
+    /// Distributed mode: add the cluster's series to this worker's metrics
+    /// (before the worker is shared).
+    pub fn enable_cluster_metrics(&mut self) {
+        self.metrics.register_cluster();
+    }
+
+    /// This worker's metrics.
+    pub(crate) fn metrics(&self) -> &crate::metrics::WorkerMetrics {
+        &self.metrics
+    }
+
     /// Persist every connector's config and target state to `store` from
     /// now on, after every change (standalone mode; see [`crate::state`]).
     /// Only the first store given is used.
