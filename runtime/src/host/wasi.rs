@@ -37,6 +37,15 @@ pub fn build(
 ) -> Result<WasiCtx, GrantError> {
     let mut b = WasiCtx::builder();
     b.stdout(stdout).stderr(stderr);
+    // Guests are called synchronously on their task's own thread (never on
+    // a tokio worker), so a blocking filesystem call may block that thread.
+    // Without this, each open, stat, read and sync went through tokio's
+    // `spawn_blocking` and back, a thread hand-over each (file-sink's
+    // throughput: 0.55 -> 0.63 of a raw consumer, docs/BENCHMARKS.md).
+    // Stream writes (`append-via-stream`) still take that path: wasmtime-wasi
+    // spawns them whatever this says. Must precede the preopens, which take
+    // the setting with them.
+    b.allow_blocking_current_thread(true);
     for (dir, writable) in grants.fs.preopens() {
         let (key, perms) = if writable {
             (grants::FS_WRITE, FsPerms::ReadWrite)
