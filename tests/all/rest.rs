@@ -328,6 +328,26 @@ async fn bad_input_gets_kafka_connect_errors() {
         )
         .await;
     assert_eq!(code, 400, "{body}");
+    // A client setting librdkafka refuses is refused at create, naming the
+    // key, not found by a task failing to create its producer.
+    let (code, body) = api
+        .send(
+            "POST",
+            "/connectors",
+            &json!({"name": name, "config": {"connector.class": "datagen", "topic": topic,
+                "producer.override.compression.type": "brotli",
+                "producer.override.max.request.size": "1048576"}}),
+        )
+        .await;
+    assert_eq!(code, 400, "{body}");
+    let msg = body["message"].as_str().unwrap();
+    assert!(
+        msg.contains("producer.override.compression.type")
+            && msg.contains("brotli")
+            && msg.contains("producer.override.max.request.size"),
+        "{msg}"
+    );
+    assert_eq!(api.get(&format!("/connectors/{name}")).await.0, 404, "nothing created");
     let (code, body) = api
         .send(
             "POST",

@@ -130,6 +130,15 @@ impl ConnectorConfig {
             }
         }
         let consumer_overrides = r.prefixed("consumer.override.");
+        let producer_overrides = r.prefixed("producer.override.");
+        r.problems.extend(crate::kafka::client_setting_problems(
+            "producer.override.",
+            &producer_overrides,
+        ));
+        r.problems.extend(crate::kafka::client_setting_problems(
+            "consumer.override.",
+            &consumer_overrides,
+        ));
         let batch_default = consumer_overrides
             .get(crate::kafka::MAX_POLL_RECORDS)
             .or_else(|| worker.consumer.get(crate::kafka::MAX_POLL_RECORDS))
@@ -211,7 +220,7 @@ impl ConnectorConfig {
             batch_max_records: r.parse("poll.max.records", batch_default).max(1),
             idle_backoff,
             idle_backoff_max,
-            producer_overrides: r.prefixed("producer.override."),
+            producer_overrides,
             consumer_overrides,
             props: props.clone(),
         };
@@ -262,6 +271,30 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("poll.idle.backoff.max.ms") && err.contains("500"), "{err}");
+    }
+
+    #[test]
+    fn client_overrides_librdkafka_refuses_name_the_key() {
+        // Every codec Kafka offers, zstd included, is built in.
+        for codec in ["none", "gzip", "snappy", "lz4", "zstd"] {
+            cfg(&[("producer.override.compression.type", codec)]).unwrap();
+        }
+        cfg(&[
+            ("consumer.override.max.poll.records", "10"),
+            ("consumer.override.fetch.min.bytes", "1"),
+        ])
+        .unwrap();
+        let err = cfg(&[
+            ("producer.override.compression.type", "brotli"),
+            ("consumer.override.max.partition.fetch.byte", "1"),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("producer.override.compression.type") && err.contains("brotli"),
+            "{err}"
+        );
+        assert!(err.contains("consumer.override.max.partition.fetch.byte"), "{err}");
     }
 
     #[test]

@@ -195,6 +195,14 @@ impl WorkerConfig {
             state_dir,
             raw: props.clone(),
         };
+        for (prefix, settings) in [
+            ("producer.", &cfg.producer),
+            ("consumer.", &cfg.consumer),
+            ("admin.", &cfg.admin),
+        ] {
+            r.problems
+                .extend(crate::kafka::client_setting_problems(prefix, settings));
+        }
         let mut cfg = cfg;
         match r.str("exactly.once.source.support").unwrap_or("disabled") {
             "enabled" => cfg.exactly_once_source = true,
@@ -320,6 +328,19 @@ mod tests {
         props.insert("producer.shared".into(), "yes".into());
         let err = WorkerConfig::from_props(props).unwrap_err().to_string();
         assert!(err.contains("producer.shared"), "{err}");
+    }
+
+    #[test]
+    fn client_settings_librdkafka_refuses_name_the_key() {
+        let mut props = Props::new();
+        props.insert("producer.compression.type".into(), "zstd".into());
+        props.insert("consumer.fetch.min.bytes".into(), "1".into());
+        WorkerConfig::from_props(props.clone()).unwrap();
+        props.insert("producer.linger.ms".into(), "soon".into());
+        props.insert("admin.no.such.setting".into(), "1".into());
+        let err = WorkerConfig::from_props(props).unwrap_err().to_string();
+        assert!(err.contains("producer.linger.ms") && err.contains("soon"), "{err}");
+        assert!(err.contains("admin.no.such.setting"), "{err}");
     }
 
     #[test]
