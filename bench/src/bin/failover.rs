@@ -232,9 +232,18 @@ fn main() -> Result<()> {
     for run in 0..args.runs {
         for (signal, times) in &mut results {
             // The victim: the worker running task 0.
-            let p = placement(procs[0].addr, name)
-                .or_else(|| placement(procs[1].addr, name))
-                .ok_or_else(|| anyhow!("no placement"))?;
+            // After the previous restart the plan may still be moving a
+            // task (not RUNNING yet): wait until every task runs.
+            let deadline = Instant::now() + Duration::from_secs(60);
+            let p = loop {
+                if let Some(p) = procs.iter().find_map(|w| placement(w.addr, name)) {
+                    break p;
+                }
+                if Instant::now() > deadline {
+                    bail!("the tasks of {name} were not all RUNNING within 60 s");
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            };
             let victim_id = p.get(&0).cloned().ok_or_else(|| anyhow!("no task 0"))?;
             let v = ids
                 .iter()
