@@ -327,48 +327,174 @@ impl SinkBatch {
     }
 
     /// The records, borrowed, in order.
-    pub fn iter(&self) -> impl Iterator<Item = SinkRecordRef<'_>> + '_ {
-        let b = &self.inner;
-        let mut pos = 0usize;
-        let mut header = 0usize;
-        (0..self.len()).map(move |i| {
-            let key = take(&b.data, &mut pos, b.key_lengths.get(i).copied().unwrap_or(-1));
-            let value = take(&b.data, &mut pos, b.value_lengths.get(i).copied().unwrap_or(-1));
-            let count = b.header_counts.get(i).map_or(0, |&c| c as usize);
-            let headers = HeaderRefs::new(
-                &b.data,
-                pos,
-                &b.header_key_lengths,
-                &b.header_value_lengths,
-                header..header + count,
-            );
-            header += count;
-            if count > 0 {
-                pos += headers
-                    .clone()
-                    .map(|(k, v)| k.len() + v.map_or(0, <[u8]>::len))
-                    .sum::<usize>();
-            }
-            SinkRecordRef {
-                topic: b
-                    .topic_indices
-                    .get(i)
-                    .and_then(|&t| b.topics.get(t as usize))
-                    .map_or("", String::as_str),
-                partition: b.partitions.get(i).copied().unwrap_or(-1),
-                offset: b.offsets.get(i).copied().unwrap_or(-1),
-                key,
-                value,
-                headers,
-                timestamp: b.timestamps.get(i).copied().filter(|t| *t != -1),
-            }
-        })
+    pub fn iter(&self) -> SinkRecords<'_> {
+        SinkRecords {
+            batch: &self.inner,
+            next: 0,
+            end: self.len(),
+            pos: 0,
+            header: 0,
+        }
+    }
+
+    /// The records in runs of one topic partition, in order. The host hands
+    /// a partition's records over consecutively, so a sink that keeps state
+    /// per partition (a file, a buffer, the next offset) looks it up once per
+    /// run instead of once per record; runs are found by comparing integer
+    /// columns, never topic names.
+    ///
+    /// ```
+    /// # use copycat_sdk::{SinkBatch, SinkRecord};
+    /// let record = |partition, offset| SinkRecord {
+    ///     topic: "t".into(),
+    ///     partition,
+    ///     offset,
+    ///     key: None,
+    ///     value: Some(b"v".to_vec()),
+    ///     headers: Vec::new(),
+    ///     timestamp: None,
+    /// };
+    /// let batch = SinkBatch::from_records(&[record(0, 7), record(0, 8), record(1, 3)]);
+    /// let runs: Vec<_> = batch
+    ///     .runs()
+    ///     .map(|run| (run.topic, run.partition, run.records.map(|r| r.offset).collect::<Vec<_>>()))
+    ///     .collect();
+    /// assert_eq!(runs, vec![("t", 0, vec![7, 8]), ("t", 1, vec![3])]);
+    /// ```
+    pub fn runs(&self) -> PartitionRuns<'_> {
+        PartitionRuns { cursor: self.iter() }
     }
 
     /// Every record as an owned [`SinkRecord`] (what
     /// [`SinkTask::put`](crate::SinkTask::put) receives).
     pub fn to_records(&self) -> Vec<SinkRecord> {
         self.iter().map(|r| r.to_owned()).collect()
+    }
+}
+
+/// The records of a [`SinkBatch`], borrowed, in order
+/// ([`SinkBatch::iter`], or one [`PartitionRun`]'s).
+#[derive(Debug, Clone)]
+pub struct SinkRecords<'a> {
+    batch: &'a wit::SinkBatch,
+    /// Index of the next record; the iterator ends at `end`.
+    next: usize,
+    end: usize,
+    /// Where the next record's bytes start in `data`.
+    pos: usize,
+    /// Index of the next record's first header in the header columns.
+    header: usize,
+}
+
+impl<'a> Iterator for SinkRecords<'a> {
+    type Item = SinkRecordRef<'a>;
+
+    fn next(&mut self) -> Option<SinkRecordRef<'a>> {
+        if self.next >= self.end {
+            return None;
+        }
+        let (b, i) = (self.batch, self.next);
+        self.next += 1;
+        let key = take(&b.data, &mut self.pos, b.key_lengths.get(i).copied().unwrap_or(-1));
+        let value = take(&b.data, &mut self.pos, b.value_lengths.get(i).copied().unwrap_or(-1));
+        let count = b.header_counts.get(i).map_or(0, |&c| c as usize);
+        let headers = HeaderRefs::new(
+            &b.data,
+            self.pos,
+            &b.header_key_lengths,
+            &b.header_value_lengths,
+            self.header..self.header + count,
+        );
+        self.header += count;
+        if count > 0 {
+            self.pos += headers
+                .clone()
+                .map(|(k, v)| k.len() + v.map_or(0, <[u8]>::len))
+                .sum::<usize>();
+        }
+        Some(SinkRecordRef {
+            topic: topic_name(b, i),
+            partition: b.partitions.get(i).copied().unwrap_or(-1),
+            offset: b.offsets.get(i).copied().unwrap_or(-1),
+            key,
+            value,
+            headers,
+            timestamp: b.timestamps.get(i).copied().filter(|t| *t != -1),
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.end.saturating_sub(self.next);
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for SinkRecords<'_> {}
+
+impl SinkRecords<'_> {
+    /// Move past the records before index `end` by their lengths alone,
+    /// without building views of them.
+    fn skip_to(&mut self, end: usize) {
+        let b = self.batch;
+        let len = |l: Option<&i32>| l.map_or(0, |&l| usize::try_from(l).unwrap_or(0));
+        for i in self.next..end.min(self.end) {
+            self.pos += len(b.key_lengths.get(i)) + len(b.value_lengths.get(i));
+            let count = b.header_counts.get(i).map_or(0, |&c| c as usize);
+            for h in self.header..self.header + count {
+                self.pos += b.header_key_lengths.get(h).map_or(0, |&k| k as usize) + len(b.header_value_lengths.get(h));
+            }
+            self.header += count;
+        }
+        self.next = self.next.max(end.min(self.end));
+    }
+}
+
+fn topic_name(b: &wit::SinkBatch, i: usize) -> &str {
+    b.topic_indices
+        .get(i)
+        .and_then(|&t| b.topics.get(t as usize))
+        .map_or("", String::as_str)
+}
+
+/// Consecutive records of one topic partition ([`SinkBatch::runs`]).
+#[derive(Debug, Clone)]
+pub struct PartitionRun<'a> {
+    /// Topic the run's records were read from.
+    pub topic: &'a str,
+    /// Partition they were read from.
+    pub partition: i32,
+    /// The run's records, in offset order.
+    pub records: SinkRecords<'a>,
+}
+
+/// The runs of one topic partition of a [`SinkBatch`] ([`SinkBatch::runs`]).
+#[derive(Debug, Clone)]
+pub struct PartitionRuns<'a> {
+    cursor: SinkRecords<'a>,
+}
+
+impl<'a> Iterator for PartitionRuns<'a> {
+    type Item = PartitionRun<'a>;
+
+    fn next(&mut self) -> Option<PartitionRun<'a>> {
+        let (b, start, last) = (self.cursor.batch, self.cursor.next, self.cursor.end);
+        if start >= last {
+            return None;
+        }
+        let column = |i: usize| (b.topic_indices.get(i).copied(), b.partitions.get(i).copied());
+        let first = column(start);
+        let mut end = start + 1;
+        while end < last && column(end) == first {
+            end += 1;
+        }
+        let mut records = self.cursor.clone();
+        records.end = end;
+        self.cursor.skip_to(end);
+        Some(PartitionRun {
+            topic: topic_name(b, start),
+            partition: first.1.unwrap_or(-1),
+            records,
+        })
     }
 }
 
@@ -526,5 +652,35 @@ mod tests {
         assert_eq!(batch.to_records(), records);
         let first = batch.iter().next().map(|r| r.headers.collect::<Vec<_>>());
         assert_eq!(first, Some(vec![("h", Some(&b"x"[..]))]));
+    }
+
+    #[test]
+    fn runs_split_a_sink_batch_by_topic_partition_and_keep_every_record() {
+        let record = |topic: &str, partition, offset, headers: Vec<Header>| SinkRecord {
+            topic: topic.into(),
+            partition,
+            offset,
+            key: Some(format!("k{offset}").into_bytes()),
+            value: Some(format!("v{offset}").into_bytes()),
+            headers,
+            timestamp: Some(offset),
+        };
+        let records = vec![
+            record("a", 0, 1, vec![Header::new("h", "x")]),
+            record("a", 0, 2, Vec::new()),
+            record("a", 1, 3, vec![Header::new("h", "y"), Header::new("i", "z")]),
+            record("b", 1, 4, Vec::new()),
+            record("a", 0, 5, Vec::new()),
+        ];
+        let batch = SinkBatch::from_records(&records);
+        let runs: Vec<(&str, i32, Vec<SinkRecord>)> = batch
+            .runs()
+            .map(|run| (run.topic, run.partition, run.records.map(|r| r.to_owned()).collect()))
+            .collect();
+        let shape: Vec<_> = runs.iter().map(|(t, p, rs)| (*t, *p, rs.len())).collect();
+        assert_eq!(shape, vec![("a", 0, 2), ("a", 1, 1), ("b", 1, 1), ("a", 0, 1)]);
+        let flattened: Vec<SinkRecord> = runs.into_iter().flat_map(|(_, _, rs)| rs).collect();
+        assert_eq!(flattened, records);
+        assert_eq!(SinkBatch::from_records(&[]).runs().count(), 0);
     }
 }

@@ -115,7 +115,10 @@ mod plugin;
 mod record;
 mod task;
 
-pub use batch::{HeaderRefs, RecordRef, SinkBatch, SinkRecordRef, SourceBatch, SourceRecordView};
+pub use batch::{
+    HeaderRefs, PartitionRun, PartitionRuns, RecordRef, SinkBatch, SinkRecordRef, SinkRecords, SourceBatch,
+    SourceRecordView,
+};
 pub use config::Config;
 pub use error::{Error, Result};
 pub use plugin::{ConfigKey, ConfigProblem, ConfigType, Importance, PluginInfo};

@@ -218,6 +218,11 @@ impl WasmEngine {
         config.epoch_interruption(cfg.interruptible);
         config.max_wasm_stack(cfg.max_stack_bytes);
         config.consume_fuel(cfg.fuel);
+        // Names guests' compiled functions for `perf` (/tmp/perf-<pid>.map),
+        // as `wasmtime run --profile perfmap` does; for profiling only.
+        if std::env::var_os("COPYCAT_WASM_PERFMAP").is_some_and(|v| v == "1") {
+            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
         if let Some(dir) = &cfg.cache_dir {
             let mut cache = CacheConfig::new();
             cache.with_directory(dir);

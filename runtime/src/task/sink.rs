@@ -5,7 +5,7 @@
 //! `close` on revocation.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -39,8 +39,6 @@ struct SinkShared {
     instruments: Arc<TaskInstruments>,
     /// Records handed to `put` since the last flush.
     unflushed: u64,
-    /// Set by every rebalance; the loop drops records it fetched before.
-    rebalanced: bool,
     /// Reports the topics records come from (the connector's active topics).
     topics: crate::topics::TopicTracker,
 }
@@ -93,6 +91,9 @@ impl SinkShared {
 
 pub(crate) struct SinkContext {
     shared: Arc<Mutex<SinkShared>>,
+    /// Set by every rebalance; the loop drops records it fetched before.
+    /// Outside the mutex: the loop reads it after every message.
+    rebalanced: Arc<AtomicBool>,
 }
 
 fn lock(shared: &Mutex<SinkShared>) -> MutexGuard<'_, SinkShared> {
@@ -116,8 +117,8 @@ impl ClientContext for SinkContext {}
 
 impl ConsumerContext for SinkContext {
     fn rebalance(&self, consumer: &BaseConsumer<Self>, err: RDKafkaRespErr, tpl: &mut TopicPartitionList) {
+        self.rebalanced.store(true, Ordering::Release);
         let mut sh = lock(&self.shared);
-        sh.rebalanced = true;
         match err {
             RDKafkaRespErr::RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS => {
                 let parts = partitions(tpl);
@@ -202,7 +203,6 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         metrics: ctx.status.metrics.clone(),
         instruments: ctx.status.instruments().clone(),
         unflushed: 0,
-        rebalanced: false,
         topics: ctx.topics.tracker(),
     }));
     lock(&shared).guest.sink_start(&ctx.task_config)?;
@@ -214,14 +214,18 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         &format!("copycat-{}", ctx.ident),
     );
     tracing::debug!(fetch_queue_backoff_ms = ?cfg.get("fetch.queue.backoff.ms"), "sink consumer config");
+    let rebalanced = Arc::new(AtomicBool::new(false));
     let consumer: BaseConsumer<SinkContext> = cfg
-        .create_with_context(SinkContext { shared: shared.clone() })
+        .create_with_context(SinkContext {
+            shared: shared.clone(),
+            rebalanced: rebalanced.clone(),
+        })
         .map_err(|e| KafkaError::new(format!("creating the consumer of task {}", ctx.ident), e))?;
     subscribe(ctx, &consumer)?;
     ctx.status.set(TaskState::Running, None);
     tracing::info!("sink task started");
 
-    let result = consume_loop(ctx, &consumer, &shared);
+    let result = consume_loop(ctx, &consumer, &shared, &rebalanced);
     // Final flush and commit, then close the partitions and stop the guest.
     let mut sh = lock(&shared);
     let finish = if result.is_ok() && sh.failure.is_none() {
@@ -287,6 +291,7 @@ fn consume_loop(
     ctx: &TaskContext,
     consumer: &BaseConsumer<SinkContext>,
     shared: &Arc<Mutex<SinkShared>>,
+    rebalanced: &AtomicBool,
 ) -> Result<(), TaskFailure> {
     let max = ctx.connector.batch_max_records as usize;
     // A put batch also stops growing at task.batch.max.bytes (a record
@@ -304,7 +309,7 @@ fn consume_loop(
         while batch.len() < max && batch_bytes < max_bytes {
             match consumer.poll(wait) {
                 None => {
-                    if take_rebalanced(shared) {
+                    if rebalanced.swap(false, Ordering::AcqRel) {
                         batch.clear();
                         batch_bytes = 0;
                     }
@@ -315,7 +320,7 @@ fn consume_loop(
                     // before it may belong to partitions now owned elsewhere
                     // (or rewound); their owner reads them again from the
                     // committed offsets.
-                    if take_rebalanced(shared) {
+                    if rebalanced.swap(false, Ordering::AcqRel) {
                         batch.clear();
                         batch_bytes = 0;
                     }
@@ -347,10 +352,6 @@ fn consume_loop(
         }
     }
     Ok(())
-}
-
-fn take_rebalanced(shared: &Mutex<SinkShared>) -> bool {
-    std::mem::take(&mut lock(shared).rebalanced)
 }
 
 fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &SinkBatch) -> Result<(), TaskFailure> {
