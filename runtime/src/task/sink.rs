@@ -15,6 +15,7 @@ use rdkafka::message::{BorrowedMessage, Headers, Message};
 use rdkafka::types::RDKafkaRespErr;
 use rdkafka::{ClientContext, Offset, TopicPartitionList};
 
+use super::handoff::Handoff;
 use super::{TaskContext, TaskFailure, TaskMetrics, TaskState, pause};
 use crate::engine::guest::{Guest, GuestError, SinkBatch, SinkRecordRef, TopicPartition, TopicPartitionOffset};
 use crate::kafka::{KafkaError, sink_consumer_config};
@@ -94,6 +95,9 @@ pub(crate) struct SinkContext {
     /// Set by every rebalance; the loop drops records it fetched before.
     /// Outside the mutex: the loop reads it after every message.
     rebalanced: Arc<AtomicBool>,
+    /// Batches on their way to the guest: a rebalance waits until they are
+    /// put before it flushes, commits and closes partitions.
+    handoff: Arc<Handoff<SinkBatch>>,
 }
 
 fn lock(shared: &Mutex<SinkShared>) -> MutexGuard<'_, SinkShared> {
@@ -118,6 +122,7 @@ impl ClientContext for SinkContext {}
 impl ConsumerContext for SinkContext {
     fn rebalance(&self, consumer: &BaseConsumer<Self>, err: RDKafkaRespErr, tpl: &mut TopicPartitionList) {
         self.rebalanced.store(true, Ordering::Release);
+        self.handoff.wait_idle();
         let mut sh = lock(&self.shared);
         match err {
             RDKafkaRespErr::RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS => {
@@ -215,17 +220,44 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     );
     tracing::debug!(fetch_queue_backoff_ms = ?cfg.get("fetch.queue.backoff.ms"), "sink consumer config");
     let rebalanced = Arc::new(AtomicBool::new(false));
+    // Two put batches, reused: the loop fills one while the put thread hands
+    // the other to the guest.
+    let handoff = Arc::new(Handoff::new(vec![lock(&shared).guest.sink_batch()]));
     let consumer: BaseConsumer<SinkContext> = cfg
         .create_with_context(SinkContext {
             shared: shared.clone(),
             rebalanced: rebalanced.clone(),
+            handoff: handoff.clone(),
         })
         .map_err(|e| KafkaError::new(format!("creating the consumer of task {}", ctx.ident), e))?;
     subscribe(ctx, &consumer)?;
     ctx.status.set(TaskState::Running, None);
     tracing::info!("sink task started");
 
-    let result = consume_loop(ctx, &consumer, &shared, &rebalanced);
+    let (shared_ref, handoff_ref) = (&shared, &handoff);
+    let result = std::thread::scope(|scope| {
+        let span = tracing::Span::current();
+        let name = format!("{}-put", std::thread::current().name().unwrap_or("copycat-task"));
+        let putter = std::thread::Builder::new()
+            .name(name)
+            .spawn_scoped(scope, move || {
+                let _enter = span.enter();
+                put_loop(ctx, shared_ref, handoff_ref);
+            })
+            .map_err(|e| TaskFailure(format!("spawning the put thread of task {}: {e}", ctx.ident)))?;
+        let consumed = consume_loop(ctx, &consumer, &shared, &rebalanced, &handoff);
+        if let Err(e) = &consumed {
+            // A put retrying after a retriable error gives up at once.
+            lock(&shared).fail(TaskFailure(e.0.clone()));
+        }
+        // Everything handed over is put before the final flush.
+        handoff.wait_idle();
+        handoff.close();
+        if putter.join().is_err() {
+            return Err(TaskFailure(format!("the put thread of task {} panicked", ctx.ident)));
+        }
+        consumed
+    });
     // Final flush and commit, then close the partitions and stop the guest.
     let mut sh = lock(&shared);
     let finish = if result.is_ok() && sh.failure.is_none() {
@@ -292,6 +324,7 @@ fn consume_loop(
     consumer: &BaseConsumer<SinkContext>,
     shared: &Arc<Mutex<SinkShared>>,
     rebalanced: &AtomicBool,
+    handoff: &Handoff<SinkBatch>,
 ) -> Result<(), TaskFailure> {
     let max = ctx.connector.batch_max_records as usize;
     // A put batch also stops growing at task.batch.max.bytes (a record
@@ -339,8 +372,10 @@ fn consume_loop(
                 .metrics
                 .records_in
                 .fetch_add(batch.len() as u64, Ordering::Relaxed);
-            put_with_retry(ctx, shared, &batch)?;
-            batch.clear();
+            // The put thread hands it to the guest while the next one fills.
+            batch = handoff
+                .swap(batch)
+                .ok_or_else(|| TaskFailure("host invariant: the put hand-over closed while consuming".into()))?;
             batch_bytes = 0;
         }
         if last_flush.elapsed() >= ctx.worker.offset_flush_interval {
@@ -354,10 +389,25 @@ fn consume_loop(
     Ok(())
 }
 
+/// The put thread: each batch the loop hands over goes to the guest, in
+/// order; a failure is recorded for the loop, and later batches are dropped.
+fn put_loop(ctx: &TaskContext, shared: &Mutex<SinkShared>, handoff: &Handoff<SinkBatch>) {
+    while let Some(mut batch) = handoff.take() {
+        if let Err(e) = put_with_retry(ctx, shared, &batch) {
+            lock(shared).fail(e);
+        }
+        batch.clear();
+        handoff.done(batch);
+    }
+}
+
 fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &SinkBatch) -> Result<(), TaskFailure> {
     let mut backoff = Duration::from_millis(100);
     loop {
         let mut sh = lock(shared);
+        if sh.failure.is_some() {
+            return Ok(());
+        }
         match sh.guest.sink_put(batch) {
             Ok(()) => {
                 let mut last: Option<&str> = None;
@@ -381,7 +431,16 @@ fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &SinkBat
             Err(GuestError::Retriable(msg)) => {
                 drop(sh);
                 tracing::warn!(%msg, backoff_ms = backoff.as_millis() as u64, "put failed with a retriable error; redelivering the batch");
-                pause(ctx, backoff);
+                // This thread is not the one a stop unparks: wait in slices.
+                let until = Instant::now() + backoff;
+                while !ctx.stopping() && Instant::now() < until && lock(shared).failure.is_none() {
+                    pause(
+                        ctx,
+                        until
+                            .saturating_duration_since(Instant::now())
+                            .min(Duration::from_millis(50)),
+                    );
+                }
                 backoff = (backoff * 2).min(Duration::from_secs(10));
                 if ctx.stopping() {
                     return Ok(());
