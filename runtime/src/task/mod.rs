@@ -2,7 +2,7 @@
 //! store and memory), moves records between the guest and Kafka, and reports
 //! its state through a [`StatusHandle`].
 
-mod handoff;
+mod double_buffer;
 mod idle;
 mod records;
 pub mod sink;

@@ -15,7 +15,7 @@ use rdkafka::message::{BorrowedMessage, Headers, Message};
 use rdkafka::types::RDKafkaRespErr;
 use rdkafka::{ClientContext, Offset, TopicPartitionList};
 
-use super::handoff::Handoff;
+use super::double_buffer::DoubleBuffer;
 use super::{TaskContext, TaskFailure, TaskMetrics, TaskState, pause};
 use crate::engine::guest::{Guest, GuestError, SinkBatch, SinkRecordRef, TopicPartition, TopicPartitionOffset};
 use crate::kafka::{KafkaError, sink_consumer_config};
@@ -97,7 +97,7 @@ pub(crate) struct SinkContext {
     rebalanced: Arc<AtomicBool>,
     /// Batches on their way to the guest: a rebalance waits until they are
     /// put before it flushes, commits and closes partitions.
-    handoff: Arc<Handoff<SinkBatch>>,
+    batches: Arc<DoubleBuffer<SinkBatch>>,
 }
 
 fn lock(shared: &Mutex<SinkShared>) -> MutexGuard<'_, SinkShared> {
@@ -122,7 +122,7 @@ impl ClientContext for SinkContext {}
 impl ConsumerContext for SinkContext {
     fn rebalance(&self, consumer: &BaseConsumer<Self>, err: RDKafkaRespErr, tpl: &mut TopicPartitionList) {
         self.rebalanced.store(true, Ordering::Release);
-        self.handoff.wait_idle();
+        self.batches.wait_idle();
         let mut sh = lock(&self.shared);
         match err {
             RDKafkaRespErr::RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS => {
@@ -222,19 +222,19 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     let rebalanced = Arc::new(AtomicBool::new(false));
     // Two put batches, reused: the loop fills one while the put thread hands
     // the other to the guest.
-    let handoff = Arc::new(Handoff::new(vec![lock(&shared).guest.sink_batch()]));
+    let batches = Arc::new(DoubleBuffer::new(vec![lock(&shared).guest.sink_batch()]));
     let consumer: BaseConsumer<SinkContext> = cfg
         .create_with_context(SinkContext {
             shared: shared.clone(),
             rebalanced: rebalanced.clone(),
-            handoff: handoff.clone(),
+            batches: batches.clone(),
         })
         .map_err(|e| KafkaError::new(format!("creating the consumer of task {}", ctx.ident), e))?;
     subscribe(ctx, &consumer)?;
     ctx.status.set(TaskState::Running, None);
     tracing::info!("sink task started");
 
-    let (shared_ref, handoff_ref) = (&shared, &handoff);
+    let (shared_ref, batches_ref) = (&shared, &batches);
     let result = std::thread::scope(|scope| {
         let span = tracing::Span::current();
         let name = format!("{}-put", std::thread::current().name().unwrap_or("copycat-task"));
@@ -242,17 +242,17 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
             .name(name)
             .spawn_scoped(scope, move || {
                 let _enter = span.enter();
-                put_loop(ctx, shared_ref, handoff_ref);
+                put_loop(ctx, shared_ref, batches_ref);
             })
             .map_err(|e| TaskFailure(format!("spawning the put thread of task {}: {e}", ctx.ident)))?;
-        let consumed = consume_loop(ctx, &consumer, &shared, &rebalanced, &handoff);
+        let consumed = consume_loop(ctx, &consumer, &shared, &rebalanced, &batches);
         if let Err(e) = &consumed {
             // A put retrying after a retriable error gives up at once.
             lock(&shared).fail(TaskFailure(e.0.clone()));
         }
         // Everything handed over is put before the final flush.
-        handoff.wait_idle();
-        handoff.close();
+        batches.wait_idle();
+        batches.close();
         if putter.join().is_err() {
             return Err(TaskFailure(format!("the put thread of task {} panicked", ctx.ident)));
         }
@@ -324,7 +324,7 @@ fn consume_loop(
     consumer: &BaseConsumer<SinkContext>,
     shared: &Arc<Mutex<SinkShared>>,
     rebalanced: &AtomicBool,
-    handoff: &Handoff<SinkBatch>,
+    batches: &DoubleBuffer<SinkBatch>,
 ) -> Result<(), TaskFailure> {
     let max = ctx.connector.batch_max_records as usize;
     // A put batch also stops growing at task.batch.max.bytes (a record
@@ -373,7 +373,7 @@ fn consume_loop(
                 .records_in
                 .fetch_add(batch.len() as u64, Ordering::Relaxed);
             // The put thread hands it to the guest while the next one fills.
-            batch = handoff
+            batch = batches
                 .swap(batch)
                 .ok_or_else(|| TaskFailure("host invariant: the put hand-over closed while consuming".into()))?;
             batch_bytes = 0;
@@ -391,13 +391,13 @@ fn consume_loop(
 
 /// The put thread: each batch the loop hands over goes to the guest, in
 /// order; a failure is recorded for the loop, and later batches are dropped.
-fn put_loop(ctx: &TaskContext, shared: &Mutex<SinkShared>, handoff: &Handoff<SinkBatch>) {
-    while let Some(mut batch) = handoff.take() {
+fn put_loop(ctx: &TaskContext, shared: &Mutex<SinkShared>, batches: &DoubleBuffer<SinkBatch>) {
+    while let Some(mut batch) = batches.take() {
         if let Err(e) = put_with_retry(ctx, shared, &batch) {
             lock(shared).fail(e);
         }
         batch.clear();
-        handoff.done(batch);
+        batches.done(batch);
     }
 }
 

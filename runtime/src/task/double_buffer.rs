@@ -5,7 +5,7 @@
 //! batch.
 //!
 //! At most one buffer waits in the slot and one is being worked on, so the
-//! producer runs at most one buffer ahead, and [`Handoff::wait_idle`] lets it
+//! producer runs at most one buffer ahead, and [`DoubleBuffer::wait_idle`] lets it
 //! wait until everything handed over is done (before a rebalance touches the
 //! guest, and before the final flush).
 
@@ -22,12 +22,12 @@ struct Slot<T> {
     closed: bool,
 }
 
-pub(crate) struct Handoff<T> {
+pub(crate) struct DoubleBuffer<T> {
     slot: Mutex<Slot<T>>,
     changed: Condvar,
 }
 
-impl<T> Handoff<T> {
+impl<T> DoubleBuffer<T> {
     /// A hand-over whose producer starts with one buffer of its own and
     /// `spare` ones to take.
     pub(crate) fn new(spare: Vec<T>) -> Self {
@@ -72,7 +72,7 @@ impl<T> Handoff<T> {
         drop(self.wait_while(self.lock(), |s| s.queued.is_some() || s.busy));
     }
 
-    /// Producer: no more buffers; the consumer's [`Handoff::take`] returns
+    /// Producer: no more buffers; the consumer's [`DoubleBuffer::take`] returns
     /// `None` once the slot is empty.
     pub(crate) fn close(&self) {
         self.lock().closed = true;
@@ -106,7 +106,7 @@ mod tests {
 
     #[test]
     fn every_buffer_is_worked_on_once_in_order_and_wait_idle_sees_them_done() {
-        let h = Arc::new(Handoff::new(vec![Vec::new()]));
+        let h = Arc::new(DoubleBuffer::new(vec![Vec::new()]));
         let seen = Arc::new(Mutex::new(Vec::new()));
         let worked = Arc::new(AtomicUsize::new(0));
         let consumer = {
