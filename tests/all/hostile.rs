@@ -543,6 +543,38 @@ fn panics_in_task_calls_fail_the_task() {
     }
 }
 
+/// A retriable `put` error redelivers the same batch, in order, from the
+/// put thread: `retriable-put` fails every other `put` and fails fatally on
+/// any gap or repeat in a partition's offsets. With 3-record batches all
+/// of the input is put and flushed, and the task keeps running.
+#[test]
+fn a_retriable_put_error_redelivers_the_batch_in_order() {
+    let input = sink_input("retriable-put");
+    let a = start(
+        &hostile_sink(),
+        "retriable-put",
+        ("topics", &input),
+        &[("poll.max.records", "3")],
+    )
+    .unwrap_or_else(|e| panic!("retriable-put was refused: {e}"));
+    a.wait_running();
+    eventually(
+        "every record is put and flushed despite the retriable errors",
+        DEADLINE,
+        || {
+            let (state, trace) = task_states(worker(), &a.name).pop()?;
+            assert_ne!(
+                state, "FAILED",
+                "redelivery lost, repeated or reordered records: {trace:?}"
+            );
+            (a.flushed() >= SINK_INPUT as u64).then_some(())
+        },
+    );
+    assert_eq!(a.flushed(), SINK_INPUT as u64, "nothing put twice");
+    assert_eq!(task_states(worker(), &a.name)[0].0, "RUNNING");
+    a.stop();
+}
+
 /// A minimal valid core module (not a component): one function, exported as
 /// `describe`, as if it were a connector.
 const CORE_MODULE: &[u8] = &[
