@@ -17,7 +17,8 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 
 use copycat_sdk::{
-    Config, ConfigKey, ConfigProblem, Connector, Error, Importance, PluginInfo, SourceRecord, SourceTask, grants, log,
+    Config, ConfigKey, ConfigProblem, Connector, Error, Importance, PluginInfo, RecordRef, SourceBatch, SourceTask,
+    grants, log,
 };
 
 /// Bytes read per file per step.
@@ -141,8 +142,10 @@ impl Tail {
         self.position + self.pending.len() as u64
     }
 
-    /// Move complete lines from `pending` into `batch`, up to `limit` records.
-    fn drain_lines(&mut self, batch: &mut Vec<SourceRecord>, limit: usize) {
+    /// Move complete lines from `pending` into `batch` until it holds
+    /// `limit` records, and advance this file's offset past them once: each
+    /// line is copied once, and nothing is allocated or compared per line.
+    fn drain_lines(&mut self, batch: &mut SourceBatch, limit: usize) {
         let mut consumed = 0;
         while batch.len() < limit {
             let rest = &self.pending[consumed..];
@@ -153,16 +156,21 @@ impl Tail {
             if let Some(stripped) = line.strip_suffix(b"\r") {
                 line = stripped;
             }
-            let offset = self.position + (consumed + newline + 1) as u64;
-            batch.push(SourceRecord::new(self.path.clone(), offset.to_string()).value(line));
+            batch.push_ref(RecordRef {
+                value: Some(line),
+                ..RecordRef::default()
+            });
             consumed += newline + 1;
         }
-        self.pending.drain(..consumed);
-        self.position += consumed as u64;
+        if consumed > 0 {
+            self.pending.drain(..consumed);
+            self.position += consumed as u64;
+            batch.advance(&self.path, self.position.to_string());
+        }
     }
 
     /// Read and emit lines until `limit` records, end of file or an error.
-    fn poll(&mut self, batch: &mut Vec<SourceRecord>, limit: usize) -> Result<(), Error> {
+    fn poll(&mut self, batch: &mut SourceBatch, limit: usize) -> Result<(), Error> {
         loop {
             self.drain_lines(batch, limit);
             if batch.len() >= limit {
@@ -252,16 +260,15 @@ impl SourceTask for FileSourceTask {
         })
     }
 
-    fn poll(&mut self, max_records: u32) -> Result<Vec<SourceRecord>, Error> {
+    fn poll_batch(&mut self, max_records: u32, batch: &mut SourceBatch) -> Result<(), Error> {
         let limit = max_records.min(self.batch_size).max(1) as usize;
-        let mut batch = Vec::new();
         let n = self.files.len();
         for k in 0..n {
             if batch.len() >= limit {
                 break;
             }
             let tail = &mut self.files[(self.cursor + k) % n];
-            if let Err(e) = tail.poll(&mut batch, limit) {
+            if let Err(e) = tail.poll(batch, limit) {
                 // Lines already taken from other files must not be lost: they
                 // advanced their positions. Return them; the error recurs on
                 // the next poll.
@@ -273,7 +280,7 @@ impl SourceTask for FileSourceTask {
             }
         }
         self.cursor = (self.cursor + 1) % n.max(1);
-        Ok(batch)
+        Ok(())
     }
 }
 
@@ -300,11 +307,17 @@ mod tests {
         f.write_all(data.as_bytes()).unwrap();
     }
 
-    fn values(batch: &[SourceRecord]) -> Vec<String> {
+    fn values(batch: &SourceBatch) -> Vec<String> {
         batch
             .iter()
-            .map(|r| String::from_utf8(r.value.clone().unwrap()).unwrap())
+            .map(|r| String::from_utf8(r.value.unwrap().to_vec()).unwrap())
             .collect()
+    }
+
+    fn poll(task: &mut FileSourceTask, max_records: u32) -> SourceBatch {
+        let mut batch = SourceBatch::new();
+        task.poll_batch(max_records, &mut batch).unwrap();
+        batch
     }
 
     #[test]
@@ -313,19 +326,36 @@ mod tests {
         let _ = std::fs::remove_file(&path);
         let config = Config::new().with("topic", "t").with("file", path.as_str());
         let mut task = FileSourceTask::start(config).unwrap();
-        assert!(task.poll(10).unwrap().is_empty()); // missing: waits
+        assert!(poll(&mut task, 10).is_empty()); // missing: waits
         append(&path, "one\r\ntwo\nthr");
-        let batch = task.poll(10).unwrap();
+        let batch = poll(&mut task, 10);
         assert_eq!(values(&batch), ["one", "two"]);
-        assert_eq!(batch[0].source_offset, "5");
-        assert_eq!(batch[1].source_offset, "9");
-        assert_eq!(batch[1].source_partition, path);
-        assert!(task.poll(10).unwrap().is_empty());
+        // One offset per file per batch: the byte after its last line.
+        assert_eq!(batch.offset(&path), Some("9"));
+        assert!(poll(&mut task, 10).is_empty());
         append(&path, "ee\nfour\n");
-        let batch = task.poll(1).unwrap();
+        let batch = poll(&mut task, 1);
         assert_eq!(values(&batch), ["three"]);
-        assert_eq!(batch[0].source_offset, "15");
-        assert_eq!(values(&task.poll(10).unwrap()), ["four"]);
+        assert_eq!(batch.offset(&path), Some("15"));
+        let batch = poll(&mut task, 10);
+        assert_eq!(values(&batch), ["four"]);
+        assert_eq!(batch.offset(&path), Some("20"));
+    }
+
+    #[test]
+    fn a_batch_takes_lines_from_every_file_and_advances_each_once() {
+        let (a, b) = (temp_path("multi-a.txt"), temp_path("multi-b.txt"));
+        for p in [&a, &b] {
+            let _ = std::fs::remove_file(p);
+        }
+        append(&a, "a1\na2\n");
+        append(&b, "b1\n");
+        let config = Config::new().with("topic", "t").with("files", format!("{a},{b}"));
+        let mut task = FileSourceTask::start(config).unwrap();
+        let batch = poll(&mut task, 10);
+        assert_eq!(values(&batch), ["a1", "a2", "b1"]);
+        assert_eq!(batch.offset(&a), Some("6"));
+        assert_eq!(batch.offset(&b), Some("3"));
     }
 
     #[test]
