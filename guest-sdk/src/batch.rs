@@ -327,6 +327,7 @@ impl SinkBatch {
     }
 
     /// The records, borrowed, in order.
+    #[inline]
     pub fn iter(&self) -> SinkRecords<'_> {
         SinkRecords {
             batch: &self.inner,
@@ -361,6 +362,7 @@ impl SinkBatch {
     ///     .collect();
     /// assert_eq!(runs, vec![("t", 0, vec![7, 8]), ("t", 1, vec![3])]);
     /// ```
+    #[inline]
     pub fn runs(&self) -> PartitionRuns<'_> {
         PartitionRuns { cursor: self.iter() }
     }
@@ -389,6 +391,7 @@ pub struct SinkRecords<'a> {
 impl<'a> Iterator for SinkRecords<'a> {
     type Item = SinkRecordRef<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<SinkRecordRef<'a>> {
         if self.next >= self.end {
             return None;
@@ -423,6 +426,7 @@ impl<'a> Iterator for SinkRecords<'a> {
         })
     }
 
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.end.saturating_sub(self.next);
         (n, Some(n))
@@ -434,6 +438,7 @@ impl ExactSizeIterator for SinkRecords<'_> {}
 impl SinkRecords<'_> {
     /// Move past the records before index `end` by their lengths alone,
     /// without building views of them.
+    #[inline]
     fn skip_to(&mut self, end: usize) {
         let b = self.batch;
         let len = |l: Option<&i32>| l.map_or(0, |&l| usize::try_from(l).unwrap_or(0));
@@ -449,6 +454,7 @@ impl SinkRecords<'_> {
     }
 }
 
+#[inline]
 fn topic_name(b: &wit::SinkBatch, i: usize) -> &str {
     b.topic_indices
         .get(i)
@@ -476,6 +482,7 @@ pub struct PartitionRuns<'a> {
 impl<'a> Iterator for PartitionRuns<'a> {
     type Item = PartitionRun<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<PartitionRun<'a>> {
         let (b, start, last) = (self.cursor.batch, self.cursor.next, self.cursor.end);
         if start >= last {
@@ -549,6 +556,7 @@ pub struct HeaderRefs<'a> {
 }
 
 impl<'a> HeaderRefs<'a> {
+    #[inline]
     fn new(data: &'a [u8], pos: usize, keys: &'a [u32], values: &'a [i32], range: std::ops::Range<usize>) -> Self {
         Self {
             keys: keys.get(range.clone()).unwrap_or(&[]).iter(),
