@@ -408,13 +408,8 @@ impl<'a> Iterator for SinkRecords<'a> {
             &b.header_value_lengths,
             self.header..self.header + count,
         );
+        self.pos += headers_len(b, self.header, count);
         self.header += count;
-        if count > 0 {
-            self.pos += headers
-                .clone()
-                .map(|(k, v)| k.len() + v.map_or(0, <[u8]>::len))
-                .sum::<usize>();
-        }
         Some(SinkRecordRef {
             topic: topic_name(b, i),
             partition: b.partitions.get(i).copied().unwrap_or(-1),
@@ -441,17 +436,29 @@ impl SinkRecords<'_> {
     #[inline]
     fn skip_to(&mut self, end: usize) {
         let b = self.batch;
-        let len = |l: Option<&i32>| l.map_or(0, |&l| usize::try_from(l).unwrap_or(0));
         for i in self.next..end.min(self.end) {
             self.pos += len(b.key_lengths.get(i)) + len(b.value_lengths.get(i));
             let count = b.header_counts.get(i).map_or(0, |&c| c as usize);
-            for h in self.header..self.header + count {
-                self.pos += b.header_key_lengths.get(h).map_or(0, |&k| k as usize) + len(b.header_value_lengths.get(h));
-            }
+            self.pos += headers_len(b, self.header, count);
             self.header += count;
         }
         self.next = self.next.max(end.min(self.end));
     }
+}
+
+/// A length-column entry as a byte count (null: none).
+#[inline]
+fn len(l: Option<&i32>) -> usize {
+    l.map_or(0, |&l| usize::try_from(l).unwrap_or(0))
+}
+
+/// Bytes of `count` headers starting at header index `first`, keys and
+/// values, from the length columns alone.
+#[inline]
+fn headers_len(b: &wit::SinkBatch, first: usize, count: usize) -> usize {
+    (first..first + count)
+        .map(|h| b.header_key_lengths.get(h).map_or(0, |&k| k as usize) + len(b.header_value_lengths.get(h)))
+        .sum()
 }
 
 #[inline]

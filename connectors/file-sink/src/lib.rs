@@ -309,10 +309,7 @@ impl SinkTask for FileSinkTask {
             // those up to the end of `range` already buffered.
             let next = self.next.get(&tp).copied().unwrap_or(i64::MIN);
             let mut range = self.ranges.get(&tp).copied();
-            let buffer = match self.buffers.get_mut(&tp) {
-                Some(b) => b,
-                None => self.buffers.entry(tp.clone()).or_default(),
-            };
+            let buffer = self.buffers.entry(tp.clone()).or_default();
             for record in run.records {
                 if self.exactly_once {
                     if record.offset < next || range.is_some_and(|(_, last)| record.offset <= last) {

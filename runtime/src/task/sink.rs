@@ -351,7 +351,7 @@ fn consume_loop(
         while batch.len() < max && batch_bytes < max_bytes {
             match consumer.poll(wait) {
                 None => {
-                    if rebalanced.load(Ordering::Relaxed) && rebalanced.swap(false, Ordering::AcqRel) {
+                    if take_rebalanced(rebalanced) {
                         batch.clear();
                         batch_bytes = 0;
                     }
@@ -362,7 +362,7 @@ fn consume_loop(
                     // before it may belong to partitions now owned elsewhere
                     // (or rewound); their owner reads them again from the
                     // committed offsets.
-                    if rebalanced.load(Ordering::Relaxed) && rebalanced.swap(false, Ordering::AcqRel) {
+                    if take_rebalanced(rebalanced) {
                         batch.clear();
                         batch_bytes = 0;
                     }
@@ -396,6 +396,12 @@ fn consume_loop(
         }
     }
     Ok(())
+}
+
+/// Whether a rebalance ran since the last call (a plain load per message;
+/// the swap only when one did).
+fn take_rebalanced(flag: &AtomicBool) -> bool {
+    flag.load(Ordering::Relaxed) && flag.swap(false, Ordering::AcqRel)
 }
 
 /// The put thread: each batch the loop hands over goes to the guest, in
