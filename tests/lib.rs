@@ -164,6 +164,16 @@ pub struct Read {
 
 /// Every record of `topic` up to its current end, read_committed.
 pub fn read_topic(topic: &str) -> Vec<Read> {
+    read_messages(topic, |m| Read {
+        partition: m.partition(),
+        offset: m.offset(),
+        key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
+        value: m.payload().map(|v| String::from_utf8_lossy(v).into_owned()),
+    })
+}
+
+/// `read` of every record of `topic` up to its current end, read_committed.
+pub fn read_messages<T>(topic: &str, mut read: impl FnMut(&rdkafka::message::BorrowedMessage<'_>) -> T) -> Vec<T> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap())
         .set("group.id", unique("reader"))
@@ -207,12 +217,7 @@ pub fn read_topic(topic: &str) -> Vec<Read> {
             continue;
         };
         let m = m.unwrap();
-        out.push(Read {
-            partition: m.partition(),
-            offset: m.offset(),
-            key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
-            value: m.payload().map(|v| String::from_utf8_lossy(v).into_owned()),
-        });
+        out.push(read(&m));
         if ends.get(&m.partition()).is_some_and(|end| m.offset() + 1 >= *end) {
             ends.remove(&m.partition());
         }

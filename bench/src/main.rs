@@ -4,9 +4,10 @@
 //! the same broker; and of Copycat's file-sink component, Kafka → file,
 //! against a plain rdkafka consumer writing the same file.
 //!
-//! Each run measures all three, in rotating order (run 1: ceiling,
-//! at-least-once, exactly-once; run 2 starts with at-least-once; …), each
-//! against its own fresh topic with the same partition count:
+//! Each run measures all four, in rotating order (run 1: ceiling,
+//! at-least-once, ceiling-batch, exactly-once; run 2 starts with
+//! at-least-once; …), each against its own fresh topic with the same
+//! partition count:
 //!
 //! - ceiling: a `BaseProducer` with exactly Copycat's source-task producer
 //!   settings (`copycat_runtime::kafka::producer_config`: idempotent,
@@ -14,6 +15,12 @@
 //!   generates (`stream-0:<seq>`, value = key + '.' padding), no explicit
 //!   partition. Timed from the first send to the last delivery
 //!   acknowledgement.
+//! - ceiling-batch: the same producer and records, generated `--batch-size`
+//!   at a time into one buffer and enqueued with one
+//!   `rd_kafka_produce_batch` call per batch, the call Copycat's tasks use
+//!   (`copycat_runtime::kafka::batch_produce`). The ceiling above is what
+//!   a program written against rust-rdkafka's API does; this one is what
+//!   librdkafka can do with the same records.
 //! - copycat (at-least-once): an embedded `Worker` running the datagen
 //!   component (`tasks.max=1`, `streams=1`, `count=<records>`). Timed from
 //!   `start_connector` until the topic's end offsets sum to `records`
@@ -65,6 +72,7 @@ use copycat_bench::results::{self, Goal, Record};
 use copycat_bench::{Watermarks, create_topics, delete_topics, init_tracing, median, props, unique};
 use copycat_runtime::config::Props;
 use copycat_runtime::engine::WasmEngine;
+use copycat_runtime::kafka::batch_produce::{Msg, Run as BatchRun, Scratch, TopicHandle};
 use copycat_runtime::kafka::{producer_config, sink_consumer_config};
 use copycat_runtime::task::{TaskMetrics, TaskState};
 use copycat_runtime::{ConnectorConfig, Worker, WorkerConfig};
@@ -139,6 +147,11 @@ struct Args {
 enum Measure {
     /// The raw rdkafka producer loop.
     Ceiling,
+    /// The raw producer loop enqueuing each --batch-size records with one
+    /// `rd_kafka_produce_batch` call (through
+    /// `copycat_runtime::kafka::batch_produce`, as Copycat's tasks do)
+    /// instead of one `send` per record.
+    CeilingBatch,
     /// Copycat, `delivery.guarantee=at-least-once`.
     Copycat,
     /// Copycat, `delivery.guarantee=exactly-once`.
@@ -214,6 +227,7 @@ impl Measurement {
 #[derive(Debug, Default)]
 struct Run {
     ceiling: Option<Measurement>,
+    ceiling_batch: Option<Measurement>,
     alo: Option<Measurement>,
     eos: Option<Measurement>,
     ceiling_eos: Option<Measurement>,
@@ -291,19 +305,21 @@ fn run_ceiling(
     topic: &str,
     warmup_topic: &str,
     label: &str,
+    batched: bool,
 ) -> Result<Measurement> {
     // Exactly the settings of Copycat's source-task producers.
     let mut cfg = producer_config(worker, &args.overrides()?);
     cfg.set("client.id", "copycat-bench-ceiling");
-    let producer: BaseProducer<CountAcks> = cfg
-        .create_with_context(CountAcks {
+    let producer: Arc<BaseProducer<CountAcks>> = Arc::new(
+        cfg.create_with_context(CountAcks {
             target: args.records,
             acked: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             first_error: Mutex::new(None),
             last_ack: Mutex::new(None),
         })
-        .context("creating the ceiling producer")?;
+        .context("creating the ceiling producer")?,
+    );
     // Warm up before the clock starts: connected, the topic's metadata
     // known, and the idempotent producer's id acquired (a fresh idempotent
     // librdkafka producer that finds no broker up yet retries that after a
@@ -324,26 +340,11 @@ fn run_ceiling(
         bail!("ceiling: the warm-up record was not acknowledged");
     }
     let pb = bar(label, args.records);
-    let mut key = String::with_capacity(32);
-    let mut value = Vec::with_capacity(args.value_size);
     let start = Instant::now();
-    for seq in 0..args.records {
-        datagen_record(seq, args.value_size, &mut key, &mut value);
-        let mut rec = BaseRecord::to(topic).key(key.as_bytes()).payload(value.as_slice());
-        loop {
-            match producer.send(rec) {
-                Ok(()) => break,
-                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
-                    rec = back;
-                    producer.poll(Duration::from_millis(10));
-                }
-                Err((e, _)) => bail!("ceiling: producing to {topic}: {e}"),
-            }
-        }
-        if seq % 1024 == 0 {
-            producer.poll(Duration::ZERO);
-            pb.set_position(ctx.acked.load(Ordering::Relaxed));
-        }
+    if batched {
+        produce_batched(args, &producer, topic, &pb)?;
+    } else {
+        produce_one_by_one(args, &producer, topic, &pb)?;
     }
     while ctx.acked.load(Ordering::Relaxed) + ctx.failed.load(Ordering::Relaxed) < args.records {
         producer.poll(Duration::from_millis(5));
@@ -366,6 +367,79 @@ fn run_ceiling(
         steady: None,
         transactions: None,
     })
+}
+
+/// The ceiling's records, one `send` per record.
+fn produce_one_by_one(args: &Args, producer: &BaseProducer<CountAcks>, topic: &str, pb: &ProgressBar) -> Result<()> {
+    let ctx = producer.context();
+    let mut key = String::with_capacity(32);
+    let mut value = Vec::with_capacity(args.value_size);
+    for seq in 0..args.records {
+        datagen_record(seq, args.value_size, &mut key, &mut value);
+        let mut rec = BaseRecord::to(topic).key(key.as_bytes()).payload(value.as_slice());
+        loop {
+            match producer.send(rec) {
+                Ok(()) => break,
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                    rec = back;
+                    producer.poll(Duration::from_millis(10));
+                }
+                Err((e, _)) => bail!("ceiling: producing to {topic}: {e}"),
+            }
+        }
+        if seq % 1024 == 0 {
+            producer.poll(Duration::ZERO);
+            pb.set_position(ctx.acked.load(Ordering::Relaxed));
+        }
+    }
+    Ok(())
+}
+
+/// The ceiling's records, `--batch-size` at a time, each batch enqueued
+/// with `rd_kafka_produce_batch` (the records are generated into one
+/// buffer first, as a poll's batch arrives in Copycat).
+fn produce_batched(args: &Args, producer: &Arc<BaseProducer<CountAcks>>, topic: &str, pb: &ProgressBar) -> Result<()> {
+    let handle = TopicHandle::new(producer, |p| p.client(), topic).context("ceiling-batch: a topic handle")?;
+    let mut scratch = Scratch::default();
+    let mut key = String::with_capacity(32);
+    let mut value = Vec::with_capacity(args.value_size);
+    let mut data: Vec<u8> = Vec::new();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let batch = u64::from(args.batch_size.max(1));
+    let mut first = 0;
+    while first < args.records {
+        let end = (first + batch).min(args.records);
+        data.clear();
+        spans.clear();
+        for seq in first..end {
+            datagen_record(seq, args.value_size, &mut key, &mut value);
+            spans.push((data.len(), key.len()));
+            data.extend_from_slice(key.as_bytes());
+            data.extend_from_slice(&value);
+        }
+        let mut run = BatchRun::<()>::new(&mut scratch);
+        for &(at, key_len) in &spans {
+            let key = data.get(at..at + key_len);
+            let value = data.get(at + key_len..at + key_len + args.value_size);
+            run.push(
+                Msg {
+                    key,
+                    value,
+                    partition: None,
+                },
+                (),
+            );
+        }
+        run.send(&handle, || {
+            producer.poll(Duration::from_millis(10));
+            Ok::<(), ()>(())
+        })
+        .map_err(|e| anyhow!("ceiling-batch: producing to {topic}: {e:?}"))?;
+        producer.poll(Duration::ZERO);
+        pb.set_position(producer.context().acked.load(Ordering::Relaxed));
+        first = end;
+    }
+    Ok(())
 }
 
 /// The ceiling's loop with transactions: `batch_size` records per
@@ -722,7 +796,7 @@ fn dir_lines(dir: &Path) -> Result<u64> {
 /// Fill a fresh sink topic with the records datagen generates (the
 /// ceiling's producer loop; not timed as a result).
 fn fill_sink_topic(args: &Args, worker: &WorkerConfig, topic: &str, warmup_topic: &str) -> Result<()> {
-    let m = run_ceiling(args, worker, topic, warmup_topic, "filling the sink topic")?;
+    let m = run_ceiling(args, worker, topic, warmup_topic, "filling the sink topic", false)?;
     let total = Watermarks::new(&args.bootstrap, topic, args.partitions)?.sum()?;
     if total != args.records {
         bail!(
@@ -1146,6 +1220,24 @@ fn record_results(args: &Args, runs: &[Run]) -> Result<()> {
         median(v).map_or_else(String::new, |s| format!("; steady-state ratio {s:.3}"))
     };
     push("source-ceiling", ceiling.clone(), None, None, String::new());
+    let ceiling_batch = rates(|r| r.ceiling_batch);
+    push(
+        "source-ceiling-batch",
+        ceiling_batch.clone(),
+        Some(("raw rdkafka producer", &ceiling)),
+        None,
+        format!(
+            "; the raw producer enqueuing {} records per rd_kafka_produce_batch call (Copycat's enqueue path)",
+            args.batch_size
+        ),
+    );
+    push(
+        "source-alo-vs-batch-ceiling",
+        rates(|r| r.alo),
+        Some(("raw producer with rd_kafka_produce_batch", &ceiling_batch)),
+        None,
+        steady(|r| r.alo, |r| r.ceiling_batch, false),
+    );
     push(
         "source-alo",
         rates(|r| r.alo),
@@ -1188,6 +1280,28 @@ fn report(args: &Args, runs: &[Run]) {
         cols.push(Col::new("MB/s", 6, 1, ceiling.iter().map(|c| c.map(mb)).collect()));
     }
     let mut summary = Vec::new();
+    if args.measures(Measure::CeilingBatch) {
+        let rate: Vec<Option<f64>> = runs.iter().map(|r| r.ceiling_batch.map(|m| m.rate(records))).collect();
+        let rate_col = Col::new("batch rec/s", 11, 0, rate.clone());
+        let ratio_col = Col::new("ratio", 6, 3, ratios(&rate, &ceiling));
+        summary.push((
+            format!(
+                "ceiling-batch (the raw producer, rd_kafka_produce_batch per {} records)",
+                args.batch_size
+            ),
+            rate_col.median(),
+            ratio_col.median(),
+            None,
+        ));
+        cols.push(rate_col);
+        if args.measures(Measure::Ceiling) {
+            cols.push(ratio_col);
+        }
+        if args.measures(Measure::Copycat) {
+            let alo: Vec<Option<f64>> = runs.iter().map(|r| r.alo.map(|m| m.rate(records))).collect();
+            cols.push(Col::new("alo/batch", 9, 3, ratios(&alo, &rate)));
+        }
+    }
     if args.measures(Measure::CeilingEos) {
         let rate: Vec<Option<f64>> = runs.iter().map(|r| r.ceiling_eos.map(|m| m.rate(records))).collect();
         let ratio: Vec<Option<f64>> = rate
@@ -1337,6 +1451,7 @@ fn main() -> Result<()> {
     let outcome = (|| -> Result<()> {
         for i in 0..args.runs {
             let ceiling_topic = unique("copycat-bench-ceiling");
+            let ceiling_batch_topic = unique("copycat-bench-ceiling-batch");
             let alo_topic = unique("copycat-bench-datagen");
             let eos_topic = unique("copycat-bench-datagen-eos");
             let ceiling_eos_topic = unique("copycat-bench-ceiling-eos");
@@ -1346,9 +1461,13 @@ fn main() -> Result<()> {
             if sinks {
                 topics.push(sink_topic.as_str());
             }
-            if args.measures(Measure::Ceiling) || args.measures(Measure::CeilingEos) || sinks {
+            let ceilings = [Measure::Ceiling, Measure::CeilingBatch, Measure::CeilingEos];
+            if ceilings.into_iter().any(|m| args.measures(m)) || sinks {
                 if args.measures(Measure::Ceiling) {
                     topics.push(ceiling_topic.as_str());
+                }
+                if args.measures(Measure::CeilingBatch) {
+                    topics.push(ceiling_batch_topic.as_str());
                 }
                 rt.block_on(create_topics(&args.bootstrap, &[&warmup_topic], 1))?;
                 created.push(warmup_topic.clone());
@@ -1370,36 +1489,46 @@ fn main() -> Result<()> {
             runs.push(Run::default());
             let Some(run) = runs.last_mut() else { break };
             // Rotate the order, so that each measurement goes first in turn.
-            let mut order = [Measure::Ceiling, Measure::Copycat, Measure::CopycatEos];
-            order.rotate_left(i % 3);
+            let mut order = [
+                Measure::Ceiling,
+                Measure::Copycat,
+                Measure::CeilingBatch,
+                Measure::CopycatEos,
+            ];
+            let n = order.len();
+            order.rotate_left(i % n);
             let order = order.into_iter().chain([Measure::CeilingEos]);
             for measure in order {
                 if !args.measures(measure) {
                     continue;
                 }
                 match measure {
-                    Measure::Ceiling => {
-                        let m = run_ceiling(
-                            &args,
-                            &ceiling_worker,
-                            &ceiling_topic,
-                            &warmup_topic,
-                            "ceiling (rdkafka)",
-                        )?;
-                        let total = Watermarks::new(&args.bootstrap, &ceiling_topic, args.partitions)?.sum()?;
+                    Measure::Ceiling | Measure::CeilingBatch => {
+                        let batched = measure == Measure::CeilingBatch;
+                        let (topic, label, name) = if batched {
+                            (&ceiling_batch_topic, "ceiling (produce_batch)", "ceiling-batch")
+                        } else {
+                            (&ceiling_topic, "ceiling (rdkafka)", "ceiling    ")
+                        };
+                        let m = run_ceiling(&args, &ceiling_worker, topic, &warmup_topic, label, batched)?;
+                        let total = Watermarks::new(&args.bootstrap, topic, args.partitions)?.sum()?;
                         if total != args.records {
                             eprintln!(
-                                "warning: ceiling topic {ceiling_topic} holds {total} records, expected exactly {}",
+                                "warning: {name} topic {topic} holds {total} records, expected exactly {}",
                                 args.records
                             );
                         }
                         eprintln!(
-                            "run {}: ceiling     {:>10.0} rec/s ({:.2} s)",
+                            "run {}: {name} {:>10.0} rec/s ({:.2} s)",
                             i + 1,
                             m.rate(args.records),
                             m.elapsed.as_secs_f64()
                         );
-                        run.ceiling = Some(m);
+                        if batched {
+                            run.ceiling_batch = Some(m);
+                        } else {
+                            run.ceiling = Some(m);
+                        }
                     }
                     Measure::CeilingEos => {
                         let (m, commit_ms) =
@@ -1493,6 +1622,7 @@ fn main() -> Result<()> {
     })();
     let sources = [
         Measure::Ceiling,
+        Measure::CeilingBatch,
         Measure::Copycat,
         Measure::CopycatEos,
         Measure::CeilingEos,

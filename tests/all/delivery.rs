@@ -348,3 +348,131 @@ fn the_worker_s_offsets_reader_reads_on_from_where_it_stopped() {
     write(0, "b", "s", Some("6"));
     assert_eq!(read("b"), pairs(&[("s", "6")]));
 }
+
+/// One record read back with everything the host sets.
+#[derive(Debug)]
+struct Shaped {
+    partition: i32,
+    seq: u64,
+    key: String,
+    headers: Vec<(String, String)>,
+    timestamp: Option<i64>,
+}
+
+fn read_shaped(topic: &str) -> Vec<Shaped> {
+    use rdkafka::message::{Headers, Message};
+    read_messages(topic, |m| {
+        let value = String::from_utf8_lossy(m.payload().unwrap_or_default()).into_owned();
+        Shaped {
+            partition: m.partition(),
+            seq: value.strip_prefix("mixed record ").unwrap().parse().unwrap(),
+            key: String::from_utf8_lossy(m.key().unwrap_or_default()).into_owned(),
+            headers: m
+                .headers()
+                .map(|hs| {
+                    hs.iter()
+                        .map(|h| {
+                            let v = String::from_utf8_lossy(h.value.unwrap_or_default()).into_owned();
+                            (h.key.to_owned(), v)
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            timestamp: m.timestamp().to_millis(),
+        }
+    })
+}
+
+/// A source batch interleaves records the host enqueues in runs (one
+/// `rd_kafka_produce_batch` per run) with records it sends one by one
+/// (headers, a timestamp), over two topics and with and without an explicit
+/// partition. Under each delivery guarantee every record arrives once, with
+/// its own key, headers, timestamp and partition, and in order within its
+/// partition.
+#[test]
+fn records_of_every_shape_arrive_once_and_in_order() {
+    // The fixture's MIXED_POLLS × MIXED_BATCH records and its timestamps
+    // (tests/fixtures/hostile-source, `mixed_record`).
+    const MIXED_POLLS: u64 = 3;
+    const MIXED_BATCH: u64 = 60;
+    const MIXED_TIMESTAMP_BASE: i64 = 1_600_000_000_000;
+    let offsets = unique("offsets");
+    let worker = start_worker(&offsets);
+    let path = fixture("hostile-source");
+    let mut runs = Vec::new();
+    for guarantee in ["at-least-once", "at-most-once", "exactly-once"] {
+        let (name, topic, other) = (unique("mixed"), unique("mixed"), unique("mixed-other"));
+        block_on(create_topic(&topic, 3));
+        block_on(create_topic(&other, 2));
+        worker
+            .start_connector(connector(
+                &worker,
+                &[
+                    ("name", &name),
+                    ("connector.class", path.to_str().unwrap()),
+                    ("topic", &topic),
+                    ("attack", "mixed-records"),
+                    ("attack.topic", &other),
+                    ("delivery.guarantee", guarantee),
+                ],
+            ))
+            .unwrap();
+        runs.push((guarantee, name, topic, other));
+    }
+    let total = MIXED_POLLS * MIXED_BATCH;
+    for (guarantee, name, topic, other) in &runs {
+        eventually(
+            &format!("{guarantee}: all {total} records committed"),
+            Duration::from_secs(60),
+            || {
+                let committed = read_connector(&worker_config(&offsets), name).ok()?;
+                (committed.get("mixed").map(String::as_str) == Some(&(total - 1).to_string())).then_some(())
+            },
+        );
+        let mut seen = Vec::new();
+        for (t, records) in [(topic, read_shaped(topic)), (other, read_shaped(other))] {
+            let mut last: BTreeMap<i32, u64> = BTreeMap::new();
+            for r in records {
+                let to_other = r.seq.is_multiple_of(7);
+                assert_eq!(t == other, to_other, "{guarantee}: record {} went to {t}", r.seq);
+                if let Some(prev) = last.insert(r.partition, r.seq) {
+                    assert!(
+                        prev < r.seq,
+                        "{guarantee}: {t}-{} holds {} after {prev}",
+                        r.partition,
+                        r.seq
+                    );
+                }
+                assert_eq!(r.key, format!("k{}", r.seq), "{guarantee}: key");
+                let header = (r.seq.is_multiple_of(3)).then(|| ("seq".to_owned(), r.seq.to_string()));
+                assert_eq!(
+                    r.headers,
+                    header.into_iter().collect::<Vec<_>>(),
+                    "{guarantee}: headers"
+                );
+                if r.seq.is_multiple_of(5) {
+                    assert_eq!(
+                        r.timestamp,
+                        Some(MIXED_TIMESTAMP_BASE + r.seq as i64),
+                        "{guarantee}: timestamp"
+                    );
+                } else {
+                    // Set by the producer when the record was enqueued.
+                    assert!(
+                        r.timestamp.is_some_and(|t| t > MIXED_TIMESTAMP_BASE + 1_000_000_000),
+                        "{guarantee}: record {} has timestamp {:?}",
+                        r.seq,
+                        r.timestamp
+                    );
+                }
+                if r.seq.is_multiple_of(4) {
+                    assert_eq!(r.partition, 0, "{guarantee}: record {} names partition 0", r.seq);
+                }
+                seen.push(r.seq);
+            }
+        }
+        seen.sort_unstable();
+        assert_eq!(seen, (0..total).collect::<Vec<_>>(), "{guarantee}: every record once");
+    }
+    worker.shutdown();
+}

@@ -2,7 +2,7 @@
 //! commit the batches' source offsets once Kafka acknowledged every record
 //! up to them (at-least-once).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -18,6 +18,7 @@ use super::{FENCED, IdleBackoff, TaskContext, TaskFailure, TaskState, pause};
 use crate::config::{DeliveryGuarantee, TransactionBoundary};
 use crate::engine::guest::{Guest, GuestError, SourceBatch, SourcePosition};
 use crate::host::transactions::TransactionRequest;
+use crate::kafka::batch_produce::{Msg, Run, Scratch, SendError, TopicHandle};
 use crate::kafka::offsets::{offset_key, offset_value};
 use crate::kafka::shared_producer::{AckSink, Delivery, Router, SourceProducer};
 use crate::kafka::{KafkaError, producer_config};
@@ -265,8 +266,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         producer,
         acks,
         idle: IdleBackoff::new(ctx.connector.idle_backoff, ctx.connector.idle_backoff_max),
-        // Exactly-once produces on the task thread, inside the
-        // transaction; the others start a sender thread with their first batch.
+        // A sender thread starts with the first batch.
         sender: None,
         sender_thread: None,
         last_handed: Instant::now(),
@@ -287,8 +287,9 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     let stopped = runner.guest.source_stop();
     if result.is_ok() && drained.is_ok() && ctx.handoff.requested() {
         let SourceRunner { producer, .. } = runner;
-        // The sender thread is gone: a producer of the task's own is held
-        // here only; a shared one may be held by other tasks too.
+        // The sender thread (with its topic handles) is gone: a producer of
+        // the task's own is held here only; a shared one may be held by
+        // other tasks too.
         if shared || Arc::strong_count(&producer) == 1 {
             ctx.handoff.put(handoff_key, producer);
         }
@@ -403,6 +404,13 @@ impl SourceRunner<'_> {
         self.join_sender()
     }
 
+    /// Exactly-once, before a commit or abort: wait until the sender thread
+    /// has produced every batch handed to it (it ends; the next batch
+    /// starts another, which costs far less than a transaction).
+    fn finish_sending(&mut self) -> Result<(), TaskFailure> {
+        self.join_sender()
+    }
+
     /// Close the sender thread's channel and wait for it to finish the
     /// batches it holds.
     fn join_sender(&mut self) -> Result<(), TaskFailure> {
@@ -465,19 +473,15 @@ impl SourceRunner<'_> {
                 offsets: BTreeMap::new(),
             });
         }
-        if let Err(e) = produce(
-            &self.producer,
-            &self.acks,
-            self.ctx.connector.topic.as_deref(),
-            &Delivery::new(self.acks.clone(), KIND_UNTRACKED),
-            &records,
-        ) {
-            self.abort();
-            return Err(e);
-        }
         if let Some(txn) = &mut self.txn {
             txn.offsets.extend(records.latest_offsets());
             txn.records += records.len() as u64;
+        }
+        // The sender thread produces the batch while the task polls for the
+        // next one; a commit or abort first waits for it (`finish_sending`).
+        if let Err(e) = self.hand_over(KIND_UNTRACKED, records) {
+            self.abort();
+            return Err(e);
         }
         self.transaction_boundary_reached()
     }
@@ -519,6 +523,14 @@ impl SourceRunner<'_> {
     /// Write the transaction's offsets into it and commit: records and
     /// offsets become visible together, or not at all.
     fn commit_transaction(&mut self) -> Result<(), TaskFailure> {
+        if self.txn.is_none() {
+            return Ok(());
+        }
+        // Every batch of the transaction produced, and none failed.
+        if let Err(e) = self.finish_sending().and_then(|()| self.check_failure()) {
+            self.abort();
+            return Err(e);
+        }
         let Some(txn) = self.txn.take() else { return Ok(()) };
         let positions: Vec<SourcePosition> = txn
             .offsets
@@ -560,6 +572,13 @@ impl SourceRunner<'_> {
     /// Abort the open transaction (best effort): its records and offsets
     /// never become visible to read_committed consumers.
     fn abort(&mut self) {
+        if self.txn.is_none() {
+            return;
+        }
+        // Nothing of the transaction may still be on its way to the producer.
+        if let Err(TaskFailure(e)) = self.finish_sending() {
+            tracing::warn!(error = %e, "before aborting the transaction");
+        }
         let Some(txn) = self.txn.take() else { return };
         self.sub_uncommitted(txn.records);
         if let Err(e) = self.producer.abort_transaction(Duration::from_secs(10)) {
@@ -754,13 +773,21 @@ fn spawn_sender(
 ) -> Result<(BatchSender, JoinHandle<()>), TaskFailure> {
     let (tx, rx) = sync_channel::<(Arc<Delivery>, SourceBatch)>(2);
     let default_topic = ctx.connector.topic.clone();
+    let transactional = ctx.connector.delivery == DeliveryGuarantee::ExactlyOnce;
     let span = tracing::Span::current();
     let thread = std::thread::Builder::new()
         .name(format!("copycat-{}-send", ctx.ident))
         .spawn(move || {
             let _enter = span.enter();
+            let mut enqueuer = Enqueuer {
+                topics: HashMap::new(),
+                scratch: Scratch::default(),
+                explicit_partitions: !transactional,
+            };
             for (opaque, records) in rx {
-                if let Err(TaskFailure(msg)) = produce(&producer, &acks, default_topic.as_deref(), &opaque, &records) {
+                if let Err(TaskFailure(msg)) =
+                    enqueuer.produce(&producer, &acks, default_topic.as_deref(), &opaque, &records)
+                {
                     acks.fail(msg);
                     break;
                 }
@@ -770,44 +797,121 @@ fn spawn_sender(
     Ok((tx, thread))
 }
 
-/// Produce one batch's records.
-fn produce(
-    producer: &Kproducer,
-    acks: &Acks,
-    default_topic: Option<&str>,
-    opaque: &Arc<Delivery>,
-    records: &SourceBatch,
-) -> Result<(), TaskFailure> {
-    for r in records.iter() {
-        let topic = r.topic.or(default_topic).ok_or_else(|| {
-            TaskFailure(format!(
-                "a record{} names no topic and the connector config has no `topic`",
-                r.origin()
-            ))
-        })?;
-        let mut rec = BaseRecord::<[u8], [u8], Arc<Delivery>>::with_opaque_to(topic, opaque.clone());
-        if let Some(k) = r.key {
-            rec = rec.key(k);
-        }
-        if let Some(v) = r.value {
-            rec = rec.payload(v);
-        }
-        if let Some(p) = r.partition {
-            rec = rec.partition(p);
-        }
-        if let Some(ts) = r.timestamp {
-            rec = rec.timestamp(ts);
-        }
-        if r.headers.len() > 0 {
-            let mut hs = OwnedHeaders::new_with_capacity(r.headers.len());
-            for (key, value) in r.headers {
-                hs = hs.insert(KHeader { key, value });
+/// Enqueues batches' records: runs of records for one topic without
+/// headers or timestamp through `rd_kafka_produce_batch` (one topic lookup
+/// per run, `kafka::batch_produce`), the others one by one with `send`.
+/// Holds topic handles, which keep the producer alive: drop it before
+/// handing the producer over.
+#[derive(Debug)]
+struct Enqueuer {
+    topics: HashMap<String, TopicHandle>,
+    scratch: Scratch,
+    /// Whether records with an explicit partition may go in runs: not with
+    /// a transactional producer (`batch_produce::Msg::partition` says why).
+    explicit_partitions: bool,
+}
+
+impl Enqueuer {
+    /// Produce one batch's records, in order.
+    fn produce(
+        &mut self,
+        producer: &Arc<Kproducer>,
+        acks: &Acks,
+        default_topic: Option<&str>,
+        opaque: &Arc<Delivery>,
+        records: &SourceBatch,
+    ) -> Result<(), TaskFailure> {
+        let Self {
+            topics,
+            scratch,
+            explicit_partitions,
+        } = self;
+        let mut run = Run::new(scratch);
+        let mut run_topic: Option<&str> = None;
+        for r in records.iter() {
+            let topic = r.topic.or(default_topic).ok_or_else(|| {
+                TaskFailure(format!(
+                    "a record{} names no topic and the connector config has no `topic`",
+                    r.origin()
+                ))
+            })?;
+            let plain =
+                r.timestamp.is_none() && r.headers.len() == 0 && (*explicit_partitions || r.partition.is_none());
+            if let Some(t) = run_topic
+                && (!plain || t != topic)
+            {
+                send_run(producer, topics, acks, &mut run, t)?;
+                run_topic = None;
             }
-            rec = rec.headers(hs);
+            if plain {
+                run_topic = Some(topic);
+                let msg = Msg {
+                    key: r.key,
+                    value: r.value,
+                    partition: r.partition,
+                };
+                run.push(msg, opaque.clone());
+                continue;
+            }
+            let mut rec = BaseRecord::<[u8], [u8], Arc<Delivery>>::with_opaque_to(topic, opaque.clone());
+            if let Some(k) = r.key {
+                rec = rec.key(k);
+            }
+            if let Some(v) = r.value {
+                rec = rec.payload(v);
+            }
+            if let Some(p) = r.partition {
+                rec = rec.partition(p);
+            }
+            if let Some(ts) = r.timestamp {
+                rec = rec.timestamp(ts);
+            }
+            if r.headers.len() > 0 {
+                let mut hs = OwnedHeaders::new_with_capacity(r.headers.len());
+                for (key, value) in r.headers {
+                    hs = hs.insert(KHeader { key, value });
+                }
+                rec = rec.headers(hs);
+            }
+            send(producer, acks, rec)?;
         }
-        send(producer, acks, rec)?;
+        if let Some(t) = run_topic {
+            send_run(producer, topics, acks, &mut run, t)?;
+        }
+        Ok(())
     }
-    Ok(())
+}
+
+/// Enqueue a run of records for `topic`, waiting while the producer's
+/// queue is full.
+fn send_run(
+    producer: &Arc<Kproducer>,
+    topics: &mut HashMap<String, TopicHandle>,
+    acks: &Acks,
+    run: &mut Run<'_, '_, Arc<Delivery>>,
+    topic: &str,
+) -> Result<(), TaskFailure> {
+    let handle = match topics.get(topic) {
+        Some(h) => h,
+        None => {
+            let h = TopicHandle::new(producer, |p| p.client(), topic)
+                .map_err(|e| TaskFailure(format!("cannot produce to topic {topic}: {e}")))?;
+            topics.entry(topic.to_owned()).or_insert(h)
+        }
+    };
+    run.send(handle, || match acks.failure() {
+        Some(f) => Err(f),
+        None => {
+            std::thread::sleep(Duration::from_millis(1));
+            Ok(())
+        }
+    })
+    .map_err(|e| match e {
+        SendError::Stopped(f) => TaskFailure(f),
+        SendError::Refused { partition, error, .. } => TaskFailure(format!(
+            "cannot produce to topic {topic} (partition {partition:?}): {error}"
+        )),
+    })
 }
 
 /// Enqueue one record, waiting when the producer's queue is full.
