@@ -67,6 +67,13 @@ if [[ "${COPYCAT_BENCH_BOUNDARY:-1}" != 0 ]]; then
     cargo bench --quiet -p copycat-bench --bench boundary --profile dev \
         --config 'profile.dev.package.copycat-bench.opt-level=2'
 fi
+# librdkafka's enqueue path per record, criterion: rust-rdkafka's `send` per
+# record against one `rd_kafka_produce_batch` per 2,000 records (what source
+# tasks use), nothing sent; ~15 s; COPYCAT_BENCH_ENQUEUE=0 skips it.
+if [[ "${COPYCAT_BENCH_ENQUEUE:-1}" != 0 ]]; then
+    cargo bench --quiet -p copycat-bench --bench enqueue --profile dev \
+        --config 'profile.dev.package.copycat-bench.opt-level=2'
+fi
 # Hot-swap pause between two component versions: COPYCAT_BENCH_SWAP=0 skips it.
 if [[ "${COPYCAT_BENCH_SWAP:-1}" != 0 ]]; then
     COPYCAT_FIXTURE_DIR="${COPYCAT_FIXTURE_DIR:-$PWD/build/fixtures}" \

@@ -69,7 +69,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, ValueEnum};
 use copycat_bench::results::{self, Goal, Record};
-use copycat_bench::{Watermarks, create_topics, delete_topics, init_tracing, median, props, unique};
+use copycat_bench::{Watermarks, cpu_time, create_topics, delete_topics, init_tracing, median, props, unique};
 use copycat_runtime::config::Props;
 use copycat_runtime::engine::WasmEngine;
 use copycat_runtime::kafka::batch_produce::{Msg, Run as BatchRun, Scratch, TopicHandle};
@@ -205,6 +205,9 @@ impl Args {
     }
 }
 
+/// Which measurement of a run.
+type Pick = fn(&Run) -> Option<Measurement>;
+
 /// One timed phase.
 #[derive(Debug, Clone, Copy)]
 struct Measurement {
@@ -216,11 +219,19 @@ struct Measurement {
     steady: Option<f64>,
     /// Exactly-once only: transactions committed.
     transactions: Option<u64>,
+    /// CPU time of this process (user + system, all threads) over the
+    /// measurement: the producer's or Copycat's own work, not the broker's.
+    cpu: Option<Duration>,
 }
 
 impl Measurement {
     fn rate(&self, records: u64) -> f64 {
         records as f64 / self.elapsed.as_secs_f64()
+    }
+
+    /// CPU nanoseconds of this process per record.
+    fn cpu_ns(&self, records: u64) -> Option<f64> {
+        self.cpu.map(|c| c.as_secs_f64() * 1e9 / records.max(1) as f64)
     }
 }
 
@@ -340,6 +351,7 @@ fn run_ceiling(
         bail!("ceiling: the warm-up record was not acknowledged");
     }
     let pb = bar(label, args.records);
+    let cpu0 = cpu_time();
     let start = Instant::now();
     if batched {
         produce_batched(args, &producer, topic, &pb)?;
@@ -354,6 +366,7 @@ fn run_ceiling(
         }
     }
     let end = ctx.last_ack.lock().ok().and_then(|t| *t).unwrap_or_else(Instant::now);
+    let cpu = cpu_time().saturating_sub(cpu0);
     producer.flush(Duration::from_secs(60)).context("ceiling: flushing")?;
     pb.finish_and_clear();
     let failed = ctx.failed.load(Ordering::Relaxed);
@@ -366,6 +379,7 @@ fn run_ceiling(
         startup: None,
         steady: None,
         transactions: None,
+        cpu: Some(cpu),
     })
 }
 
@@ -532,6 +546,7 @@ fn run_ceiling_eos(args: &Args, worker: &WorkerConfig, topic: &str, offsets_topi
             startup: None,
             steady: None,
             transactions: Some(transactions),
+            cpu: None,
         },
         commit_time.as_secs_f64() * 1e3 / transactions.max(1) as f64,
     ))
@@ -677,6 +692,7 @@ fn run_copycat(
         args.records,
     );
 
+    let cpu0 = cpu_time();
     let start = Instant::now();
     worker.start_connector(cfg).context("starting the datagen connector")?;
     let mut first: Option<(Duration, u64)> = None;
@@ -703,7 +719,7 @@ fn run_copycat(
         pb.set_position(n);
         pb.set_message(msg);
         if n >= args.records {
-            break Ok(start.elapsed());
+            break Ok((start.elapsed(), cpu_time().saturating_sub(cpu0)));
         }
         if let Err(e) = watchdog.check(&worker, &name, n, args.records, "records") {
             break Err(e);
@@ -714,7 +730,7 @@ fn run_copycat(
     let sp = spinner("copycat: stopping the worker".into());
     worker.shutdown();
     sp.finish_and_clear();
-    let elapsed = result?;
+    let (elapsed, cpu) = result?;
     if exactly_once {
         let sp = spinner(format!("copycat-eos: counting {topic} with read_committed"));
         let total = count_committed(&args.bootstrap, topic, args.partitions)?;
@@ -744,6 +760,7 @@ fn run_copycat(
         startup,
         steady,
         transactions: exactly_once.then_some(transactions),
+        cpu: Some(cpu),
     })
 }
 
@@ -920,6 +937,7 @@ fn run_sink_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, dir: &Path)
             .filter(|f| elapsed > *f)
             .map(|f| (args.records - 1) as f64 / (elapsed - f).as_secs_f64()),
         transactions: None,
+        cpu: None,
     })
 }
 
@@ -1003,6 +1021,7 @@ fn run_copycat_sink(
         startup,
         steady,
         transactions: None,
+        cpu: None,
     })
 }
 
@@ -1267,6 +1286,43 @@ fn record_results(args: &Args, runs: &[Run]) -> Result<()> {
         Some(Goal::ratio_at_least(0.9)),
         steady(|r| r.sink, |r| r.sink_ceiling, true),
     );
+    // CPU of this process per record: what the client side costs, less
+    // moved by the shared machine than the rates are.
+    let cpu = |get: fn(&Run) -> Option<Measurement>| -> Vec<Option<f64>> {
+        runs.iter().map(|r| get(r).and_then(|m| m.cpu_ns(n))).collect()
+    };
+    let ceiling_cpu = cpu(|r| r.ceiling);
+    let cpu_rows: [(&str, Pick, &str); 3] = [
+        (
+            "source-ceiling-batch",
+            |r| r.ceiling_batch,
+            "the raw producer on rd_kafka_produce_batch",
+        ),
+        (
+            "source-alo",
+            |r| r.alo,
+            "Copycat at-least-once, connector start included",
+        ),
+        (
+            "source-eos",
+            |r| r.eos,
+            "Copycat exactly-once, connector start included",
+        ),
+    ];
+    for (scenario, get, what) in cpu_rows {
+        let values = cpu(get);
+        let samples = flat(&values);
+        let Some(value) = median(samples.clone()) else { continue };
+        let per_run = ratios(&values, &ceiling_cpu);
+        out.push(
+            with_params(Record::new(scenario, "cpu-per-record", value, "ns/record").samples(samples.clone()))
+                .vs("raw rdkafka producer", median(flat(&ceiling_cpu)), median(flat(&per_run)))
+                .note(format!(
+                    "median of {} runs; CPU time of the benchmark process (all threads, not the broker) ÷ records; {what}",
+                    samples.len()
+                )),
+        );
+    }
     results::append(&out)
 }
 
@@ -1275,9 +1331,13 @@ fn report(args: &Args, runs: &[Run]) {
     let mb = |rate: f64| rate * args.value_size as f64 / 1e6;
     let ceiling: Vec<Option<f64>> = runs.iter().map(|r| r.ceiling.map(|m| m.rate(records))).collect();
     let mut cols = Vec::new();
+    let cpu = |get: &dyn Fn(&Run) -> Option<Measurement>| -> Vec<Option<f64>> {
+        runs.iter().map(|r| get(r).and_then(|m| m.cpu_ns(records))).collect()
+    };
     if args.measures(Measure::Ceiling) {
         cols.push(Col::new("ceiling rec/s", 13, 0, ceiling.clone()));
         cols.push(Col::new("MB/s", 6, 1, ceiling.iter().map(|c| c.map(mb)).collect()));
+        cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.ceiling)));
     }
     let mut summary = Vec::new();
     if args.measures(Measure::CeilingBatch) {
@@ -1297,6 +1357,7 @@ fn report(args: &Args, runs: &[Run]) {
         if args.measures(Measure::Ceiling) {
             cols.push(ratio_col);
         }
+        cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.ceiling_batch)));
         if args.measures(Measure::Copycat) {
             let alo: Vec<Option<f64>> = runs.iter().map(|r| r.alo.map(|m| m.rate(records))).collect();
             cols.push(Col::new("alo/batch", 9, 3, ratios(&alo, &rate)));
@@ -1369,6 +1430,7 @@ fn report(args: &Args, runs: &[Run]) {
         if args.measures(Measure::Ceiling) {
             cols.push(steady_col);
         }
+        cols.push(Col::new("cpu ns", 6, 0, cpu(&get)));
         if eos {
             let txns = ms
                 .iter()
@@ -1393,7 +1455,8 @@ fn report(args: &Args, runs: &[Run]) {
     );
     println!(" ratio = rec/s ÷ the same run's ceiling rec/s; Copycat time includes connector start-up (start ms:");
     println!(" until the first record is in the topic, eos: until the first transaction committed);");
-    println!(" steady = rec/s after that ÷ ceiling rec/s; txns = transactions committed)");
+    println!(" steady = rec/s after that ÷ ceiling rec/s; txns = transactions committed;");
+    println!(" cpu ns = CPU time of this process (all threads, not the broker) per record)");
     print_table(&cols, runs.len());
     for (desc, rate, ratio, steady) in &summary {
         match (rate, ratio, steady) {

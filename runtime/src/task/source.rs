@@ -783,6 +783,7 @@ fn spawn_sender(
                 topics: HashMap::new(),
                 scratch: Scratch::default(),
                 explicit_partitions: !transactional,
+                runs: produce_batch_enabled(),
             };
             for (opaque, records) in rx {
                 if let Err(TaskFailure(msg)) =
@@ -809,6 +810,15 @@ struct Enqueuer {
     /// Whether records with an explicit partition may go in runs: not with
     /// a transactional producer (`batch_produce::Msg::partition` says why).
     explicit_partitions: bool,
+    /// Whether runs are used at all (`COPYCAT_PRODUCE_BATCH=0`: every
+    /// record through `send`, for comparison or as a fallback).
+    runs: bool,
+}
+
+/// `COPYCAT_PRODUCE_BATCH`: `0` turns runs off (read once per process).
+fn produce_batch_enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var_os("COPYCAT_PRODUCE_BATCH").is_none_or(|v| v != "0"))
 }
 
 impl Enqueuer {
@@ -825,6 +835,7 @@ impl Enqueuer {
             topics,
             scratch,
             explicit_partitions,
+            runs,
         } = self;
         let mut run = Run::new(scratch);
         let mut run_topic: Option<&str> = None;
@@ -835,8 +846,10 @@ impl Enqueuer {
                     r.origin()
                 ))
             })?;
-            let plain =
-                r.timestamp.is_none() && r.headers.len() == 0 && (*explicit_partitions || r.partition.is_none());
+            let plain = *runs
+                && r.timestamp.is_none()
+                && r.headers.len() == 0
+                && (*explicit_partitions || r.partition.is_none());
             if let Some(t) = run_topic
                 && (!plain || t != topic)
             {
