@@ -57,10 +57,16 @@ fn producer(bootstrap: &str, topic: &str) -> Result<Arc<BaseProducer>> {
     Ok(Arc::new(p))
 }
 
-/// Drop what is queued (untimed) and serve the purge reports.
+/// Drop what is queued (untimed) and serve the purge reports until the
+/// queue is empty: unserved reports still count against
+/// `queue.buffering.max.messages`, and a full queue refuses records in
+/// nanoseconds.
 fn purge(p: &BaseProducer) {
     p.purge(PurgeConfig::default().queue().inflight());
-    p.poll(Duration::ZERO);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while p.in_flight_count() > 0 && Instant::now() < deadline {
+        p.poll(Duration::from_millis(1));
+    }
 }
 
 fn main() -> Result<()> {
@@ -83,14 +89,15 @@ fn main() -> Result<()> {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
                 let start = Instant::now();
+                let mut refused = 0;
                 for (k, v) in &recs {
-                    let _ = p.send(
-                        BaseRecord::<str, [u8]>::to(&topic)
-                            .key(k.as_str())
-                            .payload(v.as_slice()),
-                    );
+                    let rec = BaseRecord::<str, [u8]>::to(&topic)
+                        .key(k.as_str())
+                        .payload(v.as_slice());
+                    refused += usize::from(p.send(rec).is_err());
                 }
                 total += start.elapsed();
+                assert_eq!(refused, 0, "send: librdkafka refused records; the figure would be void");
                 purge(&p);
             }
             total
@@ -111,9 +118,10 @@ fn main() -> Result<()> {
                     };
                     run.push(msg, ());
                 }
-                let _ = run.send(&handle, || Err::<(), ()>(()));
+                let sent = run.send(&handle, || Err::<(), ()>(()));
                 drop(run);
                 total += start.elapsed();
+                assert!(sent.is_ok(), "produce-batch: {sent:?}; the figure would be void");
                 purge(&p);
             }
             total
