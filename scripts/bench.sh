@@ -51,6 +51,18 @@ fi
 cargo run --quiet -p copycat-bench --bin copycat-bench \
     --config 'profile.dev.package.copycat-bench.opt-level=2' \
     -- "$@"
+# Exactly-once with transaction.boundary=interval (1 s) against the same run's
+# raw producer; only its source-eos-interval rows are kept (the ceiling rows
+# above stay those of the main run). COPYCAT_BENCH_EOS_INTERVAL=0 skips it.
+if [[ "${COPYCAT_BENCH_EOS_INTERVAL:-1}" != 0 && $# -eq 0 ]]; then
+    interval_results="$(mktemp)"
+    COPYCAT_BENCH_RESULTS="$interval_results" \
+    cargo run --quiet -p copycat-bench --bin copycat-bench \
+        --config 'profile.dev.package.copycat-bench.opt-level=2' \
+        -- --only ceiling,copycat-eos --transaction-boundary interval --transaction-interval-ms 1000
+    grep '"scenario":"source-eos-interval"' "$interval_results" >>"$COPYCAT_BENCH_RESULTS" || true
+    rm -f "$interval_results"
+fi
 # What the sandbox's limits cost (no Kafka involved): COPYCAT_BENCH_LIMITS=0 skips it.
 if [[ "${COPYCAT_BENCH_LIMITS:-1}" != 0 ]]; then
     cargo run --quiet -p copycat-bench --bin limits \
