@@ -389,6 +389,22 @@ fn run_ceiling(
     })
 }
 
+/// Send one record, serving delivery reports while the producer's queue
+/// is full.
+fn send_waiting(producer: &BaseProducer<CountAcks>, topic: &str, key: &[u8], value: &[u8]) -> Result<()> {
+    let mut rec = BaseRecord::to(topic).key(key).payload(value);
+    loop {
+        match producer.send(rec) {
+            Ok(()) => return Ok(()),
+            Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                rec = back;
+                producer.poll(Duration::from_millis(10));
+            }
+            Err((e, _)) => bail!("producing to {topic}: {e}"),
+        }
+    }
+}
+
 /// The ceiling's records, one `send` per record.
 fn produce_one_by_one(args: &Args, producer: &BaseProducer<CountAcks>, topic: &str, pb: &ProgressBar) -> Result<()> {
     let ctx = producer.context();
@@ -396,17 +412,7 @@ fn produce_one_by_one(args: &Args, producer: &BaseProducer<CountAcks>, topic: &s
     let mut value = Vec::with_capacity(args.value_size);
     for seq in 0..args.records {
         datagen_record(seq, args.value_size, &mut key, &mut value);
-        let mut rec = BaseRecord::to(topic).key(key.as_bytes()).payload(value.as_slice());
-        loop {
-            match producer.send(rec) {
-                Ok(()) => break,
-                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
-                    rec = back;
-                    producer.poll(Duration::from_millis(10));
-                }
-                Err((e, _)) => bail!("ceiling: producing to {topic}: {e}"),
-            }
-        }
+        send_waiting(producer, topic, key.as_bytes(), &value).context("ceiling")?;
         if seq % 1024 == 0 {
             producer.poll(Duration::ZERO);
             pb.set_position(ctx.acked.load(Ordering::Relaxed));
@@ -503,17 +509,7 @@ fn run_ceiling_eos(args: &Args, worker: &WorkerConfig, topic: &str, offsets_topi
         let end = (seq + u64::from(args.batch_size)).min(args.records);
         while seq < end {
             datagen_record(seq, args.value_size, &mut key, &mut value);
-            let mut rec = BaseRecord::to(topic).key(key.as_bytes()).payload(value.as_slice());
-            loop {
-                match producer.send(rec) {
-                    Ok(()) => break,
-                    Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
-                        rec = back;
-                        producer.poll(Duration::from_millis(10));
-                    }
-                    Err((e, _)) => bail!("ceiling-eos: producing to {topic}: {e}"),
-                }
-            }
+            send_waiting(&producer, topic, key.as_bytes(), &value).context("ceiling-eos")?;
             seq += 1;
         }
         let offset = format!("{{\"seq\":{}}}", seq - 1);
