@@ -1334,6 +1334,29 @@ fn record_results(args: &Args, runs: &[Run]) -> Result<()> {
     results::append(&out)
 }
 
+/// A summary line: what, rec/s, ratio to the ceiling, steady-state ratio.
+type SummaryLine = (String, Option<f64>, Option<f64>, Option<f64>);
+
+/// The columns of a variant of the raw producer (its rec/s and, with the
+/// ceiling measured, its ratio to it) and its summary line.
+fn variant_columns(
+    args: &Args,
+    cols: &mut Vec<Col>,
+    summary: &mut Vec<SummaryLine>,
+    (head, width): (&'static str, usize),
+    desc: String,
+    rate: &[Option<f64>],
+    ceiling: &[Option<f64>],
+) {
+    let rate_col = Col::new(head, width, 0, rate.to_vec());
+    let ratio_col = Col::new("ratio", 6, 3, ratios(rate, ceiling));
+    summary.push((desc, rate_col.median(), ratio_col.median(), None));
+    cols.push(rate_col);
+    if args.measures(Measure::Ceiling) {
+        cols.push(ratio_col);
+    }
+}
+
 fn report(args: &Args, runs: &[Run]) {
     let records = args.records;
     let mb = |rate: f64| rate * args.value_size as f64 / 1e6;
@@ -1347,24 +1370,22 @@ fn report(args: &Args, runs: &[Run]) {
         cols.push(Col::new("MB/s", 6, 1, ceiling.iter().map(|c| c.map(mb)).collect()));
         cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.ceiling)));
     }
-    let mut summary = Vec::new();
+    let mut summary: Vec<SummaryLine> = Vec::new();
     if args.measures(Measure::CeilingBatch) {
         let rate: Vec<Option<f64>> = runs.iter().map(|r| r.ceiling_batch.map(|m| m.rate(records))).collect();
-        let rate_col = Col::new("batch rec/s", 11, 0, rate.clone());
-        let ratio_col = Col::new("ratio", 6, 3, ratios(&rate, &ceiling));
-        summary.push((
-            format!(
-                "ceiling-batch (the raw producer, rd_kafka_produce_batch per {} records)",
-                args.batch_size
-            ),
-            rate_col.median(),
-            ratio_col.median(),
-            None,
-        ));
-        cols.push(rate_col);
-        if args.measures(Measure::Ceiling) {
-            cols.push(ratio_col);
-        }
+        let desc = format!(
+            "ceiling-batch (the raw producer, rd_kafka_produce_batch per {} records)",
+            args.batch_size
+        );
+        variant_columns(
+            args,
+            &mut cols,
+            &mut summary,
+            ("batch rec/s", 11),
+            desc,
+            &rate,
+            &ceiling,
+        );
         cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.ceiling_batch)));
         if args.measures(Measure::Copycat) {
             let alo: Vec<Option<f64>> = runs.iter().map(|r| r.alo.map(|m| m.rate(records))).collect();
@@ -1373,26 +1394,19 @@ fn report(args: &Args, runs: &[Run]) {
     }
     if args.measures(Measure::CeilingEos) {
         let rate: Vec<Option<f64>> = runs.iter().map(|r| r.ceiling_eos.map(|m| m.rate(records))).collect();
-        let ratio: Vec<Option<f64>> = rate
-            .iter()
-            .zip(&ceiling)
-            .map(|(k, c)| k.zip(*c).map(|(k, c)| k / c))
-            .collect();
-        let rate_col = Col::new("ceil-eos rec/s", 10, 0, rate);
-        let ratio_col = Col::new("ratio", 6, 3, ratio);
-        summary.push((
-            format!(
-                "ceiling-eos (the raw producer, one transaction per {} records)",
-                args.batch_size
-            ),
-            rate_col.median(),
-            ratio_col.median(),
-            None,
-        ));
-        cols.push(rate_col);
-        if args.measures(Measure::Ceiling) {
-            cols.push(ratio_col);
-        }
+        let desc = format!(
+            "ceiling-eos (the raw producer, one transaction per {} records)",
+            args.batch_size
+        );
+        variant_columns(
+            args,
+            &mut cols,
+            &mut summary,
+            ("ceil-eos rec/s", 10),
+            desc,
+            &rate,
+            &ceiling,
+        );
     }
     for measure in [Measure::Copycat, Measure::CopycatEos] {
         if !args.measures(measure) {

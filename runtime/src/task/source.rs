@@ -404,13 +404,6 @@ impl SourceRunner<'_> {
         self.join_sender()
     }
 
-    /// Exactly-once, before a commit or abort: wait until the sender thread
-    /// has produced every batch handed to it (it ends; the next batch
-    /// starts another, which costs far less than a transaction).
-    fn finish_sending(&mut self) -> Result<(), TaskFailure> {
-        self.join_sender()
-    }
-
     /// Close the sender thread's channel and wait for it to finish the
     /// batches it holds.
     fn join_sender(&mut self) -> Result<(), TaskFailure> {
@@ -478,7 +471,7 @@ impl SourceRunner<'_> {
             txn.records += records.len() as u64;
         }
         // The sender thread produces the batch while the task polls for the
-        // next one; a commit or abort first waits for it (`finish_sending`).
+        // next one; a commit or abort first waits for it (`join_sender`).
         if let Err(e) = self.hand_over(KIND_UNTRACKED, records) {
             self.abort();
             return Err(e);
@@ -526,8 +519,10 @@ impl SourceRunner<'_> {
         if self.txn.is_none() {
             return Ok(());
         }
-        // Every batch of the transaction produced, and none failed.
-        if let Err(e) = self.finish_sending().and_then(|()| self.check_failure()) {
+        // Every batch of the transaction produced (the sender thread ends;
+        // the next batch starts another, far cheaper than a transaction),
+        // and none failed.
+        if let Err(e) = self.join_sender().and_then(|()| self.check_failure()) {
             self.abort();
             return Err(e);
         }
@@ -576,7 +571,7 @@ impl SourceRunner<'_> {
             return;
         }
         // Nothing of the transaction may still be on its way to the producer.
-        if let Err(TaskFailure(e)) = self.finish_sending() {
+        if let Err(TaskFailure(e)) = self.join_sender() {
             tracing::warn!(error = %e, "before aborting the transaction");
         }
         let Some(txn) = self.txn.take() else { return };
