@@ -18,16 +18,29 @@
 //! only. The registry holds the producers weakly: a shared producer is
 //! dropped (closed) when the last task using it ends.
 //!
+//! Delivery reports are served by the threads that produce, as a raw
+//! producer loop does: a source task's sender thread polls the producer
+//! after each batch it enqueues, while it waits for the next one and while
+//! the queue is full (see [`SourceProducer`]). librdkafka allocates a
+//! message on the thread that enqueues it and frees it on the thread that
+//! serves its report; with a polling thread of its own (rust-rdkafka's
+//! `ThreadedProducer`) every message crossed threads, and that thread took
+//! a quarter of an at-least-once task's CPU (docs/BENCHMARKS.md).
+//!
 //! The registry also keeps the worker's metadata client, with which source
 //! tasks look up the topics their records name (one per worker instead of
 //! one per task, held the same way).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::ops::Deref;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
-use rdkafka::ClientContext;
 use rdkafka::consumer::BaseConsumer;
-use rdkafka::producer::{DeliveryResult, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::producer::{BaseProducer, DeliveryResult, Producer, ProducerContext};
+use rdkafka::{ClientConfig, ClientContext};
 
 use super::{KafkaError, client_config, producer_config};
 use crate::config::{Props, WorkerConfig};
@@ -68,8 +81,168 @@ impl ProducerContext for Router {
     }
 }
 
-/// The producer type of source tasks, shared or not.
-pub(crate) type SourceProducer = ThreadedProducer<Router>;
+/// How long the fallback poller waits for an event before it looks again
+/// whether a sender thread serves the producer, or whether it should stop.
+const FALLBACK_POLL: Duration = Duration::from_millis(100);
+
+/// Events [`SourceProducer::serve_ready`] serves at most per call.
+const SERVE_READY_EVENTS: usize = 8;
+
+/// The producer of source tasks, shared or not: a `BaseProducer` whose
+/// delivery reports are served by the threads that produce with it.
+///
+/// A sender thread holds a [`Serving`] guard while it lives and polls the
+/// producer whenever it is not enqueueing ([`SourceProducer::serve_ready`],
+/// [`SourceProducer::serve_for`]). While no thread holds one (no task sends
+/// now: a task's own writes of offsets, a transaction's commit, a stopping
+/// task's wait for its last acknowledgements) the producer's fallback
+/// thread polls it, blocking in librdkafka's queue: an idle producer costs
+/// no CPU. It stops polling while a sender serves, so reports are served
+/// on the thread that allocated their messages.
+pub(crate) struct SourceProducer {
+    shared: Arc<Polled>,
+    fallback: Option<JoinHandle<()>>,
+}
+
+/// What the producer's handle and its fallback thread share.
+struct Polled {
+    producer: BaseProducer<Router>,
+    /// Sender threads serving the producer now.
+    serving: Mutex<usize>,
+    /// Signalled when `serving` drops to zero and on stop.
+    idle: Condvar,
+    stop: AtomicBool,
+    /// Whether the fallback thread waits for the senders to leave (it
+    /// does not poll then); for tests.
+    parked: AtomicBool,
+}
+
+impl Polled {
+    fn serving(&self) -> MutexGuard<'_, usize> {
+        match self.serving.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// The fallback thread: poll while no sender thread does.
+    fn fallback(&self) {
+        while !self.stop.load(Ordering::Acquire) {
+            let serving = self.serving();
+            if *serving > 0 {
+                // Woken when the last sender leaves (or on stop); the timeout
+                // only bounds a missed wake-up.
+                self.parked.store(true, Ordering::Release);
+                drop(self.idle.wait_timeout(serving, FALLBACK_POLL));
+                self.parked.store(false, Ordering::Release);
+                continue;
+            }
+            drop(serving);
+            self.producer.poll(FALLBACK_POLL);
+        }
+    }
+}
+
+impl SourceProducer {
+    /// A producer with `cfg` and its fallback poller.
+    pub(crate) fn create(cfg: &ClientConfig) -> rdkafka::error::KafkaResult<Self> {
+        let producer: BaseProducer<Router> = cfg.create_with_context(Router)?;
+        let shared = Arc::new(Polled {
+            producer,
+            serving: Mutex::new(0),
+            idle: Condvar::new(),
+            stop: AtomicBool::new(false),
+            parked: AtomicBool::new(false),
+        });
+        let polled = shared.clone();
+        let name = cfg.get("client.id").unwrap_or("copycat-producer");
+        let fallback = std::thread::Builder::new()
+            .name(format!("{name}-poll"))
+            .spawn(move || polled.fallback())
+            .map_err(|e| {
+                rdkafka::error::KafkaError::ClientCreation(format!("spawning the producer's polling thread: {e}"))
+            })?;
+        Ok(Self {
+            shared,
+            fallback: Some(fallback),
+        })
+    }
+
+    /// The calling thread serves this producer's delivery reports until
+    /// the guard is dropped; the fallback thread stops polling meanwhile.
+    /// The holder must poll ([`Self::serve_ready`], [`Self::serve_for`])
+    /// at least every few milliseconds while records are in flight.
+    pub(crate) fn serving(&self) -> Serving<'_> {
+        *self.shared.serving() += 1;
+        Serving(&self.shared)
+    }
+
+    /// Serve the delivery reports that are ready, without waiting.
+    pub(crate) fn serve_ready(&self) {
+        // A poll serves one event. A delivery-report event covers a message
+        // set, whose messages are freed once it is served, so the count in
+        // flight drops; when it does not, nothing was ready.
+        for _ in 0..SERVE_READY_EVENTS {
+            let before = self.shared.producer.in_flight_count();
+            self.shared.producer.poll(Duration::ZERO);
+            if self.shared.producer.in_flight_count() == before {
+                break;
+            }
+        }
+    }
+
+    /// Serve delivery reports as they come for `wait` (while the queue is
+    /// full: serving them is what makes room).
+    pub(crate) fn serve_for(&self, wait: Duration) {
+        self.shared.producer.poll(wait);
+    }
+}
+
+impl Deref for SourceProducer {
+    type Target = BaseProducer<Router>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.shared.producer
+    }
+}
+
+impl std::fmt::Debug for SourceProducer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SourceProducer").finish_non_exhaustive()
+    }
+}
+
+impl Drop for SourceProducer {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Release);
+        // Under the lock: the fallback thread is either before its check of
+        // `stop` or waiting, and then it is woken.
+        {
+            let _serving = self.shared.serving();
+            self.shared.idle.notify_all();
+        }
+        if let Some(t) = self.fallback.take()
+            && t.join().is_err()
+        {
+            tracing::warn!("a source producer's polling thread panicked");
+        }
+        // The `BaseProducer` is dropped with the last `Arc`: it purges what
+        // is still queued and serves those reports.
+    }
+}
+
+/// A sender thread's hold on serving a producer's delivery reports.
+pub(crate) struct Serving<'p>(&'p Polled);
+
+impl Drop for Serving<'_> {
+    fn drop(&mut self) {
+        let mut serving = self.0.serving();
+        *serving = serving.saturating_sub(1);
+        if *serving == 0 {
+            self.0.idle.notify_all();
+        }
+    }
+}
 
 /// The worker's shared source producers, by effective producer config.
 #[derive(Debug)]
@@ -124,8 +297,7 @@ impl ProducerRegistry {
         if !overrides.contains_key("client.id") && !worker.producer.contains_key("client.id") {
             cfg.set("client.id", shared_client_id(map.len()));
         }
-        let producer: SourceProducer = cfg
-            .create_with_context(Router)
+        let producer = SourceProducer::create(&cfg)
             .map_err(|e| KafkaError::new("creating the worker's shared source producer", e))?;
         let producer = Arc::new(producer);
         tracing::info!(
@@ -219,6 +391,79 @@ mod tests {
         let d = reg.acquire(&w, &Props::new()).unwrap();
         assert_eq!(reg.live(), 1);
         drop(d);
+    }
+
+    /// Counts delivery reports and the threads that served them.
+    #[derive(Default)]
+    struct Count {
+        reports: std::sync::atomic::AtomicUsize,
+        served_on: Mutex<Vec<std::thread::ThreadId>>,
+    }
+
+    impl AckSink for Count {
+        fn delivered(&self, result: &DeliveryResult<'_>, _tag: usize) {
+            assert!(result.is_err(), "nothing listens at 127.0.0.1:1");
+            self.served_on.lock().unwrap().push(std::thread::current().id());
+            self.reports.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn wait_until(what: &str, done: impl Fn() -> bool) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while !done() {
+            assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn send_one(p: &SourceProducer, sink: &Arc<Count>) {
+        let opaque = Delivery::new(sink.clone(), 0);
+        let rec = rdkafka::producer::BaseRecord::<[u8], [u8], Arc<Delivery>>::with_opaque_to("t", opaque).payload(b"x");
+        p.send(rec).map_err(|(e, _)| e).unwrap();
+    }
+
+    #[test]
+    fn reports_are_served_by_the_sender_while_it_serves_and_by_the_fallback_otherwise() {
+        use rdkafka::producer::PurgeConfig;
+        // No broker: a purge makes a record's delivery report (an error)
+        // ready at once.
+        let p = SourceProducer::create(&producer_config(&worker(), &Props::new())).unwrap();
+        let sink = Arc::new(Count::default());
+        let reports = || sink.reports.load(Ordering::SeqCst);
+
+        // Nobody serves: the fallback thread does.
+        send_one(&p, &sink);
+        p.purge(PurgeConfig::default().queue());
+        wait_until("the fallback to serve the report", || reports() == 1);
+        let fallback = sink.served_on.lock().unwrap()[0];
+        assert_ne!(fallback, std::thread::current().id());
+
+        // A sender serves: the fallback leaves the report to it.
+        let serving = p.serving();
+        wait_until("the fallback to stand aside", || {
+            p.shared.parked.load(Ordering::Acquire)
+        });
+        send_one(&p, &sink);
+        p.purge(PurgeConfig::default().queue());
+        // The report is ready; a fallback that polled would serve it in
+        // microseconds.
+        let unserved_until = std::time::Instant::now() + Duration::from_millis(300);
+        while std::time::Instant::now() < unserved_until {
+            assert_eq!(reports(), 1, "the fallback served a report while a sender serves");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        wait_until("the sender to serve the report", || {
+            p.serve_ready();
+            reports() == 2
+        });
+        assert_eq!(sink.served_on.lock().unwrap()[1], std::thread::current().id());
+
+        // The sender leaves with a report pending: the fallback takes over.
+        send_one(&p, &sink);
+        p.purge(PurgeConfig::default().queue());
+        drop(serving);
+        wait_until("the fallback to serve again", || reports() == 3);
+        assert_eq!(sink.served_on.lock().unwrap()[2], fallback);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{SyncSender, sync_channel};
+use std::sync::mpsc::{RecvTimeoutError, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -20,7 +20,7 @@ use crate::engine::guest::{Guest, GuestError, SourceBatch, SourcePosition};
 use crate::host::transactions::TransactionRequest;
 use crate::kafka::batch_produce::{Msg, Run, Scratch, SendError, TopicHandle};
 use crate::kafka::offsets::{offset_key, offset_value};
-use crate::kafka::shared_producer::{AckSink, Delivery, Router, SourceProducer};
+use crate::kafka::shared_producer::{AckSink, Delivery, SourceProducer};
 use crate::kafka::{KafkaError, producer_config};
 use crate::metrics::TaskInstruments;
 
@@ -44,6 +44,18 @@ const KIND_AT_MOST_ONCE: usize = 4;
 /// it (a rate-limited or idle task then has one thread, not two); the next
 /// batch starts a new one.
 const SENDER_IDLE: Duration = Duration::from_secs(1);
+
+/// How long the sender thread waits for the next batch while records are
+/// in flight before it serves delivery reports again: what an
+/// acknowledgement may wait (the next batch wakes it at once).
+const SERVE_IN_FLIGHT: Duration = Duration::from_millis(1);
+
+/// The same with nothing in flight.
+const SERVE_IDLE: Duration = Duration::from_millis(50);
+
+/// How long a sender waits on a full queue before it tries again, serving
+/// delivery reports meanwhile (which is what makes room).
+const QUEUE_FULL_WAIT: Duration = Duration::from_millis(1);
 
 /// Batches in flight at once; each has a slot in a ring of counters, so a
 /// delivery callback is one atomic decrement (no lock, no lookup).
@@ -241,7 +253,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
                 );
             }
             Arc::new(
-                pcfg.create_with_context(Router)
+                SourceProducer::create(&pcfg)
                     .map_err(|e| KafkaError::new(format!("creating the producer of task {}", ctx.ident), e))?,
             )
         }
@@ -780,7 +792,22 @@ fn spawn_sender(
                 explicit_partitions: !transactional,
                 runs: produce_batch_enabled(),
             };
-            for (opaque, records) in rx {
+            // This thread serves the producer's delivery reports (any
+            // task's, if it is shared) while it lives: after each batch and
+            // while it waits for the next.
+            let _serving = producer.serving();
+            loop {
+                producer.serve_ready();
+                let wait = if producer.in_flight_count() > 0 {
+                    SERVE_IN_FLIGHT
+                } else {
+                    SERVE_IDLE
+                };
+                let (opaque, records) = match rx.recv_timeout(wait) {
+                    Ok(batch) => batch,
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                };
                 if let Err(TaskFailure(msg)) =
                     enqueuer.produce(&producer, &acks, default_topic.as_deref(), &opaque, &records)
                 {
@@ -910,7 +937,7 @@ fn send_run(
     run.send(handle, || match acks.failure() {
         Some(f) => Err(f),
         None => {
-            std::thread::sleep(Duration::from_millis(1));
+            producer.serve_for(QUEUE_FULL_WAIT);
             Ok(())
         }
     })
@@ -936,7 +963,7 @@ fn send<'r>(
                 if let Some(f) = acks.failure() {
                     return Err(TaskFailure(f));
                 }
-                std::thread::sleep(Duration::from_millis(1));
+                producer.serve_for(QUEUE_FULL_WAIT);
             }
             Err((e, back)) => {
                 return Err(TaskFailure(format!(
