@@ -306,14 +306,39 @@ impl ProducerContext for CountAcks {
     }
 }
 
-/// The record datagen generates for stream 0, sequence `seq`.
-fn datagen_record(seq: u64, value_size: usize, key: &mut String, value: &mut Vec<u8>) {
-    key.clear();
-    let _ = write!(key, "stream-0:{seq}");
-    value.clear();
-    let take = key.len().min(value_size);
-    value.extend_from_slice(&key.as_bytes()[..take]);
-    value.resize(value_size, b'.');
+/// The records datagen generates for stream 0, made the way datagen makes
+/// them: key `stream-0:<seq>` (itoa), value the key padded with '.' to
+/// `value_size` in a buffer that keeps its padding between records.
+struct DatagenRecords {
+    key: Vec<u8>,
+    value: Vec<u8>,
+    /// Leading bytes of `value` that hold a key.
+    prefix: usize,
+}
+
+impl DatagenRecords {
+    fn new(value_size: usize) -> Self {
+        Self {
+            key: Vec::with_capacity(32),
+            value: vec![b'.'; value_size],
+            prefix: 0,
+        }
+    }
+
+    /// Record `seq`'s key and value.
+    fn next(&mut self, seq: u64) -> (&[u8], &[u8]) {
+        let mut digits = itoa::Buffer::new();
+        self.key.clear();
+        self.key.extend_from_slice(b"stream-0:");
+        self.key.extend_from_slice(digits.format(seq).as_bytes());
+        let take = self.key.len().min(self.value.len());
+        self.value[..take].copy_from_slice(&self.key[..take]);
+        if self.prefix > take {
+            self.value[take..self.prefix].fill(b'.');
+        }
+        self.prefix = take;
+        (&self.key, &self.value)
+    }
 }
 
 fn run_ceiling(
@@ -408,11 +433,10 @@ fn send_waiting(producer: &BaseProducer<CountAcks>, topic: &str, key: &[u8], val
 /// The ceiling's records, one `send` per record.
 fn produce_one_by_one(args: &Args, producer: &BaseProducer<CountAcks>, topic: &str, pb: &ProgressBar) -> Result<()> {
     let ctx = producer.context();
-    let mut key = String::with_capacity(32);
-    let mut value = Vec::with_capacity(args.value_size);
+    let mut records = DatagenRecords::new(args.value_size);
     for seq in 0..args.records {
-        datagen_record(seq, args.value_size, &mut key, &mut value);
-        send_waiting(producer, topic, key.as_bytes(), &value).context("ceiling")?;
+        let (key, value) = records.next(seq);
+        send_waiting(producer, topic, key, value).context("ceiling")?;
         if seq % 1024 == 0 {
             producer.poll(Duration::ZERO);
             pb.set_position(ctx.acked.load(Ordering::Relaxed));
@@ -427,8 +451,7 @@ fn produce_one_by_one(args: &Args, producer: &BaseProducer<CountAcks>, topic: &s
 fn produce_batched(args: &Args, producer: &Arc<BaseProducer<CountAcks>>, topic: &str, pb: &ProgressBar) -> Result<()> {
     let handle = TopicHandle::new(producer, |p| p.client(), topic).context("ceiling-batch: a topic handle")?;
     let mut scratch = Scratch::default();
-    let mut key = String::with_capacity(32);
-    let mut value = Vec::with_capacity(args.value_size);
+    let mut records = DatagenRecords::new(args.value_size);
     let mut data: Vec<u8> = Vec::new();
     let mut spans: Vec<(usize, usize)> = Vec::new();
     let batch = u64::from(args.batch_size.max(1));
@@ -438,10 +461,10 @@ fn produce_batched(args: &Args, producer: &Arc<BaseProducer<CountAcks>>, topic: 
         data.clear();
         spans.clear();
         for seq in first..end {
-            datagen_record(seq, args.value_size, &mut key, &mut value);
+            let (key, value) = records.next(seq);
             spans.push((data.len(), key.len()));
-            data.extend_from_slice(key.as_bytes());
-            data.extend_from_slice(&value);
+            data.extend_from_slice(key);
+            data.extend_from_slice(value);
         }
         let mut run = BatchRun::<()>::new(&mut scratch);
         for &(at, key_len) in &spans {
@@ -496,8 +519,7 @@ fn run_ceiling_eos(args: &Args, worker: &WorkerConfig, topic: &str, offsets_topi
         .context("fetching the ceiling-eos topic's metadata")?;
     let ctx = producer.context();
     let pb = bar("ceiling-eos (rdkafka)", args.records);
-    let mut key = String::with_capacity(32);
-    let mut value = Vec::with_capacity(args.value_size);
+    let mut records = DatagenRecords::new(args.value_size);
     let mut commit_time = Duration::ZERO;
     let mut transactions = 0u64;
     let start = Instant::now();
@@ -508,8 +530,8 @@ fn run_ceiling_eos(args: &Args, worker: &WorkerConfig, topic: &str, offsets_topi
             .context("ceiling-eos: beginning a transaction")?;
         let end = (seq + u64::from(args.batch_size)).min(args.records);
         while seq < end {
-            datagen_record(seq, args.value_size, &mut key, &mut value);
-            send_waiting(&producer, topic, key.as_bytes(), &value).context("ceiling-eos")?;
+            let (key, value) = records.next(seq);
+            send_waiting(&producer, topic, key, value).context("ceiling-eos")?;
             seq += 1;
         }
         let offset = format!("{{\"seq\":{}}}", seq - 1);
@@ -1732,4 +1754,19 @@ fn main() -> Result<()> {
         eprintln!("kept topics: {}", created.join(" "));
     }
     outcome
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_ceiling_s_records_are_datagen_s() {
+        let mut records = DatagenRecords::new(12);
+        assert_eq!(records.next(0), (&b"stream-0:0"[..], &b"stream-0:0.."[..]));
+        assert_eq!(records.next(123), (&b"stream-0:123"[..], &b"stream-0:123"[..]));
+        let mut short = DatagenRecords::new(4);
+        assert_eq!(short.next(7).1, b"stre");
+    }
 }

@@ -194,6 +194,8 @@ pub struct DatagenTask {
     /// Reused buffers the next record's key and value are formatted into.
     key: Vec<u8>,
     value: Vec<u8>,
+    /// How many leading bytes of `value` hold a key (the rest are dots).
+    value_prefix: usize,
 }
 
 impl DatagenTask {
@@ -213,17 +215,28 @@ impl DatagenTask {
 
     /// Push record `seq` of stream `i`: key `<partition>:<seq>`, value the
     /// key padded with '.' to `value.size`, formatted into the task's
-    /// reused buffers (nothing allocated per record).
+    /// reused buffers (nothing allocated per record). The value buffer
+    /// keeps its padding between records: only the key's bytes are
+    /// rewritten, and the dots a shorter key uncovers put back.
     fn push(&mut self, batch: &mut SourceBatch, i: usize, seq: u64) {
-        use std::io::Write as _;
         let stream = &self.streams[i];
+        let mut digits = itoa::Buffer::new();
         self.key.clear();
-        // Writing into a Vec cannot fail.
-        let _ = write!(self.key, "{}:{seq}", stream.partition);
-        self.value.clear();
-        let take = self.key.len().min(self.settings.value_size);
-        self.value.extend_from_slice(&self.key[..take]);
-        self.value.resize(self.settings.value_size, b'.');
+        self.key.extend_from_slice(stream.partition.as_bytes());
+        self.key.push(b':');
+        self.key.extend_from_slice(digits.format(seq).as_bytes());
+        let size = self.settings.value_size;
+        if self.value.len() != size {
+            self.value.clear();
+            self.value.resize(size, b'.');
+            self.value_prefix = 0;
+        }
+        let take = self.key.len().min(size);
+        self.value[..take].copy_from_slice(&self.key[..take]);
+        if self.value_prefix > take {
+            self.value[take..self.value_prefix].fill(b'.');
+        }
+        self.value_prefix = take;
         // Both are at most i32::MAX, see `non_negative_int` and `streams`.
         let kafka_partition = self
             .settings
@@ -291,6 +304,7 @@ impl SourceTask for DatagenTask {
             finished_logged: false,
             key: Vec::new(),
             value: Vec::new(),
+            value_prefix: 0,
         })
     }
 
@@ -389,6 +403,20 @@ mod tests {
         let first = batch.iter().next().unwrap();
         assert_eq!(first.value, Some(&b"stre"[..]));
         assert_eq!(first.kafka_partition, None);
+    }
+
+    #[test]
+    fn values_stay_padded_when_keys_shrink() {
+        // stream-10's keys are a byte longer than stream-0's, which follow.
+        let mut task = DatagenTask::start(config(&[("streams", "11"), ("value.size", "14")])).unwrap();
+        let batch = poll(&mut task, 30);
+        assert_eq!(batch.len(), 30);
+        for r in batch.iter() {
+            let key = r.key.unwrap();
+            let mut expected = key.to_vec();
+            expected.resize(14, b'.');
+            assert_eq!(r.value, Some(&expected[..]), "{}", String::from_utf8_lossy(key));
+        }
     }
 
     #[test]

@@ -86,14 +86,17 @@ impl ProducerContext for Router {
 const FALLBACK_POLL: Duration = Duration::from_millis(100);
 
 /// Events [`SourceProducer::serve_ready`] serves at most per call.
-const SERVE_READY_EVENTS: usize = 8;
+const SERVE_READY_EVENTS: usize = 64;
+
+/// How long a sender waits on a full queue when no report was ready.
+const QUEUE_FULL_WAIT: Duration = Duration::from_millis(1);
 
 /// The producer of source tasks, shared or not: a `BaseProducer` whose
 /// delivery reports are served by the threads that produce with it.
 ///
 /// A sender thread holds a [`Serving`] guard while it lives and polls the
 /// producer whenever it is not enqueueing ([`SourceProducer::serve_ready`],
-/// [`SourceProducer::serve_for`]). While no thread holds one (no task sends
+/// [`SourceProducer::serve_when_full`]). While no thread holds one (no task sends
 /// now: a task's own writes of offsets, a transaction's commit, a stopping
 /// task's wait for its last acknowledgements) the producer's fallback
 /// thread polls it, blocking in librdkafka's queue: an idle producer costs
@@ -170,31 +173,44 @@ impl SourceProducer {
 
     /// The calling thread serves this producer's delivery reports until
     /// the guard is dropped; the fallback thread stops polling meanwhile.
-    /// The holder must poll ([`Self::serve_ready`], [`Self::serve_for`])
+    /// The holder must poll ([`Self::serve_ready`], [`Self::serve_when_full`])
     /// at least every few milliseconds while records are in flight.
     pub(crate) fn serving(&self) -> Serving<'_> {
         *self.shared.serving() += 1;
         Serving(&self.shared)
     }
 
-    /// Serve the delivery reports that are ready, without waiting.
-    pub(crate) fn serve_ready(&self) {
+    /// Serve the delivery reports that are ready, without waiting; whether
+    /// there were any.
+    pub(crate) fn serve_ready(&self) -> bool {
         // A poll serves one event. A delivery-report event covers a message
         // set, whose messages are freed once it is served, so the count in
         // flight drops; when it does not, nothing was ready.
+        let mut served = false;
         for _ in 0..SERVE_READY_EVENTS {
             let before = self.shared.producer.in_flight_count();
             self.shared.producer.poll(Duration::ZERO);
-            if self.shared.producer.in_flight_count() == before {
+            if self.shared.producer.in_flight_count() >= before {
                 break;
             }
+            served = true;
         }
+        served
     }
 
-    /// Serve delivery reports as they come for `wait` (while the queue is
-    /// full: serving them is what makes room).
-    pub(crate) fn serve_for(&self, wait: Duration) {
-        self.shared.producer.poll(wait);
+    /// The queue is full: serve the reports that are ready, which makes
+    /// room, or wait `QUEUE_FULL_WAIT` if none are.
+    ///
+    /// Not `poll(wait)`: rust-rdkafka 0.39's `BaseProducer::poll` passes
+    /// the time left to librdkafka in whole milliseconds, so its last
+    /// millisecond is a busy loop of non-blocking polls (a fifth of a
+    /// sending thread's CPU when it waited 1 ms at a time). The queue
+    /// holds far more than a millisecond of records, so the broker
+    /// connection has work meanwhile.
+    pub(crate) fn serve_when_full(&self) {
+        if !self.serve_ready() {
+            std::thread::sleep(QUEUE_FULL_WAIT);
+        }
     }
 }
 

@@ -53,10 +53,6 @@ const SERVE_IN_FLIGHT: Duration = Duration::from_millis(1);
 /// The same with nothing in flight.
 const SERVE_IDLE: Duration = Duration::from_millis(50);
 
-/// How long a sender waits on a full queue before it tries again, serving
-/// delivery reports meanwhile (which is what makes room).
-const QUEUE_FULL_WAIT: Duration = Duration::from_millis(1);
-
 /// Batches in flight at once; each has a slot in a ring of counters, so a
 /// delivery callback is one atomic decrement (no lock, no lookup).
 const RING: usize = 1024;
@@ -937,7 +933,7 @@ fn send_run(
     run.send(handle, || match acks.failure() {
         Some(f) => Err(f),
         None => {
-            producer.serve_for(QUEUE_FULL_WAIT);
+            producer.serve_when_full();
             Ok(())
         }
     })
@@ -963,7 +959,7 @@ fn send<'r>(
                 if let Some(f) = acks.failure() {
                     return Err(TaskFailure(f));
                 }
-                producer.serve_for(QUEUE_FULL_WAIT);
+                producer.serve_when_full();
             }
             Err((e, back)) => {
                 return Err(TaskFailure(format!(
