@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::mpsc::{RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -21,7 +21,7 @@ use crate::host::transactions::TransactionRequest;
 use crate::kafka::batch_produce::{Msg, Run, Scratch, SendError, TopicHandle};
 use crate::kafka::offsets::{offset_key, offset_value};
 use crate::kafka::shared_producer::{AckSink, Delivery, SourceProducer};
-use crate::kafka::{KafkaError, producer_config};
+use crate::kafka::{KafkaError, producer_config, wait_acknowledged};
 use crate::metrics::TaskInstruments;
 
 /// Low three bits of a delivery tag: what the record was.
@@ -45,13 +45,11 @@ const KIND_AT_MOST_ONCE: usize = 4;
 /// batch starts a new one.
 const SENDER_IDLE: Duration = Duration::from_secs(1);
 
-/// How long the sender thread waits for the next batch while records are
-/// in flight before it serves delivery reports again: what an
-/// acknowledgement may wait (the next batch wakes it at once).
-const SERVE_IN_FLIGHT: Duration = Duration::from_millis(1);
-
-/// The same with nothing in flight.
-const SERVE_IDLE: Duration = Duration::from_millis(50);
+/// How long the sender thread waits for the next batch before it leaves
+/// serving delivery reports to the producer's fallback thread: longer than
+/// a busy task's guest takes for a `poll`, so a busy sender keeps serving
+/// its own reports.
+const SENDER_LINGER: Duration = Duration::from_millis(2);
 
 /// Batches in flight at once; each has a slot in a ring of counters, so a
 /// delivery callback is one atomic decrement (no lock, no lookup).
@@ -550,12 +548,9 @@ impl SourceRunner<'_> {
             return Err(e);
         }
         let timeout = self.ctx.worker.offset_flush_timeout.max(Duration::from_secs(30));
-        // Wait for the acknowledgements first: `commit_transaction` flushes
-        // with a fixed 100 ms wait whenever anything is still in flight.
-        let deadline = Instant::now() + timeout;
-        while self.producer.in_flight_count() > 0 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_micros(200));
-        }
+        // The acknowledgements first (the producer's fallback thread serves
+        // them): `commit_transaction` flushes, 100 ms at a time.
+        wait_acknowledged(&**self.producer, Instant::now() + timeout);
         if let Err(e) = self.producer.commit_transaction(timeout) {
             self.txn = Some(OpenTxn {
                 began: txn.began,
@@ -788,21 +783,35 @@ fn spawn_sender(
                 explicit_partitions: !transactional,
                 runs: produce_batch_enabled(),
             };
-            // This thread serves the producer's delivery reports (any
-            // task's, if it is shared) while it lives: after each batch and
-            // while it waits for the next.
-            let _serving = producer.serving();
+            // While it has batches to send, this thread serves the
+            // producer's delivery reports (any task's, if it is shared):
+            // after each batch, and when the queue is full. Once it has
+            // waited `SENDER_LINGER` for a batch, the producer's fallback
+            // thread serves them, so a slow or rate-limited task's sender
+            // sleeps until its next batch.
+            let mut serving = Some(producer.serving());
             loop {
-                producer.serve_ready();
-                let wait = if producer.in_flight_count() > 0 {
-                    SERVE_IN_FLIGHT
-                } else {
-                    SERVE_IDLE
-                };
-                let (opaque, records) = match rx.recv_timeout(wait) {
+                let (opaque, records) = match rx.try_recv() {
                     Ok(batch) => batch,
-                    Err(RecvTimeoutError::Timeout) => continue,
-                    Err(RecvTimeoutError::Disconnected) => break,
+                    Err(TryRecvError::Disconnected) => break,
+                    Err(TryRecvError::Empty) => {
+                        producer.serve_ready();
+                        match rx.recv_timeout(SENDER_LINGER) {
+                            Ok(batch) => batch,
+                            Err(RecvTimeoutError::Disconnected) => break,
+                            Err(RecvTimeoutError::Timeout) => {
+                                producer.serve_ready();
+                                serving = None;
+                                match rx.recv() {
+                                    Ok(batch) => {
+                                        serving = Some(producer.serving());
+                                        batch
+                                    }
+                                    Err(_) => break,
+                                }
+                            }
+                        }
+                    }
                 };
                 if let Err(TaskFailure(msg)) =
                     enqueuer.produce(&producer, &acks, default_topic.as_deref(), &opaque, &records)
@@ -810,7 +819,9 @@ fn spawn_sender(
                     acks.fail(msg);
                     break;
                 }
+                producer.serve_ready();
             }
+            drop(serving);
         })
         .map_err(|e| TaskFailure(format!("spawning the sender thread of task {}: {e}", ctx.ident)))?;
     Ok((tx, thread))
