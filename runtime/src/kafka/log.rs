@@ -94,6 +94,9 @@ impl TopicLog {
         self.producer
             .send(record)
             .map_err(|(e, _)| KafkaError::new(format!("writing {key} to {}", self.topic), e))?;
+        // The producer's thread serves the acknowledgement; `flush` alone
+        // would wait 100 ms at least (`wait_acknowledged`).
+        super::wait_acknowledged(&self.producer, Instant::now() + self.timeout);
         self.producer
             .flush(self.timeout)
             .map_err(|e| KafkaError::new(format!("writing {key} to {}", self.topic), e))

@@ -12,8 +12,22 @@ use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::error::RDKafkaErrorCode;
+use rdkafka::producer::{Producer, ProducerContext};
 
 use crate::config::{Props, WorkerConfig};
+
+/// Wait until Kafka has acknowledged everything `producer` has in flight
+/// (another thread serves its delivery reports), or until `deadline`.
+///
+/// Before `flush` or `commit_transaction`: rust-rdkafka 0.39's `flush`
+/// polls 100 ms at a time whenever anything is in flight (its `poll` runs
+/// to its deadline), so calling it with a record in flight costs at least
+/// 100 ms; after this wait it finds nothing to wait for.
+pub(crate) fn wait_acknowledged<C: ProducerContext>(producer: &impl Producer<C>, deadline: Instant) {
+    while producer.in_flight_count() > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
 
 /// A Kafka error with what Copycat was doing.
 #[derive(Debug, Clone, thiserror::Error)]
