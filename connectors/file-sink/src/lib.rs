@@ -4,7 +4,8 @@
 //!
 //! `put` appends each batch's values to their files (plain `std::fs`, one
 //! write per partition per batch, as Kafka's FileStreamSink writes as
-//! records arrive); `flush` fsyncs the files written since the last one, and
+//! records arrive; like its stream, each file stays open while its
+//! partition is assigned); `flush` fsyncs the files written since the last one, and
 //! only then reports success, so the
 //! host commits consumer offsets only for data that is on disk
 //! (at-least-once). The directory (or one above it) must be granted with
@@ -83,6 +84,10 @@ pub struct FileSinkTask {
     buffers: BTreeMap<TopicPartition, Vec<u8>>,
     /// Files appended to but not yet synced (after a failed sync).
     unsynced: BTreeSet<String>,
+    /// At-least-once: each partition's file, open for appending from its
+    /// first write until the partition is closed (an open per batch was a
+    /// path lookup, an open and a close through the sandbox each time).
+    files: BTreeMap<String, File>,
     /// `exactly.once`.
     exactly_once: bool,
     /// Exactly-once: the first and last offset of the records in each
@@ -111,7 +116,20 @@ impl FileSinkTask {
             let Some(buffer) = self.buffers.get_mut(&tp) else {
                 continue;
             };
-            append(&path, buffer).map_err(|e| file_error(&path, e))?;
+            let written = match self.files.get_mut(&path) {
+                Some(file) => file.write_all(buffer),
+                None => open_append(&path)
+                    .and_then(|mut file| file.write_all(buffer).map(|()| file))
+                    .map(|file| {
+                        self.files.insert(path.clone(), file);
+                    }),
+            };
+            if let Err(e) = written {
+                // Reopened at the retry: nothing is assumed of a file a
+                // write failed on.
+                self.files.remove(&path);
+                return Err(file_error(&path, e));
+            }
             buffer.clear();
             self.unsynced.insert(path);
         }
@@ -187,13 +205,19 @@ fn file_error(path: &str, e: io::Error) -> Error {
     }
 }
 
-/// Append `data` to `path`, creating the file (and missing directories)
-/// first; returns the open file, for a sync.
-fn append(path: &str, data: &[u8]) -> io::Result<File> {
+/// Open `path` for appending, creating the file (and missing directories)
+/// first.
+fn open_append(path: &str) -> io::Result<File> {
     if let Some(parent) = Path::new(path).parent() {
         fs::create_dir_all(parent)?;
     }
-    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+    OpenOptions::new().create(true).append(true).open(path)
+}
+
+/// Append `data` to `path`, creating it first; returns the open file, for
+/// a sync.
+fn append(path: &str, data: &[u8]) -> io::Result<File> {
+    let mut file = open_append(path)?;
     file.write_all(data)?;
     Ok(file)
 }
@@ -256,6 +280,7 @@ impl SinkTask for FileSinkTask {
             directory: directory.to_string(),
             buffers: BTreeMap::new(),
             unsynced: BTreeSet::new(),
+            files: BTreeMap::new(),
             exactly_once,
             ranges: BTreeMap::new(),
             next: BTreeMap::new(),
@@ -344,7 +369,11 @@ impl SinkTask for FileSinkTask {
         // again and the rest is written, nothing twice.
         self.append_buffers()?;
         while let Some(path) = self.unsynced.first().cloned() {
-            sync(&path).map_err(|e| file_error(&path, e))?;
+            let synced = match self.files.get(&path) {
+                Some(file) => file.sync_all(),
+                None => sync(&path),
+            };
+            synced.map_err(|e| file_error(&path, e))?;
             self.unsynced.remove(&path);
         }
         Ok(())
@@ -352,6 +381,8 @@ impl SinkTask for FileSinkTask {
 
     fn close(&mut self, partitions: Vec<TopicPartition>) -> Result<(), Error> {
         for tp in partitions {
+            // Its file is closed; a sync still due opens it again.
+            self.files.remove(&self.path(&tp));
             self.ranges.remove(&tp);
             self.next.remove(&tp);
             if let Some(buffer) = self.buffers.remove(&tp)
@@ -386,6 +417,29 @@ mod tests {
             headers: Vec::new(),
             timestamp: None,
         }
+    }
+
+    #[test]
+    fn a_partition_s_file_stays_open_until_the_partition_is_closed() {
+        let dir = std::env::temp_dir().join(format!("copycat-file-sink-open-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let dir = dir.to_string_lossy().into_owned();
+        let mut task = FileSinkTask::start(Config::new().with("directory", dir.clone())).unwrap();
+        task.put(vec![record("t", 0, 0, Some("a")), record("t", 1, 0, Some("b"))])
+            .unwrap();
+        task.put(vec![record("t", 0, 1, Some("c"))]).unwrap();
+        assert_eq!(task.files.len(), 2, "one open file per partition written to");
+        task.close(vec![TopicPartition::new("t", 0)]).unwrap();
+        assert_eq!(task.files.len(), 1, "closed with its partition");
+        // Still synced at the flush (reopened by name), and appended to when
+        // the partition comes back.
+        task.flush(Vec::new()).unwrap();
+        assert!(task.unsynced.is_empty());
+        task.put(vec![record("t", 0, 2, Some("d"))]).unwrap();
+        task.flush(Vec::new()).unwrap();
+        assert_eq!(std::fs::read_to_string(format!("{dir}/t-0.txt")).unwrap(), "a\nc\nd\n");
+        assert_eq!(std::fs::read_to_string(format!("{dir}/t-1.txt")).unwrap(), "b\n");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
