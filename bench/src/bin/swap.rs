@@ -10,7 +10,8 @@
 //! `cargo run -p copycat-bench --bin swap -- --swaps 30`.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::Parser;
@@ -93,6 +94,19 @@ fn main() -> Result<()> {
             worker.config(),
         )?;
         worker.start_connector(cfg)?;
+        // Swaps of a running connector: the first only once its records
+        // flow. (An exactly-once task's first start — the transaction
+        // coordinator's producer id — took up to 0.5 s here; a swap during
+        // it measured that start-up, not a swap.)
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !worker
+            .task_metrics(&name)?
+            .iter()
+            .all(|m| m.offset_commits.load(Ordering::Relaxed) > 0)
+        {
+            anyhow::ensure!(Instant::now() < deadline, "{name}: no offsets committed within 60 s");
+            std::thread::sleep(Duration::from_millis(10));
+        }
         std::thread::sleep(Duration::from_millis(args.interval_ms));
         let bar = ProgressBar::new(args.swaps as u64).with_style(
             ProgressStyle::with_template("{msg:>15} [{bar:30}] {pos}/{len} swaps")
