@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -20,7 +20,7 @@ use crate::engine::guest::{Guest, GuestError, SourceBatch, SourcePosition};
 use crate::host::transactions::TransactionRequest;
 use crate::kafka::batch_produce::{Msg, Run, Scratch, SendError, TopicHandle};
 use crate::kafka::offsets::{offset_key, offset_value};
-use crate::kafka::shared_producer::{AckSink, Delivery, SourceProducer};
+use crate::kafka::shared_producer::{AckSink, Delivery, Serving, SourceProducer};
 use crate::kafka::{KafkaError, producer_config, wait_acknowledged};
 use crate::metrics::TaskInstruments;
 
@@ -157,8 +157,11 @@ impl AckSink for Acks {
 
 type Kproducer = SourceProducer;
 
-/// Hands a batch (with its delivery opaque) to the sender thread.
-type BatchSender = SyncSender<(Arc<Delivery>, SourceBatch)>;
+/// A batch handed to the sender thread, with its delivery opaque.
+type Handed = (Arc<Delivery>, SourceBatch);
+
+/// Hands a batch to the sender thread.
+type BatchSender = SyncSender<Handed>;
 
 struct SourceRunner<'a> {
     ctx: &'a TaskContext,
@@ -769,7 +772,7 @@ fn spawn_sender(
     producer: Arc<Kproducer>,
     acks: Arc<Acks>,
 ) -> Result<(BatchSender, JoinHandle<()>), TaskFailure> {
-    let (tx, rx) = sync_channel::<(Arc<Delivery>, SourceBatch)>(2);
+    let (tx, rx) = sync_channel::<Handed>(2);
     let default_topic = ctx.connector.topic.clone();
     let transactional = ctx.connector.delivery == DeliveryGuarantee::ExactlyOnce;
     let span = tracing::Span::current();
@@ -790,29 +793,7 @@ fn spawn_sender(
             // thread serves them, so a slow or rate-limited task's sender
             // sleeps until its next batch.
             let mut serving = Some(producer.serving());
-            loop {
-                let (opaque, records) = match rx.try_recv() {
-                    Ok(batch) => batch,
-                    Err(TryRecvError::Disconnected) => break,
-                    Err(TryRecvError::Empty) => {
-                        producer.serve_ready();
-                        match rx.recv_timeout(SENDER_LINGER) {
-                            Ok(batch) => batch,
-                            Err(RecvTimeoutError::Disconnected) => break,
-                            Err(RecvTimeoutError::Timeout) => {
-                                producer.serve_ready();
-                                serving = None;
-                                match rx.recv() {
-                                    Ok(batch) => {
-                                        serving = Some(producer.serving());
-                                        batch
-                                    }
-                                    Err(_) => break,
-                                }
-                            }
-                        }
-                    }
-                };
+            while let Some((opaque, records)) = sender_next(&rx, &producer, &mut serving) {
                 if let Err(TaskFailure(msg)) =
                     enqueuer.produce(&producer, &acks, default_topic.as_deref(), &opaque, &records)
                 {
@@ -825,6 +806,33 @@ fn spawn_sender(
         })
         .map_err(|e| TaskFailure(format!("spawning the sender thread of task {}: {e}", ctx.ident)))?;
     Ok((tx, thread))
+}
+
+/// The sender thread's next batch; `None` once the task thread has closed
+/// the channel. While none is there it serves the ready delivery reports,
+/// waits `SENDER_LINGER`, and then leaves serving to the producer's
+/// fallback thread (drops `serving`) until a batch comes.
+fn sender_next<'p>(
+    rx: &Receiver<Handed>,
+    producer: &'p SourceProducer,
+    serving: &mut Option<Serving<'p>>,
+) -> Option<Handed> {
+    match rx.try_recv() {
+        Ok(batch) => return Some(batch),
+        Err(TryRecvError::Disconnected) => return None,
+        Err(TryRecvError::Empty) => {}
+    }
+    producer.serve_ready();
+    match rx.recv_timeout(SENDER_LINGER) {
+        Ok(batch) => return Some(batch),
+        Err(RecvTimeoutError::Disconnected) => return None,
+        Err(RecvTimeoutError::Timeout) => {}
+    }
+    producer.serve_ready();
+    *serving = None;
+    let batch = rx.recv().ok()?;
+    *serving = Some(producer.serving());
+    Some(batch)
 }
 
 /// Enqueues batches' records: runs of records for one topic without
