@@ -20,8 +20,8 @@
 //!
 //! Delivery reports are served by the threads that produce, as a raw
 //! producer loop does: a source task's sender thread polls the producer
-//! after each batch it enqueues, while it waits for the next one and while
-//! the queue is full (see [`SourceProducer`]). librdkafka allocates a
+//! after each batch it enqueues and while the queue is full, for as long as
+//! batches keep coming (see [`SourceProducer`]). librdkafka allocates a
 //! message on the thread that enqueues it and frees it on the thread that
 //! serves its report; with a polling thread of its own (rust-rdkafka's
 //! `ThreadedProducer`) every message crossed threads, and that thread took
@@ -102,13 +102,13 @@ const QUEUE_FULL_WAIT: Duration = Duration::from_millis(1);
 /// The producer of source tasks, shared or not: a `BaseProducer` whose
 /// delivery reports are served by the threads that produce with it.
 ///
-/// A sender thread holds a [`Serving`] guard while it lives and polls the
-/// producer whenever it is not enqueueing ([`SourceProducer::serve_ready`],
-/// [`SourceProducer::serve_when_full`]). While no thread holds one (no task sends
-/// now: a task's own writes of offsets, a transaction's commit, a stopping
-/// task's wait for its last acknowledgements) the producer's fallback
-/// thread polls it, blocking in librdkafka's queue: an idle producer costs
-/// no CPU. It stops polling while a sender serves, so reports are served
+/// A sender thread holds a [`Serving`] guard while it has batches to send
+/// and polls the producer between them ([`SourceProducer::serve_ready`],
+/// [`SourceProducer::serve_when_full`]). While no thread holds one (no task
+/// sends now: a task's own writes of offsets, a transaction's commit, a
+/// stopping task's wait for its last acknowledgements, a sender waiting for
+/// its next batch) the producer's fallback thread polls it, blocking in
+/// librdkafka's queue: an idle producer costs no CPU. It stops polling while a sender serves, so reports are served
 /// on the thread that allocated their messages.
 pub(crate) struct SourceProducer {
     shared: Arc<Polled>,
