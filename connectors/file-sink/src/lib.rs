@@ -118,11 +118,9 @@ impl FileSinkTask {
             };
             let written = match self.files.get_mut(&path) {
                 Some(file) => file.write_all(buffer),
-                None => open_append(&path)
-                    .and_then(|mut file| file.write_all(buffer).map(|()| file))
-                    .map(|file| {
-                        self.files.insert(path.clone(), file);
-                    }),
+                None => append(&path, buffer).map(|file| {
+                    self.files.insert(path.clone(), file);
+                }),
             };
             if let Err(e) = written {
                 // Reopened at the retry: nothing is assumed of a file a
@@ -205,19 +203,13 @@ fn file_error(path: &str, e: io::Error) -> Error {
     }
 }
 
-/// Open `path` for appending, creating the file (and missing directories)
-/// first.
-fn open_append(path: &str) -> io::Result<File> {
+/// Append `data` to `path`, creating the file (and missing directories)
+/// first; returns the open file, for more appends and a sync.
+fn append(path: &str, data: &[u8]) -> io::Result<File> {
     if let Some(parent) = Path::new(path).parent() {
         fs::create_dir_all(parent)?;
     }
-    OpenOptions::new().create(true).append(true).open(path)
-}
-
-/// Append `data` to `path`, creating it first; returns the open file, for
-/// a sync.
-fn append(path: &str, data: &[u8]) -> io::Result<File> {
-    let mut file = open_append(path)?;
+    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
     file.write_all(data)?;
     Ok(file)
 }
