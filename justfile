@@ -3,6 +3,8 @@
 # Kafka: `just test` / `just demo` start a real single-node Apache Kafka
 # (KRaft, from Maven Central jars, state under ~/.cache/copycat/kafka-run) and
 # LEAVE IT RUNNING so reruns are fast. Stop it with `just kafka-stop`.
+# Tests leave their topics behind; a start finding over 1,000 partitions
+# (KAFKA_MAX_PARTITIONS) deletes the broker's data first.
 # Set KAFKA_BOOTSTRAP=host:port to use an existing cluster instead (then
 # kafka-start/kafka-stop do nothing). KAFKA_PORT changes the local port (9092).
 

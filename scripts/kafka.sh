@@ -17,6 +17,8 @@
 #   KAFKA_PORT             client (PLAINTEXT) port, default 9092
 #   KAFKA_CONTROLLER_PORT  KRaft controller port, default KAFKA_PORT+1
 #   KAFKA_START_TIMEOUT    seconds to wait for the broker to answer, default 90
+#   KAFKA_MAX_PARTITIONS   start deletes the data first when it holds more partitions
+#                          than this (tests never delete their topics), default 1000
 #   KAFKA_HEAP_OPTS        broker heap, default "-Xms256m -Xmx512m"
 #   COPYCAT_CACHE          cache root, default ~/.cache/copycat
 #
@@ -281,6 +283,7 @@ start() {
     done
 
     write_config
+    drop_data_if_overgrown
     if [[ ! -f "$DATA_DIR/meta.properties" ]]; then
         local cluster_id
         cluster_id="$(random_cluster_id)"
@@ -328,6 +331,22 @@ start() {
         stop >/dev/null 2>&1 || true
     fi
     die "Kafka failed to start"
+}
+
+# Every test, demo and benchmark run makes topics with new names and leaves them
+# behind. A broker loads every partition before it answers, so a data directory
+# that only grows ends up taking longer to load than START_TIMEOUT (6,700
+# partitions took over 90 s on a 2-core machine). Past the limit, start over:
+# this broker only ever holds test data.
+drop_data_if_overgrown() {
+    local max="${KAFKA_MAX_PARTITIONS:-1000}" n
+    [[ "$max" =~ ^[0-9]+$ ]] || die "KAFKA_MAX_PARTITIONS must be a whole number, not '$max'"
+    [[ -d "$DATA_DIR" ]] || return 0
+    n="$(find "$DATA_DIR" -mindepth 1 -maxdepth 1 -type d ! -name '__cluster_metadata-*' | wc -l)"
+    if ((n > max)); then
+        log "$DATA_DIR holds $n partitions (over KAFKA_MAX_PARTITIONS=$max); deleting it so the broker starts fresh"
+        rm -rf "$DATA_DIR"
+    fi
 }
 
 wait_until_answering() {
