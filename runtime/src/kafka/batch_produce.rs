@@ -10,6 +10,9 @@
 //! carry headers or timestamps, so records with either still go through
 //! `send` (in order: a run is enqueued before the next record is).
 //!
+//! [`flush`] is here too: librdkafka's flush, which rust-rdkafka wraps in a
+//! loop that waits 100 ms at a time.
+//!
 //! This is the one module of the runtime with `unsafe` code: the FFI calls
 //! and the delivery opaques' hand-over to librdkafka. Each block says why
 //! it is sound; the types keep the invariants:
@@ -25,6 +28,7 @@ use std::ffi::CString;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rdkafka::IntoOpaque;
 use rdkafka::bindings as rdsys;
@@ -99,6 +103,25 @@ impl Drop for TopicHandle {
         // once, while its client (`_owner`, dropped after this) is alive.
         unsafe { rdsys::rd_kafka_topic_destroy(self.raw.as_ptr()) }
     }
+}
+
+/// Send everything `client`'s producer holds back for `linger.ms` at once,
+/// and wait up to `timeout` until every message it has in flight is
+/// acknowledged and its delivery report served.
+///
+/// For a producer whose delivery reports another thread serves (all of
+/// Copycat's: rust-rdkafka asks librdkafka for them as events), this is
+/// `rd_kafka_flush`'s event-mode wait: no polling here, a wake-up when the
+/// count of messages in flight reaches zero. Waiting for that count alone
+/// would leave each partition's last batch waiting out `linger.ms` (5 ms
+/// for source tasks), which an exactly-once task pays at every commit.
+/// Returns whether nothing is in flight any more.
+pub fn flush<C: ClientContext>(client: &Client<C>, timeout: Duration) -> bool {
+    let ms = i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX);
+    // SAFETY: `client` is alive for the call; `rd_kafka_flush` is
+    // thread-safe and, with delivery reports as events, only waits.
+    let err = unsafe { rdsys::rd_kafka_flush(client.native_ptr(), ms) };
+    err == rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR
 }
 
 /// The array a [`Run`] fills; reuse one per sending thread. Empty between

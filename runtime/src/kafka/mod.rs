@@ -22,11 +22,11 @@ use crate::config::{Props, WorkerConfig};
 /// Before `flush` or `commit_transaction`: rust-rdkafka 0.39's `flush`
 /// polls 100 ms at a time whenever anything is in flight (its `poll` runs
 /// to its deadline), so calling it with a record in flight costs at least
-/// 100 ms; after this wait it finds nothing to wait for.
+/// 100 ms; after this wait it finds nothing to wait for. The wait is
+/// librdkafka's own flush ([`batch_produce::flush`]): it sends what waits
+/// out `linger.ms` at once, and wakes when the last report is served.
 pub(crate) fn wait_acknowledged<C: ProducerContext>(producer: &impl Producer<C>, deadline: Instant) {
-    while producer.in_flight_count() > 0 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_micros(200));
-    }
+    batch_produce::flush(producer.client(), deadline.saturating_duration_since(Instant::now()));
 }
 
 /// A Kafka error with what Copycat was doing.
