@@ -72,7 +72,7 @@ use copycat_bench::results::{self, Goal, Record};
 use copycat_bench::{Watermarks, cpu_time, create_topics, delete_topics, init_tracing, median, props, unique};
 use copycat_runtime::config::Props;
 use copycat_runtime::engine::WasmEngine;
-use copycat_runtime::kafka::batch_produce::{Msg, Run as BatchRun, Scratch, TopicHandle};
+use copycat_runtime::kafka::batch_produce::{self, Msg, Run as BatchRun, Scratch, TopicHandle};
 use copycat_runtime::kafka::{producer_config, sink_consumer_config};
 use copycat_runtime::task::{TaskMetrics, TaskState};
 use copycat_runtime::{ConnectorConfig, Worker, WorkerConfig};
@@ -80,7 +80,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::Message as _;
-use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
+use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
 use rdkafka::{ClientConfig, ClientContext, Offset, TopicPartitionList};
 
 /// Throughput of Copycat's datagen source → Kafka, at-least-once and
@@ -164,8 +164,8 @@ enum Measure {
     CopycatEos,
     /// The ceiling's loop made transactional like an exactly-once task with
     /// `transaction.boundary=poll`: one transaction per --batch-size records
-    /// plus one offset-like record to a second topic (not measured unless
-    /// asked for).
+    /// plus one offset-like record to a second topic (measured by default
+    /// with the poll boundary: what Kafka's transactions allow at that size).
     CeilingEos,
     /// Kafka → file, the ceiling: a raw rdkafka consumer with the sink
     /// task's consumer settings writing each value as a line to one file.
@@ -194,7 +194,7 @@ impl Args {
 
     fn measures(&self, m: Measure) -> bool {
         if self.only.is_empty() {
-            m != Measure::CeilingEos
+            m != Measure::CeilingEos || self.transaction_boundary == Boundary::Poll
         } else {
             self.only.contains(&m)
         }
@@ -500,7 +500,9 @@ fn run_ceiling_eos(args: &Args, worker: &WorkerConfig, topic: &str, offsets_topi
     cfg.set("client.id", "copycat-bench-ceiling-eos");
     cfg.set("transactional.id", unique("copycat-bench-ceiling-eos"));
     cfg.set("transaction.timeout.ms", "60000");
-    let producer: BaseProducer<CountAcks> = cfg
+    // Delivery reports served by the producer's own thread, as a task's
+    // are (by its fallback thread) while it commits.
+    let producer: ThreadedProducer<CountAcks> = cfg
         .create_with_context(CountAcks {
             target: args.records,
             acked: AtomicU64::new(0),
@@ -522,6 +524,7 @@ fn run_ceiling_eos(args: &Args, worker: &WorkerConfig, topic: &str, offsets_topi
     let mut records = DatagenRecords::new(args.value_size);
     let mut commit_time = Duration::ZERO;
     let mut transactions = 0u64;
+    let cpu0 = cpu_time();
     let start = Instant::now();
     let mut seq = 0;
     while seq < args.records {
@@ -531,7 +534,17 @@ fn run_ceiling_eos(args: &Args, worker: &WorkerConfig, topic: &str, offsets_topi
         let end = (seq + u64::from(args.batch_size)).min(args.records);
         while seq < end {
             let (key, value) = records.next(seq);
-            send_waiting(&producer, topic, key, value).context("ceiling-eos")?;
+            let mut rec = BaseRecord::to(topic).key(key).payload(value);
+            loop {
+                match producer.send(rec) {
+                    Ok(()) => break,
+                    Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                        rec = back;
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    Err((e, _)) => bail!("ceiling-eos: producing to {topic}: {e}"),
+                }
+            }
             seq += 1;
         }
         let offset = format!("{{\"seq\":{}}}", seq - 1);
@@ -542,19 +555,17 @@ fn run_ceiling_eos(args: &Args, worker: &WorkerConfig, topic: &str, offsets_topi
         // rdkafka 0.39's `commit_transaction` first calls its own `flush`,
         // which, if any message is still unacknowledged, polls for a full
         // 100 ms before looking again: every transaction would take at
-        // least 100 ms. Waiting for the acknowledgements here first (polling
-        // in 1 ms steps) makes that flush return at once.
+        // least 100 ms. librdkafka's flush first (what a task does: sends
+        // the batches lingering for `linger.ms` at once, waits for the
+        // last report) makes that flush return at once.
         if !args.naive_commit {
-            while producer.in_flight_count() > 0 {
-                producer.poll(Duration::from_millis(1));
-            }
+            batch_produce::flush(producer.client(), txn_timeout);
         }
         producer
             .commit_transaction(txn_timeout)
             .context("ceiling-eos: committing a transaction")?;
         commit_time += t.elapsed();
         transactions += 1;
-        producer.poll(Duration::ZERO);
         pb.set_position(seq);
     }
     let elapsed = start.elapsed();
@@ -570,7 +581,7 @@ fn run_ceiling_eos(args: &Args, worker: &WorkerConfig, topic: &str, offsets_topi
             startup: None,
             steady: None,
             transactions: Some(transactions),
-            cpu: None,
+            cpu: Some(cpu_time().saturating_sub(cpu0)),
         },
         commit_time.as_secs_f64() * 1e3 / transactions.max(1) as f64,
     ))
@@ -897,6 +908,7 @@ impl Watchdog {
 fn run_sink_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, dir: &Path) -> Result<Measurement> {
     let path = dir.join("sink-ceiling.txt");
     let pb = bar("sink-ceiling (rdkafka)", args.records);
+    let cpu0 = cpu_time();
     let start = Instant::now();
     let consumer: BaseConsumer = sink_consumer_config(
         worker,
@@ -944,6 +956,7 @@ fn run_sink_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, dir: &Path)
         .map_err(|e| anyhow!("flushing {}: {}", path.display(), e.error()))?;
     file.sync_all().with_context(|| format!("syncing {}", path.display()))?;
     let elapsed = start.elapsed();
+    let cpu = cpu_time().saturating_sub(cpu0);
     pb.finish_and_clear();
     drop(consumer);
     let lines = dir_lines(dir)?;
@@ -961,7 +974,7 @@ fn run_sink_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, dir: &Path)
             .filter(|f| elapsed > *f)
             .map(|f| (args.records - 1) as f64 / (elapsed - f).as_secs_f64()),
         transactions: None,
-        cpu: None,
+        cpu: Some(cpu),
     })
 }
 
@@ -1002,6 +1015,7 @@ fn run_copycat_sink(
     let expected = sink_bytes(args);
     let line = args.value_size as u64 + 1;
     let pb = bar("copycat-sink (file-sink)", args.records);
+    let cpu0 = cpu_time();
     let start = Instant::now();
     worker
         .start_connector(cfg)
@@ -1014,7 +1028,7 @@ fn run_copycat_sink(
             first = Some((start.elapsed(), bytes / line));
         }
         if bytes >= expected {
-            break Ok(start.elapsed());
+            break Ok((start.elapsed(), cpu_time().saturating_sub(cpu0)));
         }
         pb.set_position(bytes / line);
         if let Err(e) = watchdog.check(&worker, &name, bytes / line, args.records, "lines") {
@@ -1026,7 +1040,7 @@ fn run_copycat_sink(
     let sp = spinner("copycat-sink: stopping the worker".into());
     worker.shutdown();
     sp.finish_and_clear();
-    let elapsed = result?;
+    let (elapsed, cpu) = result?;
     let lines = dir_lines(&out)?;
     if lines != args.records {
         bail!(
@@ -1045,7 +1059,7 @@ fn run_copycat_sink(
         startup,
         steady,
         transactions: None,
-        cpu: None,
+        cpu: Some(cpu),
     })
 }
 
@@ -1138,6 +1152,9 @@ fn report_sink(args: &Args, runs: &[Run]) {
     let records = args.records;
     let ceiling: Vec<Option<f64>> = runs.iter().map(|r| r.sink_ceiling.map(|m| m.rate(records))).collect();
     let sink: Vec<Option<f64>> = runs.iter().map(|r| r.sink.map(|m| m.rate(records))).collect();
+    let cpu = |get: &dyn Fn(&Run) -> Option<Measurement>| -> Vec<Option<f64>> {
+        runs.iter().map(|r| get(r).and_then(|m| m.cpu_ns(records))).collect()
+    };
     let mut cols = Vec::new();
     if args.measures(Measure::SinkCeiling) {
         cols.push(Col::new("ceiling rec/s", 13, 0, ceiling.clone()));
@@ -1149,6 +1166,7 @@ fn report_sink(args: &Args, runs: &[Run]) {
                 .map(|r| r.sink_ceiling.and_then(|m| m.startup).map(|d| d.as_secs_f64() * 1e3))
                 .collect(),
         ));
+        cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.sink_ceiling)));
     }
     let ratio_col = Col::new("ratio", 6, 3, ratios(&sink, &ceiling));
     let steady_col = Col::new(
@@ -1181,6 +1199,7 @@ fn report_sink(args: &Args, runs: &[Run]) {
         if args.measures(Measure::SinkCeiling) {
             cols.push(steady_col);
         }
+        cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.sink)));
     }
     println!();
     println!(
@@ -1192,7 +1211,8 @@ fn report_sink(args: &Args, runs: &[Run]) {
         " through a BufWriter, fsync at the end; sink = Copycat's file-sink component, at-least-once, tasks.max=1;"
     );
     println!(" both timed from start (consumer creation / start_connector, group join included) to the last line");
-    println!(" written; start ms: to the first record / first line; steady = rec/s after that, sink ÷ ceiling)");
+    println!(" written; start ms: to the first record / first line; steady = rec/s after that, sink ÷ ceiling;");
+    println!(" cpu ns = CPU time of this process (all threads, not the broker) per record)");
     print_table(&cols, runs.len());
     match (sink_median, ratio_median, steady_median) {
         (Some(rate), Some(ratio), Some(steady)) => println!(
@@ -1301,12 +1321,24 @@ fn record_results(args: &Args, runs: &[Run]) -> Result<()> {
         Some(Goal::ratio_at_least(0.75)),
         format!("{}; {}", steady(|r| r.eos, |r| r.ceiling, false), args.boundary_desc()),
     );
+    let ceiling_eos = rates(|r| r.ceiling_eos);
     push(
         "source-ceiling-eos",
-        rates(|r| r.ceiling_eos),
+        ceiling_eos.clone(),
         Some(("raw rdkafka producer", &ceiling)),
         None,
         format!("; one transaction per {} records", args.batch_size),
+    );
+    push(
+        "source-eos-vs-eos-ceiling",
+        rates(|r| r.eos),
+        Some(("raw transactional producer", &ceiling_eos)),
+        None,
+        format!(
+            "; both one transaction per {} records; {}",
+            args.batch_size,
+            args.boundary_desc()
+        ),
     );
     push("sink-ceiling", sink_ceiling.clone(), None, None, String::new());
     push(
@@ -1322,7 +1354,7 @@ fn record_results(args: &Args, runs: &[Run]) -> Result<()> {
         runs.iter().map(|r| get(r).and_then(|m| m.cpu_ns(n))).collect()
     };
     let ceiling_cpu = cpu(|r| r.ceiling);
-    let cpu_rows: [(&str, Pick, &str); 3] = [
+    let cpu_rows: [(&str, Pick, &str); 4] = [
         (
             "source-ceiling-batch",
             |r| r.ceiling_batch,
@@ -1338,6 +1370,11 @@ fn record_results(args: &Args, runs: &[Run]) -> Result<()> {
             |r| r.eos,
             "Copycat exactly-once, connector start included",
         ),
+        (
+            "source-ceiling-eos",
+            |r| r.ceiling_eos,
+            "the raw producer, transactional",
+        ),
     ];
     for (scenario, get, what) in cpu_rows {
         let values = cpu(get);
@@ -1349,6 +1386,24 @@ fn record_results(args: &Args, runs: &[Run]) -> Result<()> {
                 .vs("raw rdkafka producer", median(flat(&ceiling_cpu)), median(flat(&per_run)))
                 .note(format!(
                     "median of {} runs; CPU time of the benchmark process (all threads, not the broker) ÷ records; {what}",
+                    samples.len()
+                )),
+        );
+    }
+    let sink_values = cpu(|r| r.sink);
+    let sink_ceiling_cpu = cpu(|r| r.sink_ceiling);
+    let samples = flat(&sink_values);
+    if let Some(value) = median(samples.clone()) {
+        let per_run = ratios(&sink_values, &sink_ceiling_cpu);
+        out.push(
+            with_params(Record::new("sink", "cpu-per-record", value, "ns/record").samples(samples.clone()))
+                .vs(
+                    "raw rdkafka consumer → file",
+                    median(flat(&sink_ceiling_cpu)),
+                    median(flat(&per_run)),
+                )
+                .note(format!(
+                    "median of {} runs; CPU time of the benchmark process (all threads, not the broker) ÷ records; Copycat file-sink, connector start included",
                     samples.len()
                 )),
         );
@@ -1429,6 +1484,7 @@ fn report(args: &Args, runs: &[Run]) {
             &rate,
             &ceiling,
         );
+        cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.ceiling_eos)));
     }
     for measure in [Measure::Copycat, Measure::CopycatEos] {
         if !args.measures(measure) {
@@ -1481,6 +1537,14 @@ fn report(args: &Args, runs: &[Run]) {
                 .map(|m| m.and_then(|m| m.transactions).map(|t| t as f64))
                 .collect();
             cols.push(Col::new(heads[4], 5, 0, txns));
+            if args.measures(Measure::CeilingEos) {
+                let eos_rate: Vec<Option<f64>> = ms.iter().map(|m| m.map(|m| m.rate(records))).collect();
+                let ceiling_eos = runs
+                    .iter()
+                    .map(|r| r.ceiling_eos.map(|m| m.rate(records)))
+                    .collect::<Vec<_>>();
+                cols.push(Col::new("eos/ceil-eos", 12, 3, ratios(&eos_rate, &ceiling_eos)));
+            }
         }
     }
 
@@ -1500,6 +1564,7 @@ fn report(args: &Args, runs: &[Run]) {
     println!(" ratio = rec/s ÷ the same run's ceiling rec/s; Copycat time includes connector start-up (start ms:");
     println!(" until the first record is in the topic, eos: until the first transaction committed);");
     println!(" steady = rec/s after that ÷ ceiling rec/s; txns = transactions committed;");
+    println!(" ceil-eos = the raw producer, transactional, one transaction per batch; eos/ceil-eos = eos ÷ ceil-eos;");
     println!(" cpu ns = CPU time of this process (all threads, not the broker) per record)");
     print_table(&cols, runs.len());
     for (desc, rate, ratio, steady) in &summary {
@@ -1601,10 +1666,10 @@ fn main() -> Result<()> {
                 Measure::Copycat,
                 Measure::CeilingBatch,
                 Measure::CopycatEos,
+                Measure::CeilingEos,
             ];
             let n = order.len();
             order.rotate_left(i % n);
-            let order = order.into_iter().chain([Measure::CeilingEos]);
             for measure in order {
                 if !args.measures(measure) {
                     continue;
