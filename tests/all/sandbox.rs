@@ -127,6 +127,7 @@ fn wasi_grants_open_exactly_what_they_name() {
         std::fs::create_dir_all(d).unwrap();
     }
     std::fs::write(read_dir.join("in.txt"), "readable").unwrap();
+    std::fs::write(write_dir.join("out.txt"), "appendable").unwrap();
     std::fs::write(sibling.join("secret.txt"), "host secret").unwrap();
     let (r, w, s) = (
         read_dir.to_str().unwrap(),
@@ -143,6 +144,7 @@ fn wasi_grants_open_exactly_what_they_name() {
     let env_other = some_env_var("PATH");
 
     let read_in = format!("{r}/in.txt");
+    let write_out = format!("{w}/out.txt");
     let read_secret = format!("{s}/secret.txt");
     let results = snoop(
         &[
@@ -158,8 +160,9 @@ fn wasi_grants_open_exactly_what_they_name() {
             ("probe.connect", &format!("{granted_addr},{other_addr}")),
             ("probe.env", &format!("PATH,{env_other}")),
             ("probe.http", &format!("{http_ok},{http_other_host}")),
+            ("probe.append", &format!("{read_in},{write_out}")),
         ],
-        5 + 4 + 3 + 2 + 2 + 2,
+        5 + 4 + 3 + 2 + 2 + 2 + 2,
     );
 
     // Files: the read grant reads, the write grant writes, nothing else.
@@ -180,6 +183,13 @@ fn wasi_grants_open_exactly_what_they_name() {
     assert_denied(&results, &format!("write {r}"));
     assert_denied(&results, &format!("write {s}"));
     assert!(!read_dir.join("snoop.txt").exists() && !sibling.join("snoop.txt").exists());
+    // A file stream (Copycat's own, written on the task's thread) checks the
+    // grant as wasmtime-wasi's does: none for writing under a read grant.
+    assert_eq!(probe(&results, &format!("append {read_in}")), "denied (not-permitted)");
+    assert_eq!(
+        probe(&results, &format!("append {write_out}")),
+        "ALLOWED (append stream)"
+    );
     // Network: only the granted address.
     assert_allowed(&results, &format!("connect {granted_addr}"));
     assert_denied(&results, &format!("connect {other_addr}"));

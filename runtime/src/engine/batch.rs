@@ -568,22 +568,39 @@ impl SinkBatch {
         }
     }
 
-    /// `(topic, partition, offset)` of each record, in order.
-    pub fn offsets(&self) -> impl Iterator<Item = (&str, i32, i64)> + '_ {
+    /// `(topic, partition, last offset)` of each run of consecutive records
+    /// of one topic partition, in order. The packed shape compares the
+    /// integer columns, not each record's topic name.
+    pub fn partition_runs(&self) -> impl Iterator<Item = (&str, i32, i64)> + '_ {
         let (owned, packed) = match self {
-            Self::Records(r) => (Some(r.iter()), None),
+            Self::Records(r) => (Some(r.as_slice()), None),
             Self::Packed(b) => (None, Some(b.as_ref())),
         };
-        let owned = owned
-            .into_iter()
-            .flatten()
-            .map(|r| (r.topic.as_str(), r.partition, r.offset));
+        let owned = owned.into_iter().flat_map(|records| {
+            records
+                .chunk_by(|a, b| a.partition == b.partition && a.topic == b.topic)
+                .filter_map(|run| run.last())
+                .map(|r| (r.topic.as_str(), r.partition, r.offset))
+        });
         let packed = packed.into_iter().flat_map(|b| {
-            b.topic_indices
+            let mut cols = b
+                .topic_indices
                 .iter()
                 .zip(&b.partitions)
                 .zip(&b.offsets)
-                .map(|((&t, &p), &o)| (b.topics.get(t as usize).map_or("", String::as_str), p, o))
+                .map(|((&t, &p), &o)| (t, p, o))
+                .peekable();
+            std::iter::from_fn(move || {
+                while let Some((t, p, o)) = cols.next() {
+                    if cols
+                        .peek()
+                        .is_none_or(|&(next_t, next_p, _)| next_t != t || next_p != p)
+                    {
+                        return Some((b.topics.get(t as usize).map_or("", String::as_str), p, o));
+                    }
+                }
+                None
+            })
         });
         owned.chain(packed)
     }
@@ -713,11 +730,14 @@ mod tests {
     fn a_sink_batch_packs_records_and_reuses_topics() -> Result<(), String> {
         for contract in [Contract::V0_1, Contract::V0_2] {
             let mut b = SinkBatch::new(contract);
-            for (i, topic) in ["a", "b", "a"].into_iter().enumerate() {
+            for (i, (topic, partition)) in [("a", 0), ("b", 0), ("a", 0), ("a", 1), ("a", 1)]
+                .into_iter()
+                .enumerate()
+            {
                 let headers: &[(&str, Option<&[u8]>)] = if i == 1 { &[("h", Some(b"x"))] } else { &[] };
                 b.push(SinkRecordRef {
                     topic,
-                    partition: 0,
+                    partition,
                     offset: i as i64,
                     key: None,
                     value: Some(b"v"),
@@ -725,16 +745,17 @@ mod tests {
                     timestamp: None,
                 })?;
             }
-            assert_eq!(b.len(), 3);
+            assert_eq!(b.len(), 5);
+            // One entry per run of a topic partition, with its last offset.
             assert_eq!(
-                b.offsets().collect::<Vec<_>>(),
-                vec![("a", 0, 0), ("b", 0, 1), ("a", 0, 2)]
+                b.partition_runs().collect::<Vec<_>>(),
+                vec![("a", 0, 0), ("b", 0, 1), ("a", 0, 2), ("a", 1, 4)]
             );
             if let SinkBatch::Packed(p) = &b {
                 assert_eq!(p.topics, vec!["a".to_owned(), "b".to_owned()]);
-                assert_eq!(p.data, b"vvhxv".to_vec());
-                assert_eq!(p.header_counts, vec![0, 1, 0]);
-                assert_eq!(p.timestamps, vec![-1, -1, -1]);
+                assert_eq!(p.data, b"vvhxvvv".to_vec());
+                assert_eq!(p.header_counts, vec![0, 1, 0, 0, 0]);
+                assert_eq!(p.timestamps, vec![-1, -1, -1, -1, -1]);
             }
             b.clear();
             assert!(b.is_empty());

@@ -8,6 +8,7 @@
 //! arguments. stdout and stderr go to the task's log.
 
 pub mod clock;
+mod file_streams;
 pub mod grants;
 pub mod limits;
 pub mod logging;
@@ -111,6 +112,7 @@ pub enum WorldKind {
 pub fn linker(engine: &wasmtime::Engine, world: WorldKind) -> wasmtime::Result<Linker<TaskHost>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+    file_streams::add_to_linker(&mut linker)?;
     wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
     logging::add_to_linker(&mut linker, |h| &mut h.logging)?;
     clock::add_to_linker(&mut linker, |h| &mut h.clock)?;

@@ -42,9 +42,9 @@ pub fn build(
     // Without this, each open, stat, read and sync went through tokio's
     // `spawn_blocking` and back, a thread hand-over each (file-sink's
     // throughput: 0.55 -> 0.63 of a raw consumer, docs/BENCHMARKS.md).
-    // Stream writes (`append-via-stream`) still take that path: wasmtime-wasi
-    // spawns them whatever this says. Must precede the preopens, which take
-    // the setting with them.
+    // wasmtime-wasi spawns file stream writes whatever this says; the
+    // linker's own file streams ([`super::file_streams`]) write inline.
+    // Must precede the preopens, which take the setting with them.
     b.allow_blocking_current_thread(true);
     for (dir, writable) in grants.fs.preopens() {
         let (key, perms) = if writable {

@@ -425,19 +425,15 @@ fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &SinkBat
         }
         match sh.guest.sink_put(batch) {
             Ok(()) => {
+                // Once per run of records of one partition (its last
+                // offset), not once per record.
                 let mut last: Option<&str> = None;
-                let mut offsets = batch.offsets().peekable();
-                while let Some((topic, partition, offset)) = offsets.next() {
+                for (topic, partition, offset) in batch.partition_runs() {
                     if last != Some(topic) {
                         sh.topics.note(topic);
                         last = Some(topic);
                     }
-                    // Once per run of records of one partition (its last
-                    // offset), not once per record: no key allocated per record.
-                    let run_ends = offsets.peek().is_none_or(|&(t, p, _)| p != partition || t != topic);
-                    if run_ends {
-                        sh.next.insert((topic.to_owned(), partition), offset + 1);
-                    }
+                    sh.next.insert((topic.to_owned(), partition), offset + 1);
                 }
                 sh.unflushed += batch.len() as u64;
                 sh.instruments.records_put(batch.len());
