@@ -72,6 +72,7 @@ use copycat_bench::results::{self, Goal, Record};
 use copycat_bench::{Watermarks, cpu_time, create_topics, delete_topics, init_tracing, median, props, unique};
 use copycat_runtime::config::Props;
 use copycat_runtime::engine::WasmEngine;
+use copycat_runtime::kafka::batch_consume::MessageQueue;
 use copycat_runtime::kafka::batch_produce::{self, Msg, Run as BatchRun, Scratch, TopicHandle};
 use copycat_runtime::kafka::{producer_config, sink_consumer_config};
 use copycat_runtime::task::{TaskMetrics, TaskState};
@@ -117,9 +118,10 @@ struct Args {
     #[arg(long, env = "COPYCAT_PLUGIN_DIR", default_value = "build/plugins")]
     plugin_dir: PathBuf,
     /// What to measure, comma-separated: ceiling, copycat (at-least-once),
-    /// copycat-eos (exactly-once), ceiling-eos, sink-ceiling, copycat-sink.
-    /// Default: all but ceiling-eos. Ratios need the ceiling (sink-ceiling)
-    /// in the same run.
+    /// copycat-eos (exactly-once), ceiling-eos, sink-ceiling,
+    /// sink-ceiling-batch, copycat-sink. Default: all (ceiling-eos only with
+    /// the poll boundary). Ratios need the ceiling (sink-ceiling) in the
+    /// same run.
     #[arg(long, value_enum, value_delimiter = ',')]
     only: Vec<Measure>,
     /// copycat-eos: `transaction.boundary` (poll: one transaction per
@@ -172,6 +174,10 @@ enum Measure {
     SinkCeiling,
     /// Kafka → file through Copycat's file-sink component, at-least-once.
     CopycatSink,
+    /// The sink ceiling taking its messages in runs
+    /// (`copycat_runtime::kafka::batch_consume`, as Copycat's sink tasks
+    /// do) instead of one `poll` per message.
+    SinkCeilingBatch,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -249,6 +255,7 @@ struct Run {
     eos: Option<Measurement>,
     ceiling_eos: Option<Measurement>,
     sink_ceiling: Option<Measurement>,
+    sink_ceiling_batch: Option<Measurement>,
     sink: Option<Measurement>,
 }
 
@@ -825,22 +832,29 @@ fn dir_bytes(dir: &Path) -> u64 {
 /// Lines (`\n`s) in the regular, non-hidden files of `dir`.
 fn dir_lines(dir: &Path) -> Result<u64> {
     let mut lines = 0u64;
-    let mut buf = vec![0u8; 1 << 20];
     for e in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
         let e = e.with_context(|| format!("listing {}", dir.display()))?;
         if e.file_name().to_string_lossy().starts_with('.') || !e.path().is_file() {
             continue;
         }
-        let mut f = File::open(e.path()).with_context(|| format!("opening {}", e.path().display()))?;
-        loop {
-            let n = f
-                .read(&mut buf)
-                .with_context(|| format!("reading {}", e.path().display()))?;
-            if n == 0 {
-                break;
-            }
-            lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+        lines += file_lines(&e.path())?;
+    }
+    Ok(lines)
+}
+
+/// Lines (`\n` bytes) in the file at `path`.
+fn file_lines(path: &Path) -> Result<u64> {
+    let mut lines = 0u64;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut f = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    loop {
+        let n = f
+            .read(&mut buf)
+            .with_context(|| format!("reading {}", path.display()))?;
+        if n == 0 {
+            break;
         }
+        lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
     }
     Ok(lines)
 }
@@ -905,9 +919,15 @@ impl Watchdog {
 /// reading `topic` and writing each value as a line to one file through a
 /// `BufWriter`, fsynced at the end. Timed from creating the consumer until
 /// the last line is written and synced.
-fn run_sink_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, dir: &Path) -> Result<Measurement> {
-    let path = dir.join("sink-ceiling.txt");
-    let pb = bar("sink-ceiling (rdkafka)", args.records);
+///
+/// `batched`: the messages come in runs through
+/// `copycat_runtime::kafka::batch_consume` (the partitions routed to a
+/// `MessageQueue` once assigned), as a sink task takes them; otherwise one
+/// `poll` per message.
+fn run_sink_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, dir: &Path, batched: bool) -> Result<Measurement> {
+    let label = if batched { "sink-ceiling-batch" } else { "sink-ceiling" };
+    let path = dir.join(format!("{label}.txt"));
+    let pb = bar(&format!("{label} (rdkafka)"), args.records);
     let cpu0 = cpu_time();
     let start = Instant::now();
     let consumer: BaseConsumer = sink_consumer_config(
@@ -917,40 +937,81 @@ fn run_sink_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, dir: &Path)
         "copycat-bench-sink-ceiling",
     )
     .create()
-    .context("creating the sink-ceiling consumer")?;
+    .with_context(|| format!("creating the {label} consumer"))?;
     consumer
         .subscribe(&[topic])
-        .with_context(|| format!("sink-ceiling: subscribing to {topic}"))?;
+        .with_context(|| format!("{label}: subscribing to {topic}"))?;
+    let mut queue = MessageQueue::new(consumer.client()).with_context(|| format!("{label}: a message queue"))?;
     let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
     let mut out = BufWriter::with_capacity(64 * 1024, file);
     let mut n = 0u64;
     let mut first: Option<Duration> = None;
-    let mut progress = Instant::now();
+    let progress = std::cell::Cell::new(Instant::now());
+    let mut line = |value: Option<&[u8]>, n: &mut u64| -> Result<()> {
+        if let Some(v) = value {
+            out.write_all(v)
+                .and_then(|()| out.write_all(b"\n"))
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        *n += 1;
+        if first.is_none() {
+            first = Some(start.elapsed());
+        }
+        if n.is_multiple_of(4096) {
+            pb.set_position(*n);
+            progress.set(Instant::now());
+        }
+        Ok(())
+    };
     while n < args.records {
-        match consumer.poll(Duration::from_millis(100)) {
-            Some(Ok(m)) => {
-                if let Some(v) = m.payload() {
-                    out.write_all(v)
-                        .and_then(|()| out.write_all(b"\n"))
-                        .with_context(|| format!("writing {}", path.display()))?;
+        let mut got = false;
+        if batched && queue.is_routed() {
+            // Events (and anything fetched before the routing) first.
+            while let Some(r) = consumer.poll(Duration::ZERO) {
+                match r {
+                    Ok(m) => line(m.payload(), &mut n)?,
+                    Err(e) => eprintln!("warning: {label}: consumer error: {e}"),
                 }
-                n += 1;
-                if first.is_none() {
-                    first = Some(start.elapsed());
-                }
-                if n.is_multiple_of(4096) {
-                    pb.set_position(n);
-                    progress = Instant::now();
-                }
+                got = true;
             }
-            Some(Err(e)) => eprintln!("warning: sink-ceiling: consumer error: {e}"),
-            None => {
-                if progress.elapsed() > Duration::from_secs(60) {
-                    bail!("sink-ceiling: no record for 60 s at {n} of {}", args.records);
+            let mut wait = Duration::from_millis(100);
+            while n < args.records {
+                match queue.next(wait).with_context(|| format!("{label}: consuming"))? {
+                    Some(m) => {
+                        if let Some(e) = m.error() {
+                            eprintln!("warning: {label}: consumer error: {e}");
+                        } else {
+                            line(m.payload(), &mut n)?;
+                        }
+                        got = true;
+                    }
+                    None => break,
+                }
+                wait = Duration::ZERO;
+            }
+        } else {
+            match consumer.poll(Duration::from_millis(100)) {
+                Some(Ok(m)) => {
+                    line(m.payload(), &mut n)?;
+                    got = true;
+                }
+                Some(Err(e)) => eprintln!("warning: {label}: consumer error: {e}"),
+                None => {
+                    let assignment = consumer.assignment().with_context(|| format!("{label}: assignment"))?;
+                    if batched && assignment.count() > 0 {
+                        let elements = assignment.elements();
+                        queue
+                            .route(elements.iter().map(|e| (e.topic(), e.partition())))
+                            .with_context(|| format!("{label}: routing the partitions"))?;
+                    }
                 }
             }
         }
+        if !got && progress.get().elapsed() > Duration::from_secs(60) {
+            bail!("{label}: no record for 60 s at {n} of {}", args.records);
+        }
     }
+    drop(queue);
     let file = out
         .into_inner()
         .map_err(|e| anyhow!("flushing {}: {}", path.display(), e.error()))?;
@@ -959,10 +1020,10 @@ fn run_sink_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, dir: &Path)
     let cpu = cpu_time().saturating_sub(cpu0);
     pb.finish_and_clear();
     drop(consumer);
-    let lines = dir_lines(dir)?;
+    let lines = file_lines(&path)?;
     if lines != args.records {
         bail!(
-            "sink-ceiling: {} holds {lines} lines, expected {}",
+            "{label}: {} holds {lines} lines, expected {}",
             path.display(),
             args.records
         );
@@ -1168,6 +1229,17 @@ fn report_sink(args: &Args, runs: &[Run]) {
         ));
         cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.sink_ceiling)));
     }
+    let batch: Vec<Option<f64>> = runs
+        .iter()
+        .map(|r| r.sink_ceiling_batch.map(|m| m.rate(records)))
+        .collect();
+    if args.measures(Measure::SinkCeilingBatch) {
+        cols.push(Col::new("batch rec/s", 11, 0, batch.clone()));
+        if args.measures(Measure::SinkCeiling) {
+            cols.push(Col::new("ratio", 6, 3, ratios(&batch, &ceiling)));
+        }
+        cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.sink_ceiling_batch)));
+    }
     let ratio_col = Col::new("ratio", 6, 3, ratios(&sink, &ceiling));
     let steady_col = Col::new(
         "steady",
@@ -1184,7 +1256,7 @@ fn report_sink(args: &Args, runs: &[Run]) {
     );
     let (sink_median, ratio_median, steady_median) = (median(flat(&sink)), ratio_col.median(), steady_col.median());
     if args.measures(Measure::CopycatSink) {
-        cols.push(Col::new("sink rec/s", 10, 0, sink));
+        cols.push(Col::new("sink rec/s", 10, 0, sink.clone()));
         if args.measures(Measure::SinkCeiling) {
             cols.push(ratio_col);
         }
@@ -1200,6 +1272,9 @@ fn report_sink(args: &Args, runs: &[Run]) {
             cols.push(steady_col);
         }
         cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.sink)));
+        if args.measures(Measure::SinkCeilingBatch) {
+            cols.push(Col::new("sink/batch", 10, 3, ratios(&sink, &batch)));
+        }
     }
     println!();
     println!(
@@ -1212,7 +1287,8 @@ fn report_sink(args: &Args, runs: &[Run]) {
     );
     println!(" both timed from start (consumer creation / start_connector, group join included) to the last line");
     println!(" written; start ms: to the first record / first line; steady = rec/s after that, sink ÷ ceiling;");
-    println!(" cpu ns = CPU time of this process (all threads, not the broker) per record)");
+    println!(" cpu ns = CPU time of this process (all threads, not the broker) per record;");
+    println!(" batch = the same raw consumer taking its messages in runs, as Copycat's sink task does)");
     print_table(&cols, runs.len());
     match (sink_median, ratio_median, steady_median) {
         (Some(rate), Some(ratio), Some(steady)) => println!(
@@ -1341,6 +1417,22 @@ fn record_results(args: &Args, runs: &[Run]) -> Result<()> {
         ),
     );
     push("sink-ceiling", sink_ceiling.clone(), None, None, String::new());
+    let sink_ceiling_batch = rates(|r| r.sink_ceiling_batch);
+    push(
+        "sink-ceiling-batch",
+        sink_ceiling_batch.clone(),
+        Some(("raw rdkafka consumer → file", &sink_ceiling)),
+        None,
+        "; the raw consumer taking its messages in runs (rd_kafka_consume_batch_queue), as Copycat's sink task does"
+            .to_owned(),
+    );
+    push(
+        "sink-vs-batch-ceiling",
+        rates(|r| r.sink),
+        Some(("raw consumer taking runs of messages", &sink_ceiling_batch)),
+        None,
+        String::new(),
+    );
     push(
         "sink",
         rates(|r| r.sink),
@@ -1611,7 +1703,9 @@ fn main() -> Result<()> {
         components.push("file-sink");
     }
     warm_up(&args, &components)?;
-    let sinks = args.measures(Measure::SinkCeiling) || args.measures(Measure::CopycatSink);
+    let sinks = [Measure::SinkCeiling, Measure::SinkCeilingBatch, Measure::CopycatSink]
+        .into_iter()
+        .any(|m| args.measures(m));
     let sink_root = args
         .sink_dir
         .clone()
@@ -1722,7 +1816,7 @@ fn main() -> Result<()> {
                         );
                         run.ceiling_eos = Some(m);
                     }
-                    Measure::SinkCeiling | Measure::CopycatSink => {}
+                    Measure::SinkCeiling | Measure::SinkCeilingBatch | Measure::CopycatSink => {}
                     Measure::Copycat | Measure::CopycatEos => {
                         let eos = measure == Measure::CopycatEos;
                         let topic = if eos { &eos_topic } else { &alo_topic };
@@ -1753,38 +1847,35 @@ fn main() -> Result<()> {
                 fill_sink_topic(&args, &ceiling_worker, &sink_topic, &warmup_topic)?;
                 let dir = sink_root.join(format!("run-{}", i + 1));
                 std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-                let mut order = [Measure::SinkCeiling, Measure::CopycatSink];
-                order.rotate_left(i % 2);
+                let mut order = [Measure::SinkCeiling, Measure::CopycatSink, Measure::SinkCeilingBatch];
+                order.rotate_left(i % 3);
                 for measure in order {
                     if !args.measures(measure) {
                         continue;
                     }
-                    let m = if measure == Measure::SinkCeiling {
-                        run_sink_ceiling(&args, &ceiling_worker, &sink_topic, &dir)?
-                    } else {
-                        run_copycat_sink(&args, &rt, &sink_topic, &dir, &mut created)?
+                    let (m, label, unit) = match measure {
+                        Measure::SinkCeiling | Measure::SinkCeilingBatch => {
+                            let batched = measure == Measure::SinkCeilingBatch;
+                            let m = run_sink_ceiling(&args, &ceiling_worker, &sink_topic, &dir, batched)?;
+                            (m, if batched { "sink-ceiling-batch" } else { "sink-ceiling" }, "record")
+                        }
+                        _ => (
+                            run_copycat_sink(&args, &rt, &sink_topic, &dir, &mut created)?,
+                            "copycat-sink",
+                            "line",
+                        ),
                     };
                     eprintln!(
-                        "run {}: {} {:>10.0} rec/s ({:.2} s, first {} after {} ms)",
+                        "run {}: {label} {:>10.0} rec/s ({:.2} s, first {unit} after {} ms)",
                         i + 1,
-                        if measure == Measure::SinkCeiling {
-                            "sink-ceiling"
-                        } else {
-                            "copycat-sink"
-                        },
                         m.rate(args.records),
                         m.elapsed.as_secs_f64(),
-                        if measure == Measure::SinkCeiling {
-                            "record"
-                        } else {
-                            "line"
-                        },
                         m.startup.map_or(0, |d| d.as_millis()),
                     );
-                    if measure == Measure::SinkCeiling {
-                        run.sink_ceiling = Some(m);
-                    } else {
-                        run.sink = Some(m);
+                    match measure {
+                        Measure::SinkCeiling => run.sink_ceiling = Some(m),
+                        Measure::SinkCeilingBatch => run.sink_ceiling_batch = Some(m),
+                        _ => run.sink = Some(m),
                     }
                 }
                 let _ = std::fs::remove_dir_all(&dir);

@@ -5,6 +5,7 @@
 
 mod authoring;
 mod bad_input;
+mod batch_consume;
 mod chaos;
 mod cli;
 mod client;

@@ -13,8 +13,8 @@
 //! [`flush`] is here too: librdkafka's flush, which rust-rdkafka wraps in a
 //! loop that waits 100 ms at a time.
 //!
-//! This is the one module of the runtime with `unsafe` code: the FFI calls
-//! and the delivery opaques' hand-over to librdkafka. Each block says why
+//! This module and [`super::batch_consume`] are the runtime's `unsafe`
+//! code: the FFI calls and the delivery opaques' hand-over to librdkafka. Each block says why
 //! it is sound; the types keep the invariants:
 //! - a [`TopicHandle`] holds the client that created it, so the handle is
 //!   destroyed before the client;

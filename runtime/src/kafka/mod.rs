@@ -1,6 +1,7 @@
 //! Kafka I/O: client configs, the source-offset store, and the admin calls
 //! the worker needs. All of it is rdkafka (librdkafka).
 
+pub mod batch_consume;
 pub mod batch_produce;
 pub mod log;
 pub mod offsets;

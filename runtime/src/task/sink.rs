@@ -18,6 +18,7 @@ use rdkafka::{ClientContext, Offset, TopicPartitionList};
 use super::double_buffer::DoubleBuffer;
 use super::{TaskContext, TaskFailure, TaskMetrics, TaskState, pause};
 use crate::engine::guest::{Guest, GuestError, SinkBatch, SinkRecordRef, TopicPartition, TopicPartitionOffset};
+use crate::kafka::batch_consume::{Fetched, MessageQueue};
 use crate::kafka::{KafkaError, sink_consumer_config};
 use crate::metrics::TaskInstruments;
 
@@ -180,6 +181,28 @@ impl ConsumerContext for SinkContext {
     }
 }
 
+/// Add a message from the task's [`MessageQueue`] to the put batch, as
+/// [`push`] does.
+fn push_fetched(batch: &mut SinkBatch, m: &Fetched<'_>, only_topic: Option<&str>) -> Result<(), TaskFailure> {
+    let topic = match only_topic {
+        Some(t) => t,
+        None => m
+            .topic()
+            .ok_or_else(|| TaskFailure("a consumed message has no UTF-8 topic name".into()))?,
+    };
+    batch
+        .push(SinkRecordRef {
+            topic,
+            partition: m.partition(),
+            offset: m.offset(),
+            key: m.key(),
+            value: m.payload(),
+            headers: m.headers(),
+            timestamp: m.timestamp(),
+        })
+        .map_err(|e| TaskFailure(format!("building a put batch: {e}")))
+}
+
 /// Add a consumed message to the put batch (copying its bytes once).
 /// `only_topic`: the one topic the task subscribed to, if it subscribed to
 /// one literal name; every message is from it, so its name is not read per
@@ -235,6 +258,10 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         })
         .map_err(|e| KafkaError::new(format!("creating the consumer of task {}", ctx.ident), e))?;
     subscribe(ctx, &consumer)?;
+    // Fetched messages come through this queue in runs (declared after the
+    // consumer, so dropped before it).
+    let mut queue = MessageQueue::new(consumer.client())
+        .map_err(|e| KafkaError::new(format!("creating the message queue of task {}", ctx.ident), e))?;
     ctx.status.set(TaskState::Running, None);
     tracing::info!("sink task started");
 
@@ -249,7 +276,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
                 put_loop(ctx, shared_ref, batches_ref);
             })
             .map_err(|e| TaskFailure(format!("spawning the put thread of task {}: {e}", ctx.ident)))?;
-        let consumed = consume_loop(ctx, &consumer, &shared, &rebalanced, &batches);
+        let consumed = consume_loop(ctx, &consumer, &mut queue, &shared, &rebalanced, &batches);
         if let Err(e) = &consumed {
             // A put retrying after a retriable error gives up at once.
             lock(&shared).fail(TaskFailure(e.0.clone()));
@@ -323,9 +350,10 @@ fn subscribe(ctx: &TaskContext, consumer: &BaseConsumer<SinkContext>) -> Result<
         .map_err(|e| KafkaError::new(format!("subscribing to {topics:?}"), e).into())
 }
 
-fn consume_loop(
+fn consume_loop<'c>(
     ctx: &TaskContext,
-    consumer: &BaseConsumer<SinkContext>,
+    consumer: &'c BaseConsumer<SinkContext>,
+    queue: &mut MessageQueue<'c>,
     shared: &Arc<Mutex<SinkShared>>,
     rebalanced: &AtomicBool,
     batches: &DoubleBuffer<SinkBatch>,
@@ -343,33 +371,63 @@ fn consume_loop(
     // Reused: clearing keeps its buffers.
     let mut batch = lock(shared).guest.sink_batch();
     let mut batch_bytes = 0usize;
+    // A rebalance ran (inside `consumer.poll`): records collected before it
+    // may belong to partitions now owned elsewhere (or rewound); their owner
+    // reads them again from the committed offsets. The new assignment's
+    // messages are routed to `queue`.
+    let after_rebalance = |batch: &mut SinkBatch, batch_bytes: &mut usize, queue: &mut MessageQueue<'c>| {
+        batch.clear();
+        *batch_bytes = 0;
+        queue.discard_pending();
+        route_assignment(consumer, queue);
+    };
     while !ctx.stopping() {
         if let Some(f) = lock(shared).failure.take() {
             return Err(TaskFailure(f));
         }
         let mut wait = Duration::from_millis(100);
+        // The consumer's own queue, until it is empty: rebalances, errors,
+        // and messages fetched before their partition was routed (older
+        // than anything of that partition in `queue`). It waits only while
+        // nothing is routed yet.
+        let mut drained = false;
         while batch.len() < max && batch_bytes < max_bytes {
-            match consumer.poll(wait) {
+            let w = if queue.is_routed() { Duration::ZERO } else { wait };
+            match consumer.poll(w) {
                 None => {
                     if take_rebalanced(rebalanced) {
-                        batch.clear();
-                        batch_bytes = 0;
+                        after_rebalance(&mut batch, &mut batch_bytes, queue);
                     }
+                    drained = true;
                     break;
                 }
                 Some(Ok(m)) => {
-                    // A rebalance ran inside this poll: records collected
-                    // before it may belong to partitions now owned elsewhere
-                    // (or rewound); their owner reads them again from the
-                    // committed offsets.
                     if take_rebalanced(rebalanced) {
-                        batch.clear();
-                        batch_bytes = 0;
+                        after_rebalance(&mut batch, &mut batch_bytes, queue);
                     }
                     batch_bytes += m.key().map_or(0, <[u8]>::len) + m.payload().map_or(0, <[u8]>::len);
                     push(&mut batch, &m, only_topic)?;
                 }
                 Some(Err(e)) => {
+                    tracing::warn!(error = %e, "consumer error");
+                    break;
+                }
+            }
+            wait = Duration::ZERO;
+        }
+        // Then the routed partitions' messages, in runs.
+        while drained && queue.is_routed() && batch.len() < max && batch_bytes < max_bytes {
+            match queue.next(wait) {
+                Ok(None) => break,
+                Ok(Some(m)) => {
+                    if let Some(e) = m.error() {
+                        tracing::warn!(error = %e, "consumer error");
+                        break;
+                    }
+                    batch_bytes += m.key().map_or(0, <[u8]>::len) + m.payload().map_or(0, <[u8]>::len);
+                    push_fetched(&mut batch, &m, only_topic)?;
+                }
+                Err(e) => {
                     tracing::warn!(error = %e, "consumer error");
                     break;
                 }
@@ -396,6 +454,23 @@ fn consume_loop(
         }
     }
     Ok(())
+}
+
+/// Route the assigned partitions' fetched messages to `queue`. A partition
+/// that cannot be routed stays on the consumer's queue (read one message
+/// per `poll`), so nothing is lost.
+fn route_assignment(consumer: &BaseConsumer<SinkContext>, queue: &mut MessageQueue<'_>) {
+    let assignment = match consumer.assignment() {
+        Ok(a) => a,
+        Err(e) => {
+            tracing::warn!(error = %e, "reading the assignment to route its messages");
+            return;
+        }
+    };
+    let elements = assignment.elements();
+    if let Err(e) = queue.route(elements.iter().map(|e| (e.topic(), e.partition()))) {
+        tracing::warn!(error = %e, "routing fetched messages; they are read one by one");
+    }
 }
 
 /// Whether a rebalance ran since the last call (a plain load per message;

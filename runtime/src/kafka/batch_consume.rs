@@ -1,0 +1,289 @@
+//! Take fetched messages from librdkafka in runs, with
+//! `rd_kafka_consume_batch_queue`, instead of one `poll` per message.
+//!
+//! rust-rdkafka's `BaseConsumer::poll` returns one message per call; each
+//! call reads the clock and takes the queue's lock, and librdkafka reads the
+//! clock about three more times per message. In a profile of a sink task
+//! `clock_gettime` alone was 17 % of the consuming thread, which is the
+//! task's bottleneck. The batch call does that once per run of messages.
+//!
+//! The batch call cannot be used on the consumer's own queue: it serves a
+//! rebalance found there by unassigning (rust-rdkafka asks for rebalances as
+//! events and sets no rebalance callback), so the task would lose its
+//! partitions. A [`MessageQueue`] is a queue of its own that the assigned
+//! partitions' fetched messages are routed to ([`MessageQueue::route`],
+//! after every assignment); rebalances, errors and commit results stay on
+//! the consumer's queue, which the task still polls between runs. Messages
+//! fetched before their partition was routed stay on the consumer's queue
+//! and come out of its `poll`, before anything routed later.
+//!
+//! After a partition is revoked, messages of it still in the queue are
+//! outdated (librdkafka's version barrier) and dropped by the batch call.
+//!
+//! This module and [`super::batch_produce`] are the runtime's `unsafe` code:
+//! FFI calls, and ownership of the messages the batch call hands out.
+#![allow(unsafe_code)]
+
+use std::collections::VecDeque;
+use std::ffi::{CStr, CString, c_char, c_void};
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+use std::time::Duration;
+
+use rdkafka::bindings as rdsys;
+use rdkafka::client::{Client, ClientContext};
+use rdkafka::error::{KafkaError as RdKafkaError, RDKafkaErrorCode};
+
+/// Messages asked for per batch call.
+const RUN: usize = 512;
+
+/// Stand-in for a header key that is not UTF-8 (Kafka's are Java strings;
+/// another client may write anything).
+const NOT_UTF8: &str = "\u{FFFD}";
+
+/// A queue of fetched messages, apart from the consumer's own; it lives no
+/// longer than the consumer (`'c`).
+pub struct MessageQueue<'c> {
+    raw: NonNull<rdsys::rd_kafka_queue_t>,
+    rk: NonNull<rdsys::rd_kafka_t>,
+    /// Messages taken from librdkafka and not handed out yet, in order.
+    pending: VecDeque<Fetched<'c>>,
+    /// Scratch for the batch call.
+    scratch: Vec<*mut rdsys::rd_kafka_message_t>,
+    /// Whether any partition is routed here (else waiting on it is pointless).
+    routed: bool,
+    _client: PhantomData<&'c ()>,
+}
+
+// SAFETY: librdkafka queues and messages may be used from any thread; the
+// queue is only used through `&mut self`.
+unsafe impl Send for MessageQueue<'_> {}
+
+impl std::fmt::Debug for MessageQueue<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MessageQueue")
+            .field("pending", &self.pending.len())
+            .field("routed", &self.routed)
+            .finish()
+    }
+}
+
+impl<'c> MessageQueue<'c> {
+    /// A new, empty queue of `client`'s.
+    pub fn new<C: ClientContext>(client: &'c Client<C>) -> Result<Self, RdKafkaError> {
+        let rk = NonNull::new(client.native_ptr()).ok_or(RdKafkaError::ClientCreation("no client".into()))?;
+        // SAFETY: `rk` is a live client, which outlives the queue ('c).
+        let raw = unsafe { rdsys::rd_kafka_queue_new(rk.as_ptr()) };
+        let raw = NonNull::new(raw).ok_or(RdKafkaError::ClientCreation("creating a message queue".into()))?;
+        Ok(Self {
+            raw,
+            rk,
+            pending: VecDeque::new(),
+            scratch: Vec::with_capacity(RUN),
+            routed: false,
+            _client: PhantomData,
+        })
+    }
+
+    /// Route the fetched messages of `partitions` here. Call after every
+    /// assignment: librdkafka stops a partition's routing when it stops
+    /// fetching it.
+    pub fn route<'a>(&mut self, partitions: impl IntoIterator<Item = (&'a str, i32)>) -> Result<(), RdKafkaError> {
+        for (topic, partition) in partitions {
+            let name = CString::new(topic).map_err(|_| RdKafkaError::Subscription(format!("topic name {topic:?}")))?;
+            // SAFETY: `rk` is live ('c); `name` is a valid C string for the
+            // call. The partition queue handle is released right after the
+            // forward, which stays on the partition's fetch queue.
+            unsafe {
+                let q = rdsys::rd_kafka_queue_get_partition(self.rk.as_ptr(), name.as_ptr(), partition);
+                if q.is_null() {
+                    return Err(RdKafkaError::Subscription(format!("no partition {topic}-{partition}")));
+                }
+                rdsys::rd_kafka_queue_forward(q, self.raw.as_ptr());
+                rdsys::rd_kafka_queue_destroy(q);
+            }
+            self.routed = true;
+        }
+        Ok(())
+    }
+
+    /// Whether a partition was ever routed here.
+    pub fn is_routed(&self) -> bool {
+        self.routed
+    }
+
+    /// Drop the messages taken but not handed out (after a rebalance: their
+    /// partitions are read again from the committed offsets).
+    pub fn discard_pending(&mut self) {
+        self.pending.clear();
+    }
+
+    /// The next message, waiting up to `timeout` for one when none is
+    /// taken yet. `Ok(None)`: none arrived in time.
+    pub fn next(&mut self, timeout: Duration) -> Result<Option<Fetched<'c>>, RdKafkaError> {
+        if self.pending.is_empty() {
+            self.fill(timeout)?;
+        }
+        Ok(self.pending.pop_front())
+    }
+
+    fn fill(&mut self, timeout: Duration) -> Result<(), RdKafkaError> {
+        let ms = i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX);
+        self.scratch.clear();
+        // SAFETY: the queue is live; librdkafka writes at most `RUN`
+        // message pointers into the scratch's spare capacity and returns
+        // how many (or -1).
+        let n = unsafe {
+            rdsys::rd_kafka_consume_batch_queue(
+                self.raw.as_ptr(),
+                ms,
+                self.scratch.as_mut_ptr(),
+                RUN.min(self.scratch.capacity()),
+            )
+        };
+        let Ok(n) = usize::try_from(n) else {
+            // SAFETY: reads librdkafka's thread-local last error.
+            let code = unsafe { rdsys::rd_kafka_last_error() };
+            return Err(RdKafkaError::MessageConsumption(RDKafkaErrorCode::from(code)));
+        };
+        // SAFETY: librdkafka initialised the first `n` entries.
+        unsafe { self.scratch.set_len(n.min(self.scratch.capacity())) };
+        self.pending
+            .extend(self.scratch.drain(..).filter_map(NonNull::new).map(|raw| Fetched {
+                raw,
+                _queue: PhantomData,
+            }));
+        Ok(())
+    }
+}
+
+impl Drop for MessageQueue<'_> {
+    fn drop(&mut self) {
+        // Messages first, then the queue (its partitions' forwards keep a
+        // reference of their own; what reaches it afterwards is dropped).
+        self.pending.clear();
+        // SAFETY: created by `rd_kafka_queue_new`, destroyed once, while the
+        // client is alive ('c).
+        unsafe { rdsys::rd_kafka_queue_destroy(self.raw.as_ptr()) }
+    }
+}
+
+/// One message from a [`MessageQueue`], owned until dropped.
+pub struct Fetched<'c> {
+    raw: NonNull<rdsys::rd_kafka_message_t>,
+    _queue: PhantomData<&'c ()>,
+}
+
+// SAFETY: a librdkafka message is immutable once handed out and may be
+// destroyed on any thread.
+unsafe impl Send for Fetched<'_> {}
+
+impl std::fmt::Debug for Fetched<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetched")
+            .field("partition", &self.partition())
+            .field("offset", &self.offset())
+            .finish()
+    }
+}
+
+impl Drop for Fetched<'_> {
+    fn drop(&mut self) {
+        // SAFETY: handed out by the batch call, destroyed once.
+        unsafe { rdsys::rd_kafka_message_destroy(self.raw.as_ptr()) }
+    }
+}
+
+/// `len` bytes at `ptr` (none for a null pointer).
+///
+/// # Safety
+/// `ptr` must be null or point to `len` readable bytes that live as long as
+/// the returned slice.
+unsafe fn bytes<'a>(ptr: *const c_void, len: usize) -> Option<&'a [u8]> {
+    // SAFETY: as the caller promises.
+    (!ptr.is_null()).then(|| unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+}
+
+impl Fetched<'_> {
+    fn msg(&self) -> &rdsys::rd_kafka_message_t {
+        // SAFETY: the message lives until `self` is dropped.
+        unsafe { self.raw.as_ref() }
+    }
+
+    /// The error this message carries instead of a record, if any.
+    pub fn error(&self) -> Option<RdKafkaError> {
+        let err = self.msg().err;
+        (err != rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR)
+            .then(|| RdKafkaError::MessageConsumption(RDKafkaErrorCode::from(err)))
+    }
+
+    /// The topic's name (`None` if it is not UTF-8, which Kafka does not allow).
+    pub fn topic(&self) -> Option<&str> {
+        let rkt = self.msg().rkt;
+        if rkt.is_null() {
+            return None;
+        }
+        // SAFETY: a message keeps its topic handle (and so its name) alive.
+        unsafe { CStr::from_ptr(rdsys::rd_kafka_topic_name(rkt)) }.to_str().ok()
+    }
+
+    /// Partition.
+    pub fn partition(&self) -> i32 {
+        self.msg().partition
+    }
+
+    /// Offset.
+    pub fn offset(&self) -> i64 {
+        self.msg().offset
+    }
+
+    /// Key bytes.
+    pub fn key(&self) -> Option<&[u8]> {
+        let m = self.msg();
+        // SAFETY: librdkafka's key pointer and length, alive with the message.
+        unsafe { bytes(m.key, m.key_len) }
+    }
+
+    /// Value bytes (`None`: a tombstone).
+    pub fn payload(&self) -> Option<&[u8]> {
+        let m = self.msg();
+        // SAFETY: librdkafka's payload pointer and length, alive with the message.
+        unsafe { bytes(m.payload, m.len) }
+    }
+
+    /// Milliseconds since the Unix epoch, if the record has a timestamp.
+    pub fn timestamp(&self) -> Option<i64> {
+        let mut kind = rdsys::rd_kafka_timestamp_type_t::RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
+        // SAFETY: the message is live; `kind` is written by the call.
+        let ts = unsafe { rdsys::rd_kafka_message_timestamp(self.raw.as_ptr(), &mut kind) };
+        (ts != -1 && kind != rdsys::rd_kafka_timestamp_type_t::RD_KAFKA_TIMESTAMP_NOT_AVAILABLE).then_some(ts)
+    }
+
+    /// The headers, in order: `(key, value)`; a key that is not UTF-8 reads
+    /// as U+FFFD.
+    pub fn headers(&self) -> impl Iterator<Item = (&str, Option<&[u8]>)> + '_ {
+        let mut hdrs: *mut rdsys::rd_kafka_headers_t = std::ptr::null_mut();
+        // SAFETY: the message is live; on success `hdrs` points to its
+        // headers, owned by the message.
+        let err = unsafe { rdsys::rd_kafka_message_headers(self.raw.as_ptr(), &mut hdrs) };
+        let hdrs = (err == rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR && !hdrs.is_null()).then_some(hdrs);
+        let mut idx = 0usize;
+        std::iter::from_fn(move || {
+            let hdrs = hdrs?;
+            let (mut name, mut value, mut size): (*const c_char, *const c_void, usize) =
+                (std::ptr::null(), std::ptr::null(), 0);
+            // SAFETY: `hdrs` belongs to the live message; the call writes
+            // the header's name, value and size, or returns an error past
+            // the last header.
+            let err = unsafe { rdsys::rd_kafka_header_get_all(hdrs, idx, &mut name, &mut value, &mut size) };
+            if err != rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR || name.is_null() {
+                return None;
+            }
+            idx += 1;
+            // SAFETY: a NUL-terminated name and `size` value bytes, owned by
+            // the message's headers.
+            let key = unsafe { CStr::from_ptr(name) }.to_str().unwrap_or(NOT_UTF8);
+            Some((key, unsafe { bytes(value, size) }))
+        })
+    }
+}

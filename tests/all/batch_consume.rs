@@ -1,0 +1,143 @@
+//! `kafka::batch_consume`: a sink task's messages taken in runs from a queue
+//! the assigned partitions are routed to. Every field a `put` receives
+//! comes through it, so each is checked against what was produced.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use copycat_runtime::config::Props;
+use copycat_runtime::kafka::batch_consume::MessageQueue;
+use copycat_runtime::kafka::sink_consumer_config;
+use copycat_tests::*;
+use rdkafka::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::{Header, Message, OwnedHeaders};
+use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+
+/// Headers as read back.
+type Headers = Vec<(String, Option<Vec<u8>>)>;
+
+/// One consumed record: (partition, offset, key, value, headers (`None`:
+/// came through `poll`, not read), timestamp).
+type Got = (i32, i64, Option<Vec<u8>>, Option<Vec<u8>>, Option<Headers>, Option<i64>);
+
+#[test]
+fn routed_partitions_come_in_runs_with_every_field_and_in_order() {
+    let topic = unique("batch-consume");
+    block_on(create_topic(&topic, 2));
+    let producer: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap())
+        .create()
+        .unwrap();
+    // 2,000 records per partition: keys and values, tombstones, headers
+    // (one with a null value), timestamps.
+    let n = 2000i64;
+    for p in 0..2 {
+        for i in 0..n {
+            let key = format!("k{p}-{i}");
+            let value = format!("v{p}-{i}");
+            let mut rec = BaseRecord::to(&topic)
+                .partition(p)
+                .key(key.as_bytes())
+                .timestamp(1_700_000_000_000 + i);
+            if i % 100 != 99 {
+                rec = rec.payload(value.as_bytes());
+            }
+            if i % 10 == 0 {
+                rec = rec.headers(
+                    OwnedHeaders::new()
+                        .insert(Header {
+                            key: "h",
+                            value: Some(value.as_bytes()),
+                        })
+                        .insert(Header::<&[u8]> {
+                            key: "null",
+                            value: None,
+                        }),
+                );
+            }
+            producer.send(rec).map_err(|(e, _)| e).unwrap();
+        }
+    }
+    producer.flush(Duration::from_secs(30)).unwrap();
+
+    let worker = worker_config(&unique("unused-offsets"));
+    let consumer: BaseConsumer =
+        sink_consumer_config(&worker, &Props::new(), &unique("batch-consume"), "batch-consume")
+            .create()
+            .unwrap();
+    consumer.subscribe(&[&topic]).unwrap();
+    let mut queue = MessageQueue::new(consumer.client()).unwrap();
+    assert!(!queue.is_routed());
+    let mut got: BTreeMap<i32, Vec<Got>> = BTreeMap::new();
+    let mut from_poll = 0;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while got.values().map(Vec::len).sum::<usize>() < 2 * n as usize {
+        assert!(Instant::now() < deadline, "timed out with {got:?}");
+        // What the task does: the consumer's own queue until it is empty
+        // (the assignment, and anything fetched before the routing)...
+        while let Some(m) = consumer.poll(Duration::from_millis(if queue.is_routed() { 0 } else { 100 })) {
+            let m = m.unwrap();
+            from_poll += 1;
+            got.entry(m.partition()).or_default().push((
+                m.partition(),
+                m.offset(),
+                m.key().map(<[u8]>::to_vec),
+                m.payload().map(<[u8]>::to_vec),
+                None,
+                m.timestamp().to_millis(),
+            ));
+        }
+        let assignment = consumer.assignment().unwrap();
+        if !queue.is_routed() && assignment.count() == 2 {
+            queue
+                .route(assignment.elements().iter().map(|e| (e.topic(), e.partition())))
+                .unwrap();
+        }
+        // ...then the routed queue, in runs.
+        while let Some(m) = queue.next(Duration::from_millis(100)).unwrap() {
+            assert!(m.error().is_none(), "{:?}", m.error());
+            assert_eq!(m.topic(), Some(topic.as_str()));
+            let headers = m
+                .headers()
+                .map(|(k, v)| (k.to_owned(), v.map(<[u8]>::to_vec)))
+                .collect();
+            got.entry(m.partition()).or_default().push((
+                m.partition(),
+                m.offset(),
+                m.key().map(<[u8]>::to_vec),
+                m.payload().map(<[u8]>::to_vec),
+                Some(headers),
+                m.timestamp(),
+            ));
+        }
+    }
+    drop(queue);
+    assert!(
+        from_poll < 2 * n,
+        "every message came through poll: the routing did nothing"
+    );
+    for p in 0..2 {
+        let records = &got[&p];
+        assert_eq!(records.len(), n as usize, "partition {p}");
+        for (i, (partition, offset, key, value, headers, ts)) in records.iter().enumerate() {
+            let i = i as i64;
+            assert_eq!((*partition, *offset), (p, i), "partition {p}: in order, none twice");
+            assert_eq!(key.as_deref(), Some(format!("k{p}-{i}").as_bytes()));
+            let expected = format!("v{p}-{i}");
+            let expected_value = (i % 100 != 99).then_some(expected.as_bytes());
+            assert_eq!(value.as_deref(), expected_value, "partition {p} offset {i}: value");
+            assert_eq!(*ts, Some(1_700_000_000_000 + i));
+            // Headers are checked on the routed messages (the ones from
+            // `poll` were recorded without them).
+            if let Some(headers) = headers {
+                let want: Headers = if i % 10 == 0 {
+                    vec![("h".into(), Some(expected.clone().into_bytes())), ("null".into(), None)]
+                } else {
+                    Vec::new()
+                };
+                assert_eq!(*headers, want, "partition {p} offset {i}: headers");
+            }
+        }
+    }
+}
