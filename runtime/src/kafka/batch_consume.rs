@@ -55,10 +55,6 @@ pub struct MessageQueue<'c> {
     _client: PhantomData<&'c ()>,
 }
 
-// SAFETY: librdkafka queues and messages may be used from any thread; the
-// queue is only used through `&mut self`.
-unsafe impl Send for MessageQueue<'_> {}
-
 impl std::fmt::Debug for MessageQueue<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MessageQueue")
@@ -127,33 +123,44 @@ impl<'c> MessageQueue<'c> {
         Ok(self.pending.pop_front())
     }
 
+    /// Take what the queue holds; if that is nothing, wait up to `timeout`
+    /// for the first message, then take what came with it.
+    ///
+    /// The batch call returns only once it has as many messages as asked
+    /// for or its timeout has passed, so the waiting call asks for one: at
+    /// a low rate, asking for a full run would hold every message back for
+    /// the whole timeout.
     fn fill(&mut self, timeout: Duration) -> Result<(), RdKafkaError> {
+        if self.take(Duration::ZERO, RUN)? == 0 && !timeout.is_zero() && self.take(timeout, 1)? == 1 {
+            self.take(Duration::ZERO, RUN - 1)?;
+        }
+        Ok(())
+    }
+
+    /// One batch call: up to `max` messages (at most [`RUN`]) into
+    /// `pending`, waiting up to `timeout` for all of them. Returns how many.
+    fn take(&mut self, timeout: Duration, max: usize) -> Result<usize, RdKafkaError> {
         let ms = i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX);
         self.scratch.clear();
-        // SAFETY: the queue is live; librdkafka writes at most `RUN`
+        let max = max.min(self.scratch.capacity());
+        // SAFETY: the queue is live; librdkafka writes at most `max`
         // message pointers into the scratch's spare capacity and returns
         // how many (or -1).
-        let n = unsafe {
-            rdsys::rd_kafka_consume_batch_queue(
-                self.raw.as_ptr(),
-                ms,
-                self.scratch.as_mut_ptr(),
-                RUN.min(self.scratch.capacity()),
-            )
-        };
+        let n = unsafe { rdsys::rd_kafka_consume_batch_queue(self.raw.as_ptr(), ms, self.scratch.as_mut_ptr(), max) };
         let Ok(n) = usize::try_from(n) else {
             // SAFETY: reads librdkafka's thread-local last error.
             let code = unsafe { rdsys::rd_kafka_last_error() };
             return Err(RdKafkaError::MessageConsumption(RDKafkaErrorCode::from(code)));
         };
+        let n = n.min(max);
         // SAFETY: librdkafka initialised the first `n` entries.
-        unsafe { self.scratch.set_len(n.min(self.scratch.capacity())) };
+        unsafe { self.scratch.set_len(n) };
         self.pending
             .extend(self.scratch.drain(..).filter_map(NonNull::new).map(|raw| Fetched {
                 raw,
                 _queue: PhantomData,
             }));
-        Ok(())
+        Ok(n)
     }
 }
 
@@ -173,10 +180,6 @@ pub struct Fetched<'c> {
     raw: NonNull<rdsys::rd_kafka_message_t>,
     _queue: PhantomData<&'c ()>,
 }
-
-// SAFETY: a librdkafka message is immutable once handed out and may be
-// destroyed on any thread.
-unsafe impl Send for Fetched<'_> {}
 
 impl std::fmt::Debug for Fetched<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
