@@ -21,6 +21,17 @@ type Headers = Vec<(String, Option<Vec<u8>>)>;
 /// came through `poll`, not read), timestamp).
 type Got = (i32, i64, Option<Vec<u8>>, Option<Vec<u8>>, Option<Headers>, Option<i64>);
 
+/// A consumer with a sink task's settings, in a group of its own,
+/// subscribed to `topic`.
+fn subscribed(topic: &str) -> BaseConsumer {
+    let worker = worker_config(&unique("unused-offsets"));
+    let consumer: BaseConsumer = sink_consumer_config(&worker, &Props::new(), &unique("batch-consume"), "batch-consume")
+        .create()
+        .unwrap();
+    consumer.subscribe(&[topic]).unwrap();
+    consumer
+}
+
 #[test]
 fn routed_partitions_come_in_runs_with_every_field_and_in_order() {
     let topic = unique("batch-consume");
@@ -61,12 +72,7 @@ fn routed_partitions_come_in_runs_with_every_field_and_in_order() {
     }
     producer.flush(Duration::from_secs(30)).unwrap();
 
-    let worker = worker_config(&unique("unused-offsets"));
-    let consumer: BaseConsumer =
-        sink_consumer_config(&worker, &Props::new(), &unique("batch-consume"), "batch-consume")
-            .create()
-            .unwrap();
-    consumer.subscribe(&[&topic]).unwrap();
+    let consumer = subscribed(&topic);
     let mut queue = MessageQueue::new(consumer.client()).unwrap();
     assert!(!queue.is_routed());
     let mut got: BTreeMap<i32, Vec<Got>> = BTreeMap::new();
@@ -150,12 +156,7 @@ fn routed_partitions_come_in_runs_with_every_field_and_in_order() {
 fn a_waiting_queue_hands_out_a_message_when_it_arrives() {
     let topic = unique("batch-consume-wait");
     block_on(create_topic(&topic, 1));
-    let worker = worker_config(&unique("unused-offsets"));
-    let consumer: BaseConsumer =
-        sink_consumer_config(&worker, &Props::new(), &unique("batch-consume"), "batch-consume")
-            .create()
-            .unwrap();
-    consumer.subscribe(&[&topic]).unwrap();
+    let consumer = subscribed(&topic);
     let mut queue = MessageQueue::new(consumer.client()).unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     while !queue.is_routed() {
