@@ -25,9 +25,10 @@ type Got = (i32, i64, Option<Vec<u8>>, Option<Vec<u8>>, Option<Headers>, Option<
 /// subscribed to `topic`.
 fn subscribed(topic: &str) -> BaseConsumer {
     let worker = worker_config(&unique("unused-offsets"));
-    let consumer: BaseConsumer = sink_consumer_config(&worker, &Props::new(), &unique("batch-consume"), "batch-consume")
-        .create()
-        .unwrap();
+    let consumer: BaseConsumer =
+        sink_consumer_config(&worker, &Props::new(), &unique("batch-consume"), "batch-consume")
+            .create()
+            .unwrap();
     consumer.subscribe(&[topic]).unwrap();
     consumer
 }
