@@ -14,8 +14,8 @@
 //! loop that waits 100 ms at a time.
 //!
 //! This module and [`super::batch_consume`] are the runtime's `unsafe`
-//! code: the FFI calls and the delivery opaques' hand-over to librdkafka. Each block says why
-//! it is sound; the types keep the invariants:
+//! code: the FFI calls and the delivery opaques' hand-over to librdkafka.
+//! Each block says why it is sound; the types keep the invariants:
 //! - a [`TopicHandle`] holds the client that created it, so the handle is
 //!   destroyed before the client;
 //! - a [`Run`] borrows the bytes its records point to for as long as it

@@ -94,12 +94,16 @@ impl TopicLog {
         self.producer
             .send(record)
             .map_err(|(e, _)| KafkaError::new(format!("writing {key} to {}", self.topic), e))?;
-        // The producer's thread serves the acknowledgement; `flush` alone
-        // would wait 100 ms at least (`wait_acknowledged`).
-        super::wait_acknowledged(&self.producer, Instant::now() + self.timeout);
-        self.producer
-            .flush(self.timeout)
-            .map_err(|e| KafkaError::new(format!("writing {key} to {}", self.topic), e))
+        // librdkafka's flush, not rust-rdkafka's (which waits 100 ms at
+        // least): the producer's thread serves the acknowledgement.
+        if super::batch_produce::flush(self.producer.client(), self.timeout) {
+            Ok(())
+        } else {
+            Err(KafkaError::new(
+                format!("writing {key} to {}", self.topic),
+                rdkafka::error::KafkaError::Flush(rdkafka::error::RDKafkaErrorCode::OperationTimedOut),
+            ))
+        }
     }
 
     /// Read every record written before this call, in order per partition,

@@ -108,8 +108,9 @@ const QUEUE_FULL_WAIT: Duration = Duration::from_millis(1);
 /// sends now: a task's own writes of offsets, a transaction's commit, a
 /// stopping task's wait for its last acknowledgements, a sender waiting for
 /// its next batch) the producer's fallback thread polls it, blocking in
-/// librdkafka's queue: an idle producer costs no CPU. It stops polling while a sender serves, so reports are served
-/// on the thread that allocated their messages.
+/// librdkafka's queue: an idle producer costs no CPU. It stops polling
+/// while a sender serves, so reports are served on the thread that
+/// allocated their messages.
 pub(crate) struct SourceProducer {
     shared: Arc<Polled>,
     fallback: Option<JoinHandle<()>>,
