@@ -248,6 +248,56 @@ fn connector_defined_transactions_commit_and_abort() {
     );
 }
 
+/// A task whose connector has nothing more to send still commits when its
+/// commit falls due: the pause after an empty poll (here two minutes) ends
+/// early for it. Before, the records' offsets (and, exactly-once, the
+/// records themselves for read_committed consumers) waited for the pause to
+/// end.
+fn commits_on_time_while_the_task_idles(guarantee: &[(&str, &str)]) {
+    let offsets = unique("offsets");
+    let topic = unique("idle-commit");
+    let name = unique("idle-commit");
+    block_on(create_topic(&topic, 1));
+    let worker = start_worker(&offsets);
+    let mut pairs = vec![
+        ("name", name.as_str()),
+        ("connector.class", "datagen"),
+        ("topic", topic.as_str()),
+        ("count", "100"),
+        ("poll.idle.backoff.ms", "120000"),
+        ("poll.idle.backoff.max.ms", "120000"),
+    ];
+    pairs.extend_from_slice(guarantee);
+    worker.start_connector(connector(&worker, &pairs)).unwrap();
+    // Well inside the first two-minute pause.
+    eventually("the last offset is committed", Duration::from_secs(45), || {
+        committed_min(&offsets, &name, 1).filter(|c| *c == 99)
+    });
+    // Read while the task still runs: stopping it would commit anyway.
+    let s = seqs(&topic).remove("stream-0").unwrap_or_default();
+    assert_eq!(s, (0..100).collect::<Vec<u64>>(), "all 100 records, once");
+    assert_eq!(task_states(&worker, &name)[0].0, "RUNNING");
+    worker.shutdown();
+}
+
+/// `transaction.boundary=interval`: the open transaction commits when the
+/// interval is up, not when the idle pause ends.
+#[test]
+fn an_interval_transaction_commits_on_time_while_the_task_idles() {
+    commits_on_time_while_the_task_idles(&[
+        ("delivery.guarantee", "exactly-once"),
+        ("transaction.boundary", "interval"),
+        ("transaction.boundary.interval.ms", "1000"),
+    ]);
+}
+
+/// At-least-once: offsets are committed every `offset.flush.interval.ms`
+/// (200 ms in the tests' worker), not when the idle pause ends.
+#[test]
+fn at_least_once_offsets_commit_on_time_while_the_task_idles() {
+    commits_on_time_while_the_task_idles(&[("delivery.guarantee", "at-least-once")]);
+}
+
 /// Another task's open transaction holds a read_committed consumer's "end"
 /// (the last stable offset) *before* offsets this task committed later. A
 /// restarted task must not take that as the end: it would resume from older

@@ -54,6 +54,9 @@ const SENDER_LINGER: Duration = Duration::from_millis(2);
 /// Batches in flight at once; each has a slot in a ring of counters, so a
 /// delivery callback is one atomic decrement (no lock, no lookup).
 const RING: usize = 1024;
+/// The shortest pause after an empty poll when a commit is due (see
+/// `SourceRunner::next_commit_due`).
+const MIN_DUE_PAUSE: Duration = Duration::from_millis(1);
 
 /// Records of one poll still waiting for Kafka's acknowledgement.
 struct Batch {
@@ -343,8 +346,12 @@ impl SourceRunner<'_> {
                 // Empty polls in a row back off (up to
                 // poll.idle.backoff.max.ms): an idle task costs no CPU. A
                 // stop or pause wakes the task at once.
+                // The pause ends early when a commit falls due: an open
+                // transaction's interval, or the offset flush of records
+                // already handed over.
                 self.retire_idle_sender()?;
-                pause(self.ctx, self.idle.next());
+                let idle = self.idle.next();
+                pause(self.ctx, self.next_commit_due().map_or(idle, |due| idle.min(due)));
                 continue;
             }
             self.idle.reset();
@@ -366,6 +373,27 @@ impl SourceRunner<'_> {
             }
         }
         Ok(())
+    }
+
+    /// How long until a commit falls due, if one waits: the open
+    /// transaction's `transaction.boundary.interval.ms`, or (at-least-once,
+    /// with batches whose offsets are not yet committed)
+    /// `offset.flush.interval.ms`. At least 1 ms, so that a commit that
+    /// cannot start yet (the previous offsets still being written) does not
+    /// turn the idle pause into a spin.
+    fn next_commit_due(&self) -> Option<Duration> {
+        let left = |every: Duration, since: Instant| Some(every.saturating_sub(since.elapsed()).max(MIN_DUE_PAUSE));
+        match (
+            self.ctx.connector.delivery,
+            self.ctx.connector.transaction_boundary,
+            &self.txn,
+        ) {
+            (DeliveryGuarantee::ExactlyOnce, TransactionBoundary::Interval(every), Some(txn)) => left(every, txn.began),
+            (DeliveryGuarantee::AtLeastOnce, ..) if !self.batches.is_empty() || self.writing.is_some() => {
+                left(self.ctx.worker.offset_flush_interval, self.last_commit)
+            }
+            _ => None,
+        }
     }
 
     /// `copycat_source_offset_commit_lag_records`: `polled` more records
