@@ -231,6 +231,10 @@ struct Measurement {
     steady: Option<f64>,
     /// Exactly-once only: transactions committed.
     transactions: Option<u64>,
+    /// Copycat exactly-once only: from the moment the task had polled every
+    /// record to the commit of the last transaction (with the interval
+    /// boundary, the rest of the last interval).
+    end_wait: Option<Duration>,
     /// CPU time of this process (user + system, all threads) over the
     /// measurement: the producer's or Copycat's own work, not the broker's.
     cpu: Option<Duration>,
@@ -417,6 +421,7 @@ fn run_ceiling(
         startup: None,
         steady: None,
         transactions: None,
+        end_wait: None,
         cpu: Some(cpu),
     })
 }
@@ -588,6 +593,7 @@ fn run_ceiling_eos(args: &Args, worker: &WorkerConfig, topic: &str, offsets_topi
             startup: None,
             steady: None,
             transactions: Some(transactions),
+            end_wait: None,
             cpu: Some(cpu_time().saturating_sub(cpu0)),
         },
         commit_time.as_secs_f64() * 1e3 / transactions.max(1) as f64,
@@ -740,12 +746,16 @@ fn run_copycat(
     let mut first: Option<(Duration, u64)> = None;
     let mut watchdog = Watchdog::new(if exactly_once { "copycat-eos" } else { "copycat" });
     let mut transactions = 0;
+    let mut all_polled: Option<Duration> = None;
     let result = loop {
         // At-least-once: records in the topic. Exactly-once: records in
         // committed transactions (the end offsets also count markers).
         let (n, msg) = if exactly_once {
             let (polled, committed, commits) = eos_progress(&worker.task_metrics(&name)?);
             transactions = commits;
+            if polled >= args.records && all_polled.is_none() {
+                all_polled = Some(start.elapsed());
+            }
             (committed, format!("polled {polled}, {commits} txns"))
         } else {
             let polled: u64 = worker
@@ -802,6 +812,7 @@ fn run_copycat(
         startup,
         steady,
         transactions: exactly_once.then_some(transactions),
+        end_wait: all_polled.map(|t| elapsed.saturating_sub(t)),
         cpu: Some(cpu),
     })
 }
@@ -1035,6 +1046,7 @@ fn run_sink_ceiling(args: &Args, worker: &WorkerConfig, topic: &str, dir: &Path,
             .filter(|f| elapsed > *f)
             .map(|f| (args.records - 1) as f64 / (elapsed - f).as_secs_f64()),
         transactions: None,
+        end_wait: None,
         cpu: Some(cpu),
     })
 }
@@ -1120,6 +1132,7 @@ fn run_copycat_sink(
         startup,
         steady,
         transactions: None,
+        end_wait: None,
         cpu: Some(cpu),
     })
 }
@@ -1395,7 +1408,21 @@ fn record_results(args: &Args, runs: &[Run]) -> Result<()> {
         rates(|r| r.eos),
         Some(("raw rdkafka producer", &ceiling)),
         Some(Goal::ratio_at_least(0.75)),
-        format!("{}; {}", steady(|r| r.eos, |r| r.ceiling, false), args.boundary_desc()),
+        format!(
+            "{}; {}; {} records{}",
+            steady(|r| r.eos, |r| r.ceiling, false),
+            args.boundary_desc(),
+            args.records,
+            median(
+                runs.iter()
+                    .filter_map(|r| r.eos?.end_wait)
+                    .map(|d| d.as_secs_f64() * 1e3)
+                    .collect()
+            )
+            .map_or_else(String::new, |ms| format!(
+                "; last record polled → its commit: median {ms:.0} ms"
+            ))
+        ),
     );
     let ceiling_eos = rates(|r| r.ceiling_eos);
     push(
@@ -1629,6 +1656,11 @@ fn report(args: &Args, runs: &[Run]) {
                 .map(|m| m.and_then(|m| m.transactions).map(|t| t as f64))
                 .collect();
             cols.push(Col::new(heads[4], 5, 0, txns));
+            let end_wait = ms
+                .iter()
+                .map(|m| m.and_then(|m| m.end_wait).map(|d| d.as_secs_f64() * 1e3))
+                .collect();
+            cols.push(Col::new("end ms", 6, 0, end_wait));
             if args.measures(Measure::CeilingEos) {
                 let eos_rate: Vec<Option<f64>> = ms.iter().map(|m| m.map(|m| m.rate(records))).collect();
                 let ceiling_eos = runs
@@ -1655,7 +1687,8 @@ fn report(args: &Args, runs: &[Run]) {
     );
     println!(" ratio = rec/s ÷ the same run's ceiling rec/s; Copycat time includes connector start-up (start ms:");
     println!(" until the first record is in the topic, eos: until the first transaction committed);");
-    println!(" steady = rec/s after that ÷ ceiling rec/s; txns = transactions committed;");
+    println!(" steady = rec/s after that ÷ ceiling rec/s; txns = transactions committed; end ms = from the");
+    println!(" last record polled to its transaction's commit (sampled every 20 ms);");
     println!(" ceil-eos = the raw producer, transactional, one transaction per batch; eos/ceil-eos = eos ÷ ceil-eos;");
     println!(" cpu ns = CPU time of this process (all threads, not the broker) per record)");
     print_table(&cols, runs.len());
