@@ -38,3 +38,38 @@ fn two_logs_on_one_topic_agree_and_read_their_own_writes() {
     assert_eq!(a.catch_up().unwrap(), [("connector-z".to_owned(), Some(b"4".to_vec()))]);
     assert!(a.catch_up().unwrap().is_empty());
 }
+
+/// A record the broker refuses is an error of `send`, naming the key and
+/// the topic, not a write that silently did not happen.
+#[test]
+fn a_record_the_broker_refuses_is_an_error() {
+    use rdkafka::ClientConfig;
+    use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+    use rdkafka::client::DefaultClientContext;
+
+    let topic = unique("log-small");
+    let worker = worker_config(&unique("offsets"));
+    // The broker takes record batches of at most 1 KiB on this topic; the
+    // producer would send up to 1 MB.
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap())
+        .create()
+        .unwrap();
+    let new = NewTopic::new(&topic, 1, TopicReplication::Fixed(1))
+        .set("cleanup.policy", "compact")
+        .set("max.message.bytes", "1024");
+    for r in block_on(admin.create_topics([&new], &AdminOptions::new())).unwrap() {
+        r.unwrap();
+    }
+    block_on(ensure_compacted_topic(&worker, &topic, 1, 1)).unwrap();
+    let mut log = TopicLog::open(&worker, &topic).unwrap();
+    log.send("small", Some(b"fits")).unwrap();
+    let err = log.send("big", Some(&[b'x'; 4096])).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("big") && msg.contains(&topic), "{msg}");
+    assert!(msg.to_lowercase().contains("too large"), "{msg}");
+    // Nothing but the first record is in the topic, and the log goes on.
+    log.send("after", Some(b"ok")).unwrap();
+    let keys: Vec<String> = log.catch_up().unwrap().into_iter().map(|(k, _)| k).collect();
+    assert_eq!(keys, ["small", "after"]);
+}

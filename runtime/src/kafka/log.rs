@@ -11,12 +11,14 @@
 //! that caught up after the same write agree on everything before it.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use rdkafka::ClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
-use rdkafka::producer::DefaultProducerContext;
-use rdkafka::producer::{BaseRecord, Producer, ThreadedProducer};
+use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::{KafkaError, client_config};
@@ -25,10 +27,41 @@ use crate::config::{Props, WorkerConfig};
 /// One record as read: its key and value (`None`: a tombstone).
 pub type LogRecord = (String, Option<Vec<u8>>);
 
+/// The writer's delivery reports, by the number `send` gave the record, until
+/// `send` takes its own.
+#[derive(Default)]
+struct Reports(Mutex<BTreeMap<usize, Result<(), rdkafka::error::KafkaError>>>);
+
+impl ClientContext for Reports {}
+
+impl ProducerContext for Reports {
+    type DeliveryOpaque = usize;
+
+    fn delivery(&self, result: &DeliveryResult<'_>, seq: usize) {
+        let result = result.as_ref().map(|_| ()).map_err(|(e, _)| e.clone());
+        if let Ok(mut reports) = self.0.lock() {
+            reports.insert(seq, result);
+        }
+    }
+}
+
+impl Reports {
+    /// The report of record `seq`, if it came; older ones (of records whose
+    /// `send` gave up waiting) are dropped.
+    fn take(&self, seq: usize) -> Option<Result<(), rdkafka::error::KafkaError>> {
+        let mut reports = self.0.lock().ok()?;
+        let report = reports.remove(&seq);
+        reports.retain(|s, _| *s > seq);
+        report
+    }
+}
+
 /// A compacted topic read in full and tailed.
 pub struct TopicLog {
     topic: String,
-    producer: ThreadedProducer<DefaultProducerContext>,
+    producer: ThreadedProducer<Reports>,
+    /// The number of the next record written.
+    next_seq: AtomicUsize,
     consumer: BaseConsumer,
     timeout: Duration,
     /// The latest value of every key read so far.
@@ -49,11 +82,11 @@ impl TopicLog {
     /// with every partition assigned from the beginning; nothing is read yet.
     pub fn open(worker: &WorkerConfig, topic: &str) -> Result<Self, KafkaError> {
         let timeout = worker.offset_flush_timeout.max(Duration::from_secs(10));
-        let producer: ThreadedProducer<DefaultProducerContext> = client_config(worker, &worker.producer, &Props::new())
+        let producer: ThreadedProducer<Reports> = client_config(worker, &worker.producer, &Props::new())
             .set("enable.idempotence", "true")
             .set("acks", "all")
             .set("linger.ms", "0")
-            .create()
+            .create_with_context(Reports::default())
             .map_err(|e| KafkaError::new(format!("creating the writer of {topic}"), e))?;
         let consumer: BaseConsumer = client_config(worker, &worker.consumer, &Props::new())
             .set("group.id", "copycat-log-reader")
@@ -78,6 +111,7 @@ impl TopicLog {
         Ok(Self {
             topic: topic.to_owned(),
             producer,
+            next_seq: AtomicUsize::new(0),
             consumer,
             timeout,
             view: BTreeMap::new(),
@@ -85,24 +119,33 @@ impl TopicLog {
     }
 
     /// Write `key` → `value` (`None`: delete the key) and wait until Kafka
-    /// acknowledged it.
+    /// acknowledged it; a record Kafka did not take (its delivery report is
+    /// an error) is an error here too.
     pub fn send(&self, key: &str, value: Option<&[u8]>) -> Result<(), KafkaError> {
-        let mut record: BaseRecord<'_, str, [u8]> = BaseRecord::to(&self.topic).key(key);
+        let what = || format!("writing {key} to {}", self.topic);
+        let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
+        let mut record: BaseRecord<'_, str, [u8], usize> = BaseRecord::with_opaque_to(&self.topic, seq).key(key);
         if let Some(v) = value {
             record = record.payload(v);
         }
         self.producer
             .send(record)
-            .map_err(|(e, _)| KafkaError::new(format!("writing {key} to {}", self.topic), e))?;
+            .map_err(|(e, _)| KafkaError::new(what(), e))?;
         // librdkafka's flush, not rust-rdkafka's (which waits 100 ms at
-        // least): the producer's thread serves the acknowledgement.
-        if super::batch_produce::flush(self.producer.client(), self.timeout) {
-            Ok(())
-        } else {
-            Err(KafkaError::new(
-                format!("writing {key} to {}", self.topic),
-                rdkafka::error::KafkaError::Flush(rdkafka::error::RDKafkaErrorCode::OperationTimedOut),
-            ))
+        // least). It returns once no record is left in the producer: its
+        // report has been served (by the producer's thread) by then.
+        let flushed = super::batch_produce::flush(self.producer.client(), self.timeout);
+        match self.producer.context().take(seq) {
+            Some(result) => result.map_err(|e| KafkaError::new(what(), e)),
+            None => Err(KafkaError::new(
+                what(),
+                rdkafka::error::KafkaError::Flush(if flushed {
+                    // Flushed, yet no report: not expected of librdkafka.
+                    rdkafka::error::RDKafkaErrorCode::Fail
+                } else {
+                    rdkafka::error::RDKafkaErrorCode::OperationTimedOut
+                }),
+            )),
         }
     }
 
