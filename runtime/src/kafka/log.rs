@@ -11,33 +11,29 @@
 //! that caught up after the same write agree on everything before it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rdkafka::ClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
-use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::producer::{BaseRecord, DeliveryResult, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 
+use super::shared_producer::{AckSink, Delivery, SourceProducer};
 use super::{KafkaError, client_config};
 use crate::config::{Props, WorkerConfig};
 
 /// One record as read: its key and value (`None`: a tombstone).
 pub type LogRecord = (String, Option<Vec<u8>>);
 
-/// The writer's delivery reports, by the number `send` gave the record, until
-/// `send` takes its own.
+/// The writer's delivery reports, by the number `send` gave the record,
+/// until `send` takes its own.
 #[derive(Default)]
 struct Reports(Mutex<BTreeMap<usize, Result<(), rdkafka::error::KafkaError>>>);
 
-impl ClientContext for Reports {}
-
-impl ProducerContext for Reports {
-    type DeliveryOpaque = usize;
-
-    fn delivery(&self, result: &DeliveryResult<'_>, seq: usize) {
+impl AckSink for Reports {
+    fn delivered(&self, result: &DeliveryResult<'_>, seq: usize) {
         let result = result.as_ref().map(|_| ()).map_err(|(e, _)| e.clone());
         if let Ok(mut reports) = self.0.lock() {
             reports.insert(seq, result);
@@ -59,7 +55,12 @@ impl Reports {
 /// A compacted topic read in full and tailed.
 pub struct TopicLog {
     topic: String,
-    producer: ThreadedProducer<Reports>,
+    /// A producer whose delivery reports a thread of its own serves,
+    /// blocking while there are none (rust-rdkafka's `ThreadedProducer`
+    /// spins for the last millisecond of every 100 ms wait: two of them
+    /// were most of an idle distributed worker's CPU).
+    producer: SourceProducer,
+    reports: Arc<Reports>,
     /// The number of the next record written.
     next_seq: AtomicUsize,
     consumer: BaseConsumer,
@@ -82,17 +83,18 @@ impl TopicLog {
     /// with every partition assigned from the beginning; nothing is read yet.
     pub fn open(worker: &WorkerConfig, topic: &str) -> Result<Self, KafkaError> {
         let timeout = worker.offset_flush_timeout.max(Duration::from_secs(10));
-        let producer: ThreadedProducer<Reports> = client_config(worker, &worker.producer, &Props::new())
-            .set("enable.idempotence", "true")
-            .set("acks", "all")
-            .set("linger.ms", "0")
-            .create_with_context(Reports::default())
-            .map_err(|e| KafkaError::new(format!("creating the writer of {topic}"), e))?;
+        let producer = SourceProducer::create(
+            client_config(worker, &worker.producer, &Props::new())
+                .set("enable.idempotence", "true")
+                .set("acks", "all")
+                .set("linger.ms", "0"),
+        )
+        .map_err(|e| KafkaError::new(format!("creating the writer of {topic}"), e))?;
         let consumer: BaseConsumer = client_config(worker, &worker.consumer, &Props::new())
             .set("group.id", "copycat-log-reader")
             .set("enable.auto.commit", "false")
             .set("enable.partition.eof", "false")
-            .set("fetch.wait.max.ms", "10")
+            .set("fetch.wait.max.ms", "500")
             .create()
             .map_err(|e| KafkaError::new(format!("creating the reader of {topic}"), e))?;
         let md = consumer
@@ -111,6 +113,7 @@ impl TopicLog {
         Ok(Self {
             topic: topic.to_owned(),
             producer,
+            reports: Arc::new(Reports::default()),
             next_seq: AtomicUsize::new(0),
             consumer,
             timeout,
@@ -124,7 +127,9 @@ impl TopicLog {
     pub fn send(&self, key: &str, value: Option<&[u8]>) -> Result<(), KafkaError> {
         let what = || format!("writing {key} to {}", self.topic);
         let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
-        let mut record: BaseRecord<'_, str, [u8], usize> = BaseRecord::with_opaque_to(&self.topic, seq).key(key);
+        let opaque = Delivery::new(self.reports.clone(), seq);
+        let mut record: BaseRecord<'_, str, [u8], Arc<Delivery>> =
+            BaseRecord::with_opaque_to(&self.topic, opaque).key(key);
         if let Some(v) = value {
             record = record.payload(v);
         }
@@ -135,7 +140,7 @@ impl TopicLog {
         // least). It returns once no record is left in the producer: its
         // report has been served (by the producer's thread) by then.
         let flushed = super::batch_produce::flush(self.producer.client(), self.timeout);
-        match self.producer.context().take(seq) {
+        match self.reports.take(seq) {
             Some(result) => result.map_err(|e| KafkaError::new(what(), e)),
             None => Err(KafkaError::new(
                 what(),

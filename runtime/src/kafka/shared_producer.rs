@@ -100,7 +100,9 @@ const SERVE_READY_EVENTS: usize = 64;
 const QUEUE_FULL_WAIT: Duration = Duration::from_millis(1);
 
 /// The producer of source tasks, shared or not: a `BaseProducer` whose
-/// delivery reports are served by the threads that produce with it.
+/// delivery reports are served by the threads that produce with it. (The
+/// config and status logs of distributed mode, [`super::log::TopicLog`],
+/// write with one too: only its fallback thread serves them.)
 ///
 /// A sender thread holds a [`Serving`] guard while it has batches to send
 /// and polls the producer between them ([`SourceProducer::serve_ready`],
