@@ -10,7 +10,8 @@ mod imports;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::Thread;
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
@@ -177,6 +178,9 @@ pub struct WasmEngine {
 pub(crate) struct InstanceCount {
     live: AtomicUsize,
     max: usize,
+    /// The epoch ticker, which waits while no instance is alive: the first
+    /// one wakes it.
+    ticker: OnceLock<Thread>,
 }
 
 /// One counted instance; dropping it frees the slot.
@@ -190,7 +194,14 @@ impl InstanceCount {
             .live
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < self.max).then_some(n + 1));
         match taken {
-            Ok(_) => Ok(InstanceSlot(self.clone())),
+            Ok(before) => {
+                if before == 0
+                    && let Some(ticker) = self.ticker.get()
+                {
+                    ticker.unpark();
+                }
+                Ok(InstanceSlot(self.clone()))
+            }
             Err(n) => Err(format!(
                 "the worker already runs {n} component instances, its limit (worker.instances.max={})",
                 self.max
@@ -230,11 +241,22 @@ impl WasmEngine {
         }
         let engine = Engine::new(&config)?;
         let ticker_stop = Arc::new(AtomicBool::new(false));
-        let (e, stop) = (engine.weak(), ticker_stop.clone());
-        std::thread::Builder::new()
+        let instances = Arc::new(InstanceCount {
+            live: AtomicUsize::new(0),
+            max: cfg.max_instances,
+            ticker: OnceLock::new(),
+        });
+        let (e, stop, live) = (engine.weak(), ticker_stop.clone(), instances.clone());
+        let ticker = std::thread::Builder::new()
             .name("copycat-epoch".into())
             .spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
+                    // No guest code can run without an instance: an idle
+                    // worker's ticker does not wake 100 times a second.
+                    if live.live() == 0 {
+                        std::thread::park();
+                        continue;
+                    }
                     std::thread::sleep(EPOCH_TICK);
                     match e.upgrade() {
                         Some(engine) => engine.increment_epoch(),
@@ -243,16 +265,14 @@ impl WasmEngine {
                 }
             })
             .map_err(wasmtime::Error::msg)?;
+        let _ = instances.ticker.set(ticker.thread().clone());
         Ok(Self {
             engine,
             plugins: Mutex::new(HashMap::new()),
             ticker_stop,
             max_stack_bytes: cfg.max_stack_bytes,
             fuel: cfg.fuel,
-            instances: Arc::new(InstanceCount {
-                live: AtomicUsize::new(0),
-                max: cfg.max_instances,
-            }),
+            instances,
         })
     }
 
@@ -340,6 +360,9 @@ impl WasmEngine {
 impl Drop for WasmEngine {
     fn drop(&mut self) {
         self.ticker_stop.store(true, Ordering::Relaxed);
+        if let Some(ticker) = self.instances.ticker.get() {
+            ticker.unpark();
+        }
     }
 }
 
