@@ -166,7 +166,7 @@ impl Cluster {
     }
 
     fn write_config(&self, records: Vec<(String, Option<Vec<u8>>)>) -> Result<(), WorkerError> {
-        let log = lock(&self.config_log);
+        let mut log = lock(&self.config_log);
         for (key, value) in &records {
             log.send(key, value.as_deref())?;
         }
@@ -616,7 +616,7 @@ impl Herder for Cluster {
         };
         self.write_config(vec![(store::topics_reset_key(name), Some(store::encode(&request)))])?;
         let topics = store::topics(&self.status_view()?, name);
-        let log = lock(&self.status_log);
+        let mut log = lock(&self.status_log);
         for t in topics {
             log.send(&store::topic_key(name, &t), None)?;
         }

@@ -312,7 +312,7 @@ impl Cluster {
             if !ours {
                 continue;
             }
-            let log = lock(&self.status_log);
+            let mut log = lock(&self.status_log);
             let result = if deleted {
                 log.send(&key, None)
                     .and_then(|()| log.send(&store::fenced_key(name, *id), None))
@@ -359,7 +359,7 @@ impl Cluster {
             trace,
             at_ms: unix_ms(),
         };
-        let log = lock(&self.status_log);
+        let mut log = lock(&self.status_log);
         if let Err(e) = log.send(&store::fenced_key(name, id), Some(&store::encode(&record))) {
             tracing::warn!(connector = %name, task = id, error = %e, "could not publish the fencing");
         }
@@ -392,7 +392,7 @@ impl Cluster {
     }
 
     fn write_status(&self, r: &StatusRecord) {
-        let log = lock(&self.status_log);
+        let mut log = lock(&self.status_log);
         if let Err(e) = log.send(&store::status_key(&r.connector, r.task), Some(&store::encode(r))) {
             tracing::warn!(connector = %r.connector, task = r.task, error = %e, "could not publish the task's status");
         }
@@ -437,7 +437,7 @@ impl Cluster {
                         connector: name.clone(),
                         topic: topic.clone(),
                     };
-                    let log = lock(&self.status_log);
+                    let mut log = lock(&self.status_log);
                     if let Err(e) = log.send(&store::topic_key(&name, &topic), Some(&store::encode(&record))) {
                         tracing::warn!(connector = %name, %topic, error = %e, "could not publish an active topic");
                     }

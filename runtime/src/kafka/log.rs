@@ -11,7 +11,6 @@
 //! that caught up after the same write agree on everything before it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -62,7 +61,7 @@ pub struct TopicLog {
     producer: SourceProducer,
     reports: Arc<Reports>,
     /// The number of the next record written.
-    next_seq: AtomicUsize,
+    next_seq: usize,
     consumer: BaseConsumer,
     /// Asks for the end offsets only. Not `consumer`: the broker answers a
     /// connection's requests in order, and holds the reader's fetch up to
@@ -127,7 +126,7 @@ impl TopicLog {
             topic: topic.to_owned(),
             producer,
             reports: Arc::new(Reports::default()),
-            next_seq: AtomicUsize::new(0),
+            next_seq: 0,
             consumer,
             ends,
             timeout,
@@ -137,10 +136,13 @@ impl TopicLog {
 
     /// Write `key` → `value` (`None`: delete the key) and wait until Kafka
     /// acknowledged it; a record Kafka did not take (its delivery report is
-    /// an error) is an error here too.
-    pub fn send(&self, key: &str, value: Option<&[u8]>) -> Result<(), KafkaError> {
+    /// an error) is an error here too. One writer at a time (`&mut`): a
+    /// report older than the record being sent belongs to a `send` that
+    /// already gave up, and is dropped.
+    pub fn send(&mut self, key: &str, value: Option<&[u8]>) -> Result<(), KafkaError> {
         let what = || format!("writing {key} to {}", self.topic);
-        let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
+        let seq = self.next_seq;
+        self.next_seq += 1;
         let opaque = Delivery::new(self.reports.clone(), seq);
         let mut record: BaseRecord<'_, str, [u8], Arc<Delivery>> =
             BaseRecord::with_opaque_to(&self.topic, opaque).key(key);
