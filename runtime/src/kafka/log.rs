@@ -63,12 +63,6 @@ pub struct TopicLog {
     /// The number of the next record written.
     next_seq: usize,
     consumer: BaseConsumer,
-    /// Asks for the end offsets only. Not `consumer`: the broker answers a
-    /// connection's requests in order, and holds the reader's fetch up to
-    /// `fetch.wait.max.ms` while there is nothing new, so the question would
-    /// wait behind it (with 500 ms, the worst case per partition, a failover
-    /// in the benchmark took 18 s instead of 7).
-    ends: BaseConsumer,
     timeout: Duration,
     /// The latest value of every key read so far.
     view: BTreeMap<String, Vec<u8>>,
@@ -102,13 +96,10 @@ impl TopicLog {
             // An idle worker's reader asks twice a second instead of 100
             // times; a write is still seen at once (the broker answers a
             // held fetch as soon as data arrives), and `catch_up` asks for
-            // the end offsets through `ends`, not behind this fetch.
+            // the end offsets through the producer, not behind this fetch.
             .set("fetch.wait.max.ms", "500")
             .create()
             .map_err(|e| KafkaError::new(format!("creating the reader of {topic}"), e))?;
-        let ends: BaseConsumer = client_config(worker, &worker.consumer, &Props::new())
-            .create()
-            .map_err(|e| KafkaError::new(format!("creating the end-offsets client of {topic}"), e))?;
         let md = consumer
             .fetch_metadata(Some(topic), timeout)
             .map_err(|e| KafkaError::new(format!("reading metadata of {topic}"), e))?;
@@ -128,7 +119,6 @@ impl TopicLog {
             reports: Arc::new(Reports::default()),
             next_seq: 0,
             consumer,
-            ends,
             timeout,
             view: BTreeMap::new(),
         })
@@ -180,8 +170,14 @@ impl TopicLog {
             .map_err(|e| KafkaError::new(format!("reading the assignment of {topic}"), e))?;
         let mut ends: HashMap<i32, i64> = HashMap::new();
         for e in assignment.elements() {
+            // The producer's connection, not the reader's: the broker
+            // answers a connection's requests in order, and holds the
+            // reader's fetch up to `fetch.wait.max.ms` while there is nothing
+            // new, so the question would wait behind it (a failover in the
+            // benchmark took 18 s instead of 7).
             let (_, high) = self
-                .ends
+                .producer
+                .client()
                 .fetch_watermarks(&topic, e.partition(), self.timeout)
                 .map_err(|err| KafkaError::new(format!("reading the end of {topic}/{}", e.partition()), err))?;
             ends.insert(e.partition(), high);
