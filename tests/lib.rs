@@ -116,13 +116,23 @@ pub fn connector(worker: &Worker, pairs: &[(&str, &str)]) -> ConnectorConfig {
 
 /// Create `topic` with `partitions` partitions.
 pub async fn create_topic(topic: &str, partitions: i32) {
+    create_topic_with(topic, partitions, &[]).await;
+}
+
+/// Create `topic` with `partitions` partitions and the topic configs
+/// `configs` (e.g. `max.message.bytes`).
+pub async fn create_topic_with(topic: &str, partitions: i32, configs: &[(&str, &str)]) {
     let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
         .set("bootstrap.servers", bootstrap())
         .create()
         .unwrap();
+    let new = configs.iter().fold(
+        NewTopic::new(topic, partitions, TopicReplication::Fixed(1)),
+        |t, (k, v)| t.set(k, v),
+    );
     let res = admin
         .create_topics(
-            [&NewTopic::new(topic, partitions, TopicReplication::Fixed(1))],
+            [&new],
             &AdminOptions::new().operation_timeout(Some(Duration::from_secs(30))),
         )
         .await

@@ -10,9 +10,6 @@ use copycat_runtime::herder::Herder;
 use copycat_runtime::kafka::offsets::read_connector;
 use copycat_runtime::{TargetState, Worker};
 use copycat_tests::*;
-use rdkafka::ClientConfig;
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 
 /// The value of the sample `series` (name and labels) in `text`.
 fn sample(text: &str, series: &str) -> Option<f64> {
@@ -114,23 +111,7 @@ fn a_rejected_record_fails_only_its_own_task() {
     block_on(create_topic(&tgood, 1));
     // The broker refuses batches over 1,000 bytes on this topic; the
     // producer's own limit (1 MB) lets the records through to the broker.
-    block_on(async {
-        let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-            .set("bootstrap.servers", bootstrap())
-            .create()
-            .unwrap();
-        let topic = NewTopic::new(&tbad, 1, TopicReplication::Fixed(1)).set("max.message.bytes", "1000");
-        for r in admin
-            .create_topics(
-                [&topic],
-                &AdminOptions::new().operation_timeout(Some(Duration::from_secs(30))),
-            )
-            .await
-            .unwrap()
-        {
-            r.unwrap();
-        }
-    });
+    block_on(create_topic_with(&tbad, 1, &[("max.message.bytes", "1000")]));
     let worker = start_worker(&offsets);
     let pairs = datagen(&good, &tgood, &[("rate", "200")]);
     worker.start_connector(connector(&worker, &pairs)).unwrap();

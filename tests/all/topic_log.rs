@@ -43,24 +43,15 @@ fn two_logs_on_one_topic_agree_and_read_their_own_writes() {
 /// the topic, not a write that silently did not happen.
 #[test]
 fn a_record_the_broker_refuses_is_an_error() {
-    use rdkafka::ClientConfig;
-    use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-    use rdkafka::client::DefaultClientContext;
-
     let topic = unique("log-small");
     let worker = worker_config(&unique("offsets"));
     // The broker takes record batches of at most 1 KiB on this topic; the
     // producer would send up to 1 MB.
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap())
-        .create()
-        .unwrap();
-    let new = NewTopic::new(&topic, 1, TopicReplication::Fixed(1))
-        .set("cleanup.policy", "compact")
-        .set("max.message.bytes", "1024");
-    for r in block_on(admin.create_topics([&new], &AdminOptions::new())).unwrap() {
-        r.unwrap();
-    }
+    block_on(create_topic_with(
+        &topic,
+        1,
+        &[("cleanup.policy", "compact"), ("max.message.bytes", "1024")],
+    ));
     block_on(ensure_compacted_topic(&worker, &topic, 1, 1)).unwrap();
     let mut log = TopicLog::open(&worker, &topic).unwrap();
     log.send("small", Some(b"fits")).unwrap();
