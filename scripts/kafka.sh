@@ -5,6 +5,7 @@
 #
 #   scripts/kafka.sh fetch                 download Kafka jars (idempotent)
 #   scripts/kafka.sh start                 format (first time) + start + wait until it answers
+#   scripts/kafka.sh restart               stop + start, keeping the data whatever its size
 #   scripts/kafka.sh stop                  SIGTERM, wait, SIGKILL (idempotent)
 #   scripts/kafka.sh status                exit 0 iff our broker is running and answering
 #   scripts/kafka.sh bootstrap             print the bootstrap address (127.0.0.1:PORT)
@@ -252,7 +253,10 @@ log.segment.bytes=67108864
 EOF
 }
 
+# `start keep-data` (restart) never deletes the data: a restart stands for a
+# broker bouncing under running clients, which must find their topics again.
 start() {
+    local keep_data="${1:-}"
     if [[ -n "${KAFKA_BOOTSTRAP:-}" ]]; then
         log "KAFKA_BOOTSTRAP is set; using the existing cluster at $KAFKA_BOOTSTRAP"
         echo "$KAFKA_BOOTSTRAP"
@@ -283,7 +287,7 @@ start() {
     done
 
     write_config
-    drop_data_if_overgrown
+    [[ "$keep_data" == keep-data ]] || drop_data_if_overgrown
     if [[ ! -f "$DATA_DIR/meta.properties" ]]; then
         local cluster_id
         cluster_id="$(random_cluster_id)"
@@ -465,7 +469,7 @@ stop)
 restart)
     lock
     stop
-    start
+    start keep-data
     ;;
 status) status ;;
 bootstrap) bootstrap ;;

@@ -13,15 +13,22 @@
 //! It is `#[ignore]`d in the parallel run (it is long and may restart the
 //! shared broker); `just test` runs it on its own afterwards (`--ignored`).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use copycat_tests::*;
 use rand::Rng;
+use rdkafka::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
 
 const FILES: usize = 4;
 const LINES_PER_FILE: usize = 50_000;
+/// The input is appended over this long, in `FEED_STEPS` steps, so the
+/// source cannot run ahead of the kills and the sink writes all along.
+const FEED: Duration = Duration::from_secs(60);
+const FEED_STEPS: usize = 250;
 
 fn copycat(worker: &Path, connectors: &[PathBuf]) -> Child {
     Command::new(copycat_bin())
@@ -58,6 +65,27 @@ fn output_lines(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The high watermark of each partition of `topic`; empty if it is missing
+/// (never creates it).
+fn end_offsets(topic: &str) -> Vec<i64> {
+    let c: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap())
+        .create()
+        .unwrap();
+    let Ok(md) = c.fetch_metadata(Some(topic), Duration::from_secs(10)) else {
+        return Vec::new();
+    };
+    md.topics()
+        .iter()
+        .filter(|t| t.error().is_none())
+        .flat_map(|t| t.partitions().iter().map(|p| p.id()).collect::<Vec<_>>())
+        .map(|p| {
+            c.fetch_watermarks(topic, p, Duration::from_secs(10))
+                .map_or(-1, |w| w.1)
+        })
+        .collect()
+}
+
 fn kafka_script(args: &[&str]) -> bool {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/kafka.sh");
     // KAFKA_BOOTSTRAP makes the script treat the broker as external.
@@ -79,15 +107,29 @@ fn exactly_once_pipeline_survives_sigkills() {
     std::fs::create_dir_all(&output).unwrap();
     let mut expected = Vec::with_capacity(FILES * LINES_PER_FILE);
     let mut files = Vec::new();
+    let mut inputs = Vec::new();
     for f in 0..FILES {
         let lines: Vec<String> = (0..LINES_PER_FILE)
             .map(|i| format!("file{f}-line{i:06}-{}", "x".repeat(i % 40)))
             .collect();
         let path = input.join(format!("input-{f}.txt"));
-        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-        expected.extend(lines);
+        std::fs::write(&path, "").unwrap();
+        expected.extend(lines.iter().cloned());
         files.push(path.display().to_string());
+        inputs.push((path, lines));
     }
+    // The files grow while the worker is killed (the source follows them).
+    let feeder = std::thread::spawn(move || {
+        let per_step = LINES_PER_FILE / FEED_STEPS;
+        for step in 0..FEED_STEPS {
+            for (path, lines) in &inputs {
+                let chunk = &lines[step * per_step..(step + 1) * per_step];
+                let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+                file.write_all((chunk.join("\n") + "\n").as_bytes()).unwrap();
+            }
+            std::thread::sleep(FEED / FEED_STEPS as u32);
+        }
+    });
 
     let topic = unique("chaos");
     block_on(create_topic(&topic, 4));
@@ -138,17 +180,36 @@ fn exactly_once_pipeline_survives_sigkills() {
     for round in 0..5 {
         let mut child = copycat(&worker, &connectors);
         let lines_before = output_lines(&output).len();
-        // A random moment, after the worker has made some progress.
-        let progress = rng.random_range(5_000..30_000);
-        let deadline = Instant::now() + Duration::from_millis(rng.random_range(1_500..6_000));
+        // The sink writes nothing until the killed worker's group members
+        // have timed out (session.timeout.ms=6000): a kill within the first
+        // seconds never hit it mid-stream. Wait for its first new file, then
+        // kill at a random moment after that.
+        eventually("the sink writes again", Duration::from_secs(120), || {
+            let n = output_lines(&output).len();
+            (n > lines_before || n >= expected.len()).then_some(())
+        });
+        let progress = rng.random_range(1_000..15_000);
+        let deadline = Instant::now() + Duration::from_millis(rng.random_range(0..3_000));
         eventually("some progress before the kill", Duration::from_secs(120), || {
             let moved = output_lines(&output).len() > lines_before + progress;
             (moved || Instant::now() >= deadline).then_some(())
         });
         if round == 2 {
             if can_restart_broker {
+                let before = end_offsets(&topic);
                 assert!(kafka_script(&["restart"]), "restarting the broker");
                 eprintln!("chaos: broker restarted while the worker ran");
+                // A restart that loses the data (kafka.sh once deleted an
+                // overgrown data directory at every start) makes the rest
+                // of the run meaningless: say so here.
+                eventually(
+                    "the topic's data survives the broker restart",
+                    Duration::from_secs(60),
+                    || {
+                        let after = end_offsets(&topic);
+                        (after.len() == before.len() && after.iter().zip(&before).all(|(a, b)| a >= b)).then_some(())
+                    },
+                );
             } else {
                 eprintln!(
                     "chaos: not restarting the broker (needs COPYCAT_LOCAL_KAFKA=1, a broker this project started)"
@@ -165,10 +226,21 @@ fn exactly_once_pipeline_survives_sigkills() {
         );
         lines_at_kills.push(lines);
     }
+    // Mid-stream: the sink wrote since the previous kill, and not everything yet.
+    let mid_stream = lines_at_kills
+        .iter()
+        .scan(0, |before, &n| {
+            let mid = n > *before && n < expected.len();
+            *before = n;
+            Some(mid)
+        })
+        .filter(|m| *m)
+        .count();
     assert!(
-        lines_at_kills.iter().any(|n| *n < expected.len()),
-        "the kills hit the pipeline mid-stream: {lines_at_kills:?}"
+        mid_stream >= 3,
+        "at least 3 of the 5 kills hit the sink mid-stream: {lines_at_kills:?}"
     );
+    feeder.join().unwrap();
 
     // A last run finishes the job.
     let mut child = copycat(&worker, &connectors);
@@ -207,6 +279,38 @@ fn exactly_once_pipeline_survives_sigkills() {
                 break;
             }
         }
+    }
+    // Per partition, the sink's files hold exactly the partition's committed
+    // records (so a file can be traced to a partition, not just a total).
+    assert_eq!(end_offsets(&topic).len(), 4, "the topic still has its 4 partitions");
+    let reads = read_topic(&topic);
+    for p in 0..4 {
+        let prefix = format!("{topic}-{p}-");
+        let mut in_files: Vec<String> = std::fs::read_dir(&output)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .flat_map(|e| {
+                std::fs::read_to_string(e.path())
+                    .unwrap()
+                    .lines()
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let mut in_topic: Vec<String> = reads
+            .iter()
+            .filter(|r| r.partition == p)
+            .filter_map(|r| r.value.clone())
+            .collect();
+        in_files.sort();
+        in_topic.sort();
+        assert!(
+            in_files == in_topic,
+            "partition {p}: the sink's files hold {} lines, the partition {} committed records",
+            in_files.len(),
+            in_topic.len()
+        );
     }
     assert_eq!(got.len(), expected.len(), "no line lost, none duplicated");
     got.sort();
