@@ -14,13 +14,25 @@ fn files_in(dir: &std::path::Path) -> Vec<(std::path::PathBuf, std::time::System
     let mut stack = vec![dir.to_owned()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            if e.path().is_dir() {
-                stack.push(e.path());
-            } else if e.path().extension().is_none_or(|x| x != "stats")
-                && e.path().to_string_lossy().contains("/modules/")
+            let path = e.path();
+            let name = path
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_none_or(|x| x != "stats")
+                // wasmtime writes each file (entries and their usage
+                // statistics) through a `*.wip-atomic-write*` temporary
+                // that it renames; one may come and go while we list.
+                && !name.contains(".wip-")
+                && path.to_string_lossy().contains("/modules/")
             {
-                // wasmtime keeps usage statistics next to each entry.
-                n.push((e.path(), e.metadata().unwrap().modified().unwrap()));
+                // A file renamed away between listing and reading is not
+                // an entry either.
+                if let Ok(modified) = e.metadata().and_then(|m| m.modified()) {
+                    n.push((path, modified));
+                }
             }
         }
     }
