@@ -363,6 +363,11 @@ pub mod families {
         "copycat_source_offset_commit_lag_records",
         "Records polled whose source offsets are not committed yet (redelivered if the task failed now)",
     );
+    /// Gauge `copycat_sink_assigned_partitions{connector,task}`.
+    pub const SINK_ASSIGNED_PARTITIONS: Def = Def::plain(
+        "copycat_sink_assigned_partitions",
+        "Partitions the sink task's consumer is assigned now (0: it consumes nothing, e.g. while the group waits out a dead member's session)",
+    );
     /// Counter `copycat_task_interruptions_total{connector,task,limit}`.
     pub const TASK_INTERRUPTIONS: Def = Def::plain(
         "copycat_task_interruptions",
@@ -424,6 +429,7 @@ pub struct WorkerMetrics {
     source_offset_commits: Family<TaskLabels, Counter>,
     sink_offset_commits: Family<TaskLabels, Counter>,
     source_offset_commit_lag: Family<TaskLabels, Gauge>,
+    sink_assigned_partitions: Family<TaskLabels, Gauge>,
     task_interruptions: Family<LimitLabels, Counter>,
     task_memory: Family<TaskLabels, Gauge>,
     task_restarts: Family<TaskLabels, Counter>,
@@ -456,6 +462,7 @@ impl WorkerMetrics {
             source_offset_commits: Family::default(),
             sink_offset_commits: Family::default(),
             source_offset_commit_lag: Family::default(),
+            sink_assigned_partitions: Family::default(),
             task_interruptions: Family::default(),
             task_memory: Family::default(),
             task_restarts: Family::default(),
@@ -475,6 +482,7 @@ impl WorkerMetrics {
         SOURCE_OFFSET_COMMITS.register(&mut m.registry, m.source_offset_commits.clone());
         SINK_OFFSET_COMMITS.register(&mut m.registry, m.sink_offset_commits.clone());
         SOURCE_OFFSET_COMMIT_LAG.register(&mut m.registry, m.source_offset_commit_lag.clone());
+        SINK_ASSIGNED_PARTITIONS.register(&mut m.registry, m.sink_assigned_partitions.clone());
         TASK_INTERRUPTIONS.register(&mut m.registry, m.task_interruptions.clone());
         TASK_MEMORY.register(&mut m.registry, m.task_memory.clone());
         TASK_RESTARTS.register(&mut m.registry, m.task_restarts.clone());
@@ -565,7 +573,13 @@ impl WorkerMetrics {
         } else {
             Gauge::default()
         };
+        let assigned = if source {
+            Gauge::default()
+        } else {
+            self.sink_assigned_partitions.get_or_create_owned(&labels)
+        };
         TaskInstruments {
+            assigned,
             records_polled: counter_if(source, &self.source_records_polled),
             records_produced: counter_if(source, &self.source_records_produced),
             records_put: counter_if(!source, &self.sink_records_put),
@@ -633,7 +647,11 @@ impl WorkerMetrics {
         ] {
             f.remove(&labels);
         }
-        for f in [&self.source_offset_commit_lag, &self.task_memory] {
+        for f in [
+            &self.source_offset_commit_lag,
+            &self.sink_assigned_partitions,
+            &self.task_memory,
+        ] {
             f.remove(&labels);
         }
         for call in Call::ALL {
@@ -684,6 +702,8 @@ pub struct TaskInstruments {
     calls: [Histogram; 4],
     offset_commits: Counter,
     commit_lag: Gauge,
+    /// Sinks: partitions assigned now.
+    assigned: Gauge,
     interruptions: [Counter; 4],
     memory: Gauge,
     restarts: Counter,
@@ -736,6 +756,11 @@ impl TaskInstruments {
     }
 
     /// Source: records polled whose offsets are not committed yet.
+    pub fn assigned_partitions(&self, partitions: usize) {
+        self.assigned.set(i64::try_from(partitions).unwrap_or(i64::MAX));
+    }
+
+    /// Records polled whose offsets are not committed yet.
     pub fn commit_lag(&self, records: u64) {
         self.commit_lag.set(i64::try_from(records).unwrap_or(i64::MAX));
     }
@@ -784,6 +809,7 @@ mod tests {
             ("copycat_source_offset_commits", "counter"),
             ("copycat_sink_offset_commits", "counter"),
             ("copycat_source_offset_commit_lag_records", "gauge"),
+            ("copycat_sink_assigned_partitions", "gauge"),
             ("copycat_task_interruptions", "counter"),
             ("copycat_task_memory_bytes", "gauge"),
             ("copycat_task_restarts", "counter"),

@@ -15,6 +15,10 @@ pub(crate) const LIMIT_KEYS: &[&str] = &[
     "task.record.max.bytes",
     "task.batch.max.bytes",
     "task.log.max.lines.per.second",
+    "task.host.handles.max",
+    "task.http.fields.max.bytes",
+    "task.offset.max.bytes",
+    "task.offset.partitions.max",
     "task.restart.max.attempts",
     "task.restart.backoff.initial.ms",
     "task.restart.backoff.max.ms",
@@ -36,7 +40,29 @@ pub(crate) fn read_limits(r: &mut Reader<'_>, defaults: &TaskLimits) -> TaskLimi
         record_max_bytes: r.parse("task.record.max.bytes", defaults.record_max_bytes),
         batch_max_bytes: r.parse("task.batch.max.bytes", defaults.batch_max_bytes),
         log_lines_per_second: r.parse("task.log.max.lines.per.second", defaults.log_lines_per_second),
+        host_handles_max: r.parse("task.host.handles.max", defaults.host_handles_max),
+        http_fields_max_bytes: r.parse("task.http.fields.max.bytes", defaults.http_fields_max_bytes),
+        offset_max_bytes: r.parse("task.offset.max.bytes", defaults.offset_max_bytes),
+        offset_partitions_max: r.parse("task.offset.partitions.max", defaults.offset_partitions_max),
     };
+    if limits.host_handles_max < 16 {
+        r.problems.push((
+            "task.host.handles.max".into(),
+            "must be at least 16 (a component's standard streams alone take a few)".into(),
+        ));
+    }
+    if limits.http_fields_max_bytes < 1024 {
+        r.problems
+            .push(("task.http.fields.max.bytes".into(), "must be at least 1024".into()));
+    }
+    if limits.offset_partitions_max == 0 {
+        r.problems
+            .push(("task.offset.partitions.max".into(), "must be positive".into()));
+    }
+    if limits.offset_max_bytes < 64 {
+        r.problems
+            .push(("task.offset.max.bytes".into(), "must be at least 64".into()));
+    }
     if limits.memory_bytes < 1024 * 1024 {
         r.problems.push((
             "task.memory.max.bytes".into(),

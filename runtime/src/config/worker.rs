@@ -61,6 +61,12 @@ pub struct WorkerConfig {
     pub stack_max_bytes: usize,
     /// `worker.instances.max`: component instances alive at once.
     pub instances_max: usize,
+    /// Topics no connector's records may be written to: the worker's own
+    /// (`offset.storage.topic`, and in distributed mode
+    /// `config.storage.topic` and `status.storage.topic`), Kafka's
+    /// (`__consumer_offsets`, `__transaction_state`) and those the operator
+    /// lists in `worker.protected.topics`.
+    pub protected_topics: Vec<String>,
     /// `producer.shared` (default true): at-least-once and at-most-once
     /// source tasks with the same producer settings share one producer per
     /// worker; `false` gives every source task its own. Copycat's key, not
@@ -117,6 +123,7 @@ const KNOWN: &[&str] = &[
     "exactly.once.source.support",
     "task.stack.max.bytes",
     "worker.instances.max",
+    "worker.protected.topics",
     "state.dir",
     PRODUCER_SHARED,
 ];
@@ -170,7 +177,7 @@ impl WorkerConfig {
             plugin_swap_timeout: Duration::from_millis(r.parse("plugin.swap.timeout.ms", 60_000)),
             topic_tracking: r.parse("topic.tracking.enable", true),
             topic_tracking_reset: r.parse("topic.tracking.allow.reset", true),
-            offset_storage_topic: offsets_topic,
+            offset_storage_topic: offsets_topic.clone(),
             offset_storage_partitions: r.parse("offset.storage.partitions", 25),
             offset_storage_replication_factor: r.parse("offset.storage.replication.factor", -1),
             offset_flush_interval: Duration::from_millis(r.parse("offset.flush.interval.ms", 5_000)),
@@ -182,6 +189,20 @@ impl WorkerConfig {
             restart: read_restart(&mut r, &RestartPolicy::default()),
             stack_max_bytes: r.parse("task.stack.max.bytes", DEFAULT_STACK_BYTES),
             instances_max: r.parse("worker.instances.max", DEFAULT_MAX_INSTANCES),
+            protected_topics: {
+                let mut t = vec![
+                    offsets_topic.clone(),
+                    "__consumer_offsets".to_owned(),
+                    "__transaction_state".to_owned(),
+                ];
+                for key in ["config.storage.topic", "status.storage.topic"] {
+                    t.extend(props.get(key).filter(|v| !v.is_empty()).cloned());
+                }
+                t.extend(r.list("worker.protected.topics"));
+                t.sort();
+                t.dedup();
+                t
+            },
             producer_shared: r.parse(PRODUCER_SHARED, true),
             producer: {
                 let mut p = r.prefixed("producer.");

@@ -256,13 +256,14 @@ impl SourceBatch {
                 b.data.len()
             ));
         }
-        for (i, p) in b.positions.iter().enumerate() {
-            if b.positions[..i].iter().any(|q| q.partition == p.partition) {
-                return Err(format!(
-                    "source partition '{}' has more than one position; give only the latest",
-                    p.partition
-                ));
-            }
+        // Linear: a batch may list as many positions as the guest likes
+        // (the task's checks cap them afterwards).
+        let mut seen = std::collections::HashSet::with_capacity(b.positions.len());
+        if let Some(p) = b.positions.iter().find(|p| !seen.insert(p.partition.as_str())) {
+            let shown: String = p.partition.chars().take(200).collect();
+            return Err(format!(
+                "source partition '{shown}' has more than one position; give only the latest"
+            ));
         }
         Ok(Self::Packed(Box::new(b)))
     }
@@ -280,6 +281,18 @@ impl SourceBatch {
         match self {
             Self::Records(r) => r.is_empty(),
             Self::Packed(b) => b.value_lengths.is_empty() && b.positions.is_empty(),
+        }
+    }
+
+    /// The (source partition, source offset) pairs the batch hands the
+    /// host: one per record (0.1.0) or the batch's positions (0.2.0).
+    pub fn positions(&self) -> Box<dyn Iterator<Item = (&str, &str)> + '_> {
+        match self {
+            Self::Records(r) => Box::new(
+                r.iter()
+                    .map(|r| (r.source_partition.as_str(), r.source_offset.as_str())),
+            ),
+            Self::Packed(b) => Box::new(b.positions.iter().map(|p| (p.partition.as_str(), p.offset.as_str()))),
         }
     }
 
@@ -301,16 +314,17 @@ impl SourceBatch {
     pub fn latest_offsets(&self) -> Vec<(String, String)> {
         match self {
             Self::Records(records) => {
-                // One backward pass: batches usually hold a handful of
-                // partitions.
+                // One backward pass, skipping runs of one partition; a set
+                // keeps it linear when every record names its own.
                 let mut latest: Vec<(String, String)> = Vec::new();
+                let mut seen = std::collections::HashSet::new();
                 let mut last: Option<&str> = None;
                 for r in records.iter().rev() {
                     if last == Some(r.source_partition.as_str()) {
                         continue;
                     }
                     last = Some(&r.source_partition);
-                    if !latest.iter().any(|(p, _)| *p == r.source_partition) {
+                    if seen.insert(r.source_partition.as_str()) {
                         latest.push((r.source_partition.clone(), r.source_offset.clone()));
                     }
                 }

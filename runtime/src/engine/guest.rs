@@ -72,6 +72,8 @@ pub(crate) type StderrTail = Arc<Mutex<VecDeque<String>>>;
 pub struct Guest {
     store: Store<TaskHost>,
     bindings: Bindings,
+    /// `task.call.timeout.ms`: also bounds the call's waits in the host.
+    call_timeout: std::time::Duration,
     deadline_ticks: u64,
     fuel_per_call: Option<u64>,
     limits: LimitNames,
@@ -126,6 +128,7 @@ impl Guest {
             stack_bytes: engine.max_stack_bytes,
         };
         store.set_epoch_deadline(deadline_ticks);
+        store.data_mut().start_call(limits.call_timeout);
         if engine.fuel {
             // Metering is engine-wide: a connector without its own budget
             // gets the worker's (the config check guarantees one exists).
@@ -147,6 +150,7 @@ impl Guest {
                 .and_then(|pre| pre.instantiate(&mut store))
                 .map(Bindings::SinkV0_2),
         };
+        let call_timeout = limits.call_timeout;
         let bindings = result.map_err(|e| {
             let (err, limit) = trap_error(&mut store, &stderr, names, "instantiation", e);
             if let (Some(i), Some(limit)) = (&instruments, limit) {
@@ -160,6 +164,7 @@ impl Guest {
         Ok(Self {
             store,
             bindings,
+            call_timeout,
             deadline_ticks,
             fuel_per_call: names.fuel_per_call,
             limits: names,
@@ -215,6 +220,7 @@ impl Guest {
             return Err(GuestError::Trap(reason.clone()));
         }
         self.store.set_epoch_deadline(self.deadline_ticks);
+        self.store.data_mut().start_call(self.call_timeout);
         if let Some(fuel) = self.fuel_per_call
             && let Err(e) = self.store.set_fuel(fuel)
         {
@@ -435,6 +441,12 @@ fn trap_error(
     if let Some(violation) = store.data_mut().limiter.take_violation() {
         // The limiter also caps table elements, which is not a config key.
         let limit = violation.contains("(task.memory.max.bytes)").then_some(Limit::Memory);
+        return (GuestError::Trap(format!("`{what}` failed: {violation}")), limit);
+    }
+    if let Some(violation) = store.data_mut().take_host_violation() {
+        let limit = violation
+            .contains("(task.call.timeout.ms)")
+            .then_some(Limit::CallTimeout);
         return (GuestError::Trap(format!("`{what}` failed: {violation}")), limit);
     }
     match e.downcast_ref::<Trap>() {

@@ -71,13 +71,12 @@ fn provided(name: &str, world: WorldKind) -> bool {
 
 /// The imports of `component` this worker does not provide for `world`.
 pub(crate) fn missing(engine: &Engine, component: &Component, world: WorldKind) -> Vec<String> {
-    component
-        .component_type()
-        .imports(engine)
-        .map(|(name, _)| name)
-        .filter(|name| !provided(name, world))
-        .map(str::to_owned)
-        .collect()
+    missing_names(component.component_type().imports(engine).map(|(name, _)| name), world)
+}
+
+/// Those of the import `names` this worker does not provide for `world`.
+pub(crate) fn missing_names<'a>(names: impl Iterator<Item = &'a str>, world: WorldKind) -> Vec<String> {
+    names.filter(|name| !provided(name, world)).map(str::to_owned).collect()
 }
 
 #[cfg(test)]

@@ -324,6 +324,9 @@ impl WasmEngine {
                 reason,
             });
         }
+        // The world and the imports, from the component's own sections,
+        // before compiling: a component refused anyway costs no compilation.
+        precheck(path, bytes)?;
         let component = Component::new(&self.engine, bytes).map_err(|e| LoadError::NotAComponent {
             path: path.to_owned(),
             reason: format!("{e:#}"),
@@ -372,6 +375,59 @@ fn is_component_binary(bytes: &[u8]) -> bool {
     bytes.len() >= 8 && bytes.starts_with(b"\0asm") && bytes[6..8] == [1, 0]
 }
 
+/// The names the outermost component imports and exports (instances only,
+/// for exports), read from its sections without compiling; nested modules
+/// and components are skipped.
+fn outer_names(bytes: &[u8]) -> Result<(Vec<String>, Vec<String>), String> {
+    use wasmparser::{ComponentExternalKind, Parser, Payload};
+    let mut imports = Vec::new();
+    let mut exports = Vec::new();
+    let mut depth = 0usize;
+    for payload in Parser::new(0).parse_all(bytes) {
+        match payload.map_err(|e| e.to_string())? {
+            Payload::ModuleSection { .. } | Payload::ComponentSection { .. } => depth += 1,
+            Payload::End(_) => depth = depth.saturating_sub(1),
+            Payload::ComponentImportSection(section) if depth == 0 => {
+                for import in section {
+                    imports.push(import.map_err(|e| e.to_string())?.name.name.to_owned());
+                }
+            }
+            Payload::ComponentExportSection(section) if depth == 0 => {
+                for export in section {
+                    let export = export.map_err(|e| e.to_string())?;
+                    if export.kind == ComponentExternalKind::Instance {
+                        exports.push(export.name.name.to_owned());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok((imports, exports))
+}
+
+/// The load checks that need no compilation: the world (from the export
+/// names) and the imports (every missing one), as [`WasmEngine::load`]
+/// reports them after compiling.
+fn precheck(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
+    let (imports, exports) = outer_names(bytes).map_err(|reason| LoadError::NotAComponent {
+        path: path.to_owned(),
+        reason,
+    })?;
+    let (kind, _) = classify_names(exports).map_err(|exports| LoadError::WrongWorld {
+        path: path.to_owned(),
+        exports,
+    })?;
+    let missing = imports::missing_names(imports.iter().map(String::as_str), kind);
+    if !missing.is_empty() {
+        return Err(LoadError::MissingImports {
+            path: path.to_owned(),
+            missing,
+        });
+    }
+    Ok(())
+}
+
 /// Which Copycat world and contract version `component` implements, or the
 /// list of its exports.
 fn classify(engine: &Engine, component: &Component) -> Result<(WorldKind, Contract), String> {
@@ -381,6 +437,11 @@ fn classify(engine: &Engine, component: &Component) -> Result<(WorldKind, Contra
         .filter(|(_, item)| matches!(item.ty, ComponentItem::ComponentInstance(_)))
         .map(|(name, _)| name.to_owned())
         .collect();
+    classify_names(exports)
+}
+
+/// [`classify`] from a component's instance export names.
+fn classify_names(exports: Vec<String>) -> Result<(WorldKind, Contract), String> {
     for contract in [Contract::V0_2, Contract::V0_1] {
         let has = |n: &str| {
             let name = format!("copycat:connector/{n}@{}", contract.version());

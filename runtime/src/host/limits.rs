@@ -26,9 +26,27 @@ pub struct TaskLimits {
     /// Largest `poll` batch a source may return, in bytes
     /// (`task.batch.max.bytes`).
     pub batch_max_bytes: usize,
-    /// Lines of guest stdout/stderr logged per stream per second
-    /// (`task.log.max.lines.per.second`); the rest are dropped and counted.
+    /// Lines of guest stdout/stderr, and records of the `logging` import,
+    /// logged per stream per second (`task.log.max.lines.per.second`); the
+    /// rest are dropped and counted.
     pub log_lines_per_second: u32,
+    /// Most host resources (WASI and `wasi:http` handles: descriptors,
+    /// sockets, streams, pollables, fields, requests, ...) the instance may
+    /// hold at once (`task.host.handles.max`). With the per-resource caps
+    /// below, this bounds what the host holds for a task outside its
+    /// linear memory.
+    pub host_handles_max: usize,
+    /// Largest content of one `wasi:http` `fields` resource, in bytes of
+    /// its in-memory representation (`task.http.fields.max.bytes`).
+    pub http_fields_max_bytes: usize,
+    /// Largest source partition or source offset a source may hand the
+    /// host, in bytes (`task.offset.max.bytes`): each is a key or value of
+    /// the offsets topic, kept by every reader of it.
+    pub offset_max_bytes: usize,
+    /// Most source partitions one source task may have offsets for
+    /// (`task.offset.partitions.max`): what it found committed plus what
+    /// it hands over. Bounds what one connector adds to the offsets topic.
+    pub offset_partitions_max: usize,
 }
 
 impl Default for TaskLimits {
@@ -40,6 +58,10 @@ impl Default for TaskLimits {
             record_max_bytes: 1024 * 1024,
             batch_max_bytes: 64 * 1024 * 1024,
             log_lines_per_second: super::stdio::DEFAULT_LOG_LINES_PER_SECOND,
+            host_handles_max: 1024,
+            http_fields_max_bytes: 32 * 1024,
+            offset_max_bytes: 4096,
+            offset_partitions_max: 10_000,
         }
     }
 }

@@ -49,11 +49,35 @@ impl fmt::Display for TaskIdent {
 /// Context of the logging interface.
 pub struct LoggingCtx {
     ident: Arc<TaskIdent>,
+    /// `task.log.max.lines.per.second`, as for stdout and stderr.
+    rate: super::stdio::RateWindow,
 }
 
 impl LoggingCtx {
-    pub(crate) fn new(ident: Arc<TaskIdent>) -> Self {
-        Self { ident }
+    pub(crate) fn new(ident: Arc<TaskIdent>, per_second: u32) -> Self {
+        Self {
+            ident,
+            rate: super::stdio::RateWindow::new(per_second),
+        }
+    }
+
+    /// Log `message` if the rate allows; report what the last window dropped.
+    fn log_limited(&mut self, level: Level, message: &str) {
+        let (admitted, dropped) = self.rate.admit(std::time::Instant::now());
+        if dropped > 0 {
+            emit(
+                &self.ident,
+                Level::Warn,
+                "log",
+                &format!(
+                    "{dropped} records of the logging import dropped in the last second (task.log.max.lines.per.second={})",
+                    self.rate.per_second()
+                ),
+            );
+        }
+        if admitted {
+            emit(&self.ident, level, "log", message);
+        }
     }
 }
 
@@ -79,7 +103,7 @@ pub(crate) fn emit(ident: &TaskIdent, level: Level, source: &str, message: &str)
 
 impl logging::Host for LoggingCtx {
     fn log(&mut self, level: Level, message: String) {
-        emit(&self.ident, level, "log", &message);
+        self.log_limited(level, &message);
     }
 }
 
@@ -92,7 +116,7 @@ impl v0_2::Host for LoggingCtx {
             v0_2::Level::Warn => Level::Warn,
             v0_2::Level::Error => Level::Error,
         };
-        emit(&self.ident, level, "log", &message);
+        self.log_limited(level, &message);
     }
 }
 
@@ -103,4 +127,27 @@ pub(crate) fn add_to_linker(
 ) -> wasmtime::Result<()> {
     logging::add_to_linker::<TaskHost, Ctx<LoggingCtx>>(linker, get)?;
     v0_2::add_to_linker::<TaskHost, Ctx<LoggingCtx>>(linker, get)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The logging import gets the stdio streams' budget: a guest calling
+    /// it in a loop logs `task.log.max.lines.per.second` records a second.
+    #[test]
+    fn the_logging_import_is_rate_limited() {
+        let mut ctx = LoggingCtx::new(Arc::new(TaskIdent::task("flood", 0)), 5);
+        for i in 0..1000 {
+            logging::Host::log(&mut ctx, Level::Info, format!("line {i}"));
+        }
+        // 5 admitted, the other 995 counted as dropped in this window.
+        let (admitted, dropped) = ctx.rate.admit(std::time::Instant::now());
+        assert!(!admitted, "the window's budget is spent");
+        assert_eq!(dropped, 0, "drops are reported when the next window starts");
+        let later = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        let (admitted, dropped) = ctx.rate.admit(later);
+        assert!(admitted);
+        assert_eq!(dropped, 996, "995 records and the probe above");
+    }
 }

@@ -7,6 +7,7 @@
 //! connector config grants (`grants.*`, see [`grants`] and [`wasi`]); never
 //! arguments. stdout and stderr go to the task's log.
 
+mod blocking;
 pub mod clock;
 mod file_streams;
 pub mod grants;
@@ -36,6 +37,8 @@ pub struct TaskHost {
     table: ResourceTable,
     stderr_tail: StderrTail,
     pub(crate) limiter: MemoryLimiter,
+    /// The deadline of host waits in the current guest call.
+    pub(crate) bound: blocking::CallBound,
     pub(crate) logging: logging::LoggingCtx,
     pub(crate) clock: clock::ClockCtx,
     pub(crate) offsets: offsets::OffsetsCtx,
@@ -60,13 +63,16 @@ impl TaskHost {
             stdio::LogStream::new(ident.clone(), "stderr", Some(stderr_tail.clone()))
                 .with_rate(limits.log_lines_per_second),
         )?;
+        let mut table = ResourceTable::new();
+        table.set_max_capacity(limits.host_handles_max);
         Ok(Self {
             wasi,
-            http: wasi::HttpState::new(&grants.http),
+            http: wasi::HttpState::new(&grants.http, limits.http_fields_max_bytes),
             stderr_tail,
-            table: ResourceTable::new(),
+            table,
             limiter: MemoryLimiter::new(limits.memory_bytes),
-            logging: logging::LoggingCtx::new(ident),
+            bound: blocking::CallBound::default(),
+            logging: logging::LoggingCtx::new(ident, limits.log_lines_per_second),
             clock: clock::ClockCtx::new(),
             offsets: offsets::OffsetsCtx::new(offsets),
             transactions: transactions::TransactionsCtx::default(),
@@ -77,6 +83,32 @@ impl TaskHost {
 impl TaskHost {
     pub(crate) fn stderr_tail(&self) -> StderrTail {
         self.stderr_tail.clone()
+    }
+
+    /// A guest call starts now and may take `timeout` (host waits included).
+    pub(crate) fn start_call(&mut self, timeout: std::time::Duration) {
+        self.bound.start_call(timeout);
+    }
+
+    /// Why the last call was cut short by a host-side limit (a wait past
+    /// the deadline, the handle limit), if it was.
+    pub(crate) fn take_host_violation(&mut self) -> Option<String> {
+        if let Some(v) = self.bound.take_violation() {
+            return Some(v);
+        }
+        let max = self.table.max_capacity();
+        // The table refuses a new handle once it holds `max`; the trap
+        // itself only says the table is full.
+        (self.table_len() >= max).then(|| {
+            format!(
+                "host resource limit exceeded: the component holds {max} host handles (files, sockets, streams, pollables, HTTP fields, ...), the cap (task.host.handles.max)"
+            )
+        })
+    }
+
+    /// Handles the task holds now.
+    fn table_len(&mut self) -> usize {
+        self.table.iter_mut().count()
     }
 }
 
@@ -112,6 +144,7 @@ pub enum WorldKind {
 pub fn linker(engine: &wasmtime::Engine, world: WorldKind) -> wasmtime::Result<Linker<TaskHost>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+    blocking::add_to_linker(&mut linker)?;
     file_streams::add_to_linker(&mut linker)?;
     wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
     logging::add_to_linker(&mut linker, |h| &mut h.logging)?;

@@ -33,7 +33,7 @@ pub(crate) struct LogStream {
 
 /// Lines logged in the current one-second window, and lines dropped.
 #[derive(Debug)]
-struct RateWindow {
+pub(crate) struct RateWindow {
     per_second: u32,
     started: Instant,
     logged: u32,
@@ -41,9 +41,24 @@ struct RateWindow {
 }
 
 impl RateWindow {
+    /// A window admitting `per_second` lines per second.
+    pub(crate) fn new(per_second: u32) -> Self {
+        Self {
+            per_second,
+            started: Instant::now(),
+            logged: 0,
+            dropped: 0,
+        }
+    }
+
+    /// The limit (`task.log.max.lines.per.second`).
+    pub(crate) fn per_second(&self) -> u32 {
+        self.per_second
+    }
+
     /// Whether a line may be logged now; when a new window starts, the
     /// number of lines dropped in the last one.
-    fn admit(&mut self, now: Instant) -> (bool, u64) {
+    pub(crate) fn admit(&mut self, now: Instant) -> (bool, u64) {
         let mut dropped = 0;
         if now.duration_since(self.started) >= Duration::from_secs(1) {
             dropped = std::mem::take(&mut self.dropped);
@@ -69,12 +84,7 @@ impl LogStream {
             ident,
             name,
             tail,
-            rate: Arc::new(Mutex::new(RateWindow {
-                per_second: DEFAULT_LOG_LINES_PER_SECOND,
-                started: Instant::now(),
-                logged: 0,
-                dropped: 0,
-            })),
+            rate: Arc::new(Mutex::new(RateWindow::new(DEFAULT_LOG_LINES_PER_SECOND))),
         }
     }
 

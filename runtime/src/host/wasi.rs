@@ -175,9 +175,12 @@ pub(crate) struct HttpState {
 }
 
 impl HttpState {
-    pub(crate) fn new(grants: &HttpGrants) -> Self {
+    /// `fields_max_bytes`: `task.http.fields.max.bytes`.
+    pub(crate) fn new(grants: &HttpGrants, fields_max_bytes: usize) -> Self {
+        let mut ctx = WasiHttpCtx::new();
+        ctx.set_field_size_limit(fields_max_bytes);
         Self {
-            ctx: WasiHttpCtx::new(),
+            ctx,
             gate: HttpGate {
                 grants: grants.clone(),
                 warned: Warned::default(),
@@ -201,7 +204,22 @@ type SendFuture = Box<
         > + Send,
 >;
 
+/// Bytes one write to an outgoing body's stream may hand over, and so (with
+/// [`OUTGOING_BODY_CHUNKS`]) what one outgoing body buffers in the host:
+/// wasmtime-wasi-http's defaults (1 MiB, one chunk) let a guest park 2 MiB
+/// per body handle.
+const OUTGOING_BODY_CHUNK: usize = 16 * 1024;
+const OUTGOING_BODY_CHUNKS: usize = 1;
+
 impl WasiHttpHooks for HttpGate {
+    fn p2_outgoing_body_buffer_chunks(&mut self) -> usize {
+        OUTGOING_BODY_CHUNKS
+    }
+
+    fn p2_outgoing_body_chunk_size(&mut self) -> usize {
+        OUTGOING_BODY_CHUNK
+    }
+
     fn send_request(
         &mut self,
         request: http::Request<WasiBody>,

@@ -112,10 +112,17 @@ pub fn sink_consumer_config(worker: &WorkerConfig, overrides: &Props, group: &st
     // librdkafka's fetch.queue.backoff.ms (1000 ms) idles a sink that has
     // drained its prefetch queue: with 10 ms a file sink went from 120k to
     // 470k records/s (docs/BENCHMARKS.md, against Kafka Connect).
+    // A killed worker's sink tasks restart elsewhere in ~6 s; with
+    // librdkafka's 45 s session timeout the group kept the dead member (and
+    // its partitions, unconsumed) that long. 6 s is the broker's least
+    // (group.min.session.timeout.ms); heartbeats run on librdkafka's own
+    // thread, so a slow `put` does not miss them.
     for (k, v) in [
         ("auto.offset.reset", "earliest"),
         ("partition.assignment.strategy", "range,roundrobin"),
         ("fetch.queue.backoff.ms", "10"),
+        ("session.timeout.ms", "6000"),
+        ("heartbeat.interval.ms", "1500"),
     ] {
         if !worker.consumer.contains_key(k) && !overrides.contains_key(k) {
             cfg.set(k, v);
@@ -140,6 +147,117 @@ pub fn producer_config(worker: &WorkerConfig, overrides: &Props) -> ClientConfig
         cfg.set(k, v);
     }
     cfg
+}
+
+/// What a topic's own config says about the records the broker accepts:
+/// a record outside these fails its whole partition batch, with every other
+/// record in it (a shared producer's batch holds several tasks' records).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TopicRules {
+    /// `message.timestamp.type=CreateTime`: the broker checks timestamps.
+    pub create_time: bool,
+    /// `message.timestamp.before.max.ms`.
+    pub before_max_ms: i64,
+    /// `message.timestamp.after.max.ms` (Kafka 4's default: one hour).
+    pub after_max_ms: i64,
+    /// `max.message.bytes`.
+    pub max_message_bytes: i64,
+}
+
+impl TopicRules {
+    /// The broker's defaults (Kafka 4.4).
+    pub const DEFAULT: Self = Self {
+        create_time: true,
+        before_max_ms: i64::MAX,
+        after_max_ms: 3_600_000,
+        max_message_bytes: 1_048_588,
+    };
+
+    /// Why the broker would refuse a record with `timestamp` (ms) at `now`
+    /// (ms), if it would. The window is narrowed by a tenth (at most a
+    /// minute) for the difference between this host's clock and the
+    /// broker's.
+    pub fn timestamp_problem(&self, timestamp: i64, now: i64) -> Option<String> {
+        if !self.create_time {
+            return None;
+        }
+        let margin = |w: i64| (w / 10).min(60_000);
+        let after = self.after_max_ms.saturating_sub(margin(self.after_max_ms));
+        let before = self.before_max_ms.saturating_sub(margin(self.before_max_ms));
+        if timestamp.saturating_sub(now) > after {
+            return Some(format!(
+                "is {} ms ahead of now; the topic accepts at most {} ms (message.timestamp.after.max.ms)",
+                timestamp.saturating_sub(now),
+                self.after_max_ms
+            ));
+        }
+        if now.saturating_sub(timestamp) > before {
+            return Some(format!(
+                "is {} ms behind now; the topic accepts at most {} ms (message.timestamp.before.max.ms)",
+                now.saturating_sub(timestamp),
+                self.before_max_ms
+            ));
+        }
+        None
+    }
+}
+
+/// An admin client for topic configs, used from task threads (blocking).
+pub struct Admin {
+    client: AdminClient<DefaultClientContext>,
+}
+
+impl std::fmt::Debug for Admin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Admin")
+    }
+}
+
+impl Admin {
+    /// An admin client with the worker's `admin.*` settings.
+    pub fn new(worker: &WorkerConfig) -> Result<Self, KafkaError> {
+        let client = client_config(worker, &worker.admin, &Props::new())
+            .create()
+            .map_err(|e| KafkaError::new("creating the admin client", e))?;
+        Ok(Self { client })
+    }
+
+    /// `topic`'s [`TopicRules`]; blocking, at most `timeout`.
+    pub fn topic_rules(&self, topic: &str, timeout: Duration) -> Result<TopicRules, KafkaError> {
+        use rdkafka::admin::{ConfigSource, ResourceSpecifier};
+        let what = || format!("reading the config of topic '{topic}'");
+        let opts = AdminOptions::new().request_timeout(Some(timeout));
+        let resources = [ResourceSpecifier::Topic(topic)];
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .map_err(|e| KafkaError::new(what(), rdkafka::error::KafkaError::AdminOpCreation(e.to_string())))?;
+        let results = runtime
+            .block_on(self.client.describe_configs(&resources, &opts))
+            .map_err(|e| KafkaError::new(what(), e))?;
+        let mut rules = TopicRules::DEFAULT;
+        for result in results {
+            let resource = result.map_err(|code| KafkaError::new(what(), rdkafka::error::KafkaError::AdminOp(code)))?;
+            for entry in &resource.entries {
+                let Some(value) = entry.value.as_deref() else { continue };
+                if matches!(entry.source, ConfigSource::Unknown) {
+                    continue;
+                }
+                match entry.name.as_str() {
+                    "message.timestamp.type" => rules.create_time = value == "CreateTime",
+                    "message.timestamp.before.max.ms" => {
+                        rules.before_max_ms = value.parse().unwrap_or(rules.before_max_ms);
+                    }
+                    "message.timestamp.after.max.ms" => {
+                        rules.after_max_ms = value.parse().unwrap_or(rules.after_max_ms);
+                    }
+                    "max.message.bytes" => rules.max_message_bytes = value.parse().unwrap_or(rules.max_message_bytes),
+                    _ => {}
+                }
+            }
+        }
+        Ok(rules)
+    }
 }
 
 /// The Kafka cluster's id (`GET /`'s `kafka_cluster_id`), from an admin
@@ -227,5 +345,34 @@ pub async fn ensure_compacted_topic(
             }
             _ => tokio::time::sleep(Duration::from_millis(50)).await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_outside_the_topic_s_window_are_named() {
+        let now = 1_700_000_000_000;
+        let rules = TopicRules::DEFAULT;
+        assert_eq!(rules.timestamp_problem(now, now), None);
+        assert_eq!(rules.timestamp_problem(0, now), None, "no lower bound by default");
+        assert_eq!(rules.timestamp_problem(now + 3_000_000, now), None);
+        let why = rules.timestamp_problem(now + 7_200_000, now).unwrap_or_default();
+        assert!(why.contains("message.timestamp.after.max.ms"), "{why}");
+        // Within the broker's hour but inside the clock margin: refused too.
+        assert!(rules.timestamp_problem(now + 3_590_000, now).is_some());
+        let strict = TopicRules {
+            before_max_ms: 60_000,
+            ..rules
+        };
+        let why = strict.timestamp_problem(now - 120_000, now).unwrap_or_default();
+        assert!(why.contains("message.timestamp.before.max.ms"), "{why}");
+        let log_append = TopicRules {
+            create_time: false,
+            ..strict
+        };
+        assert_eq!(log_append.timestamp_problem(0, now), None, "LogAppendTime ignores them");
     }
 }

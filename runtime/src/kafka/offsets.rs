@@ -5,6 +5,7 @@
 //! JSON string, or a tombstone once reset. The latest record per key wins.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
@@ -48,6 +49,11 @@ pub fn read_all(worker: &WorkerConfig) -> Result<HashMap<String, OffsetSnapshot>
     read_all_within(worker, read_wait(worker))
 }
 
+/// Every connector's offsets, each behind its own `Arc`: a read hands out a
+/// map of pointers, and only a connector whose offsets change after that
+/// is copied (on write), not every connector on every read.
+type Known = HashMap<String, Arc<OffsetSnapshot>>;
+
 /// How long a read may wait for open transactions to end: the coordinator
 /// aborts one left open after `transaction.timeout.ms`.
 fn read_wait(worker: &WorkerConfig) -> Duration {
@@ -57,6 +63,14 @@ fn read_wait(worker: &WorkerConfig) -> Duration {
 /// [`read_all`], giving up with an error after `wait` (never returning a
 /// view that misses a committed offset).
 pub fn read_all_within(worker: &WorkerConfig, wait: Duration) -> Result<HashMap<String, OffsetSnapshot>, KafkaError> {
+    Ok(read_known_within(worker, wait)?
+        .into_iter()
+        .map(|(c, s)| (c, Arc::unwrap_or_clone(s)))
+        .collect())
+}
+
+/// [`read_all_within`], as the reader keeps it.
+fn read_known_within(worker: &WorkerConfig, wait: Duration) -> Result<Known, KafkaError> {
     read_with(&mut ReaderClients::new(worker)?, worker, wait)
 }
 
@@ -73,7 +87,7 @@ struct ReaderClients {
     consumer: BaseConsumer,
     probe: BaseConsumer,
     /// Every connector's offsets, as read up to `next`.
-    known: HashMap<String, OffsetSnapshot>,
+    known: Known,
     /// Per partition of the topic: where the next read starts.
     next: HashMap<i32, i64>,
     /// When `known` was last brought up to date.
@@ -137,7 +151,7 @@ struct Flight {
     /// The number of the last read that finished.
     finished: u64,
     running: bool,
-    last: Option<Result<std::sync::Arc<HashMap<String, OffsetSnapshot>>, KafkaError>>,
+    last: Option<Result<Arc<Known>, KafkaError>>,
 }
 
 impl std::fmt::Debug for OffsetReader {
@@ -150,7 +164,7 @@ impl OffsetReader {
     /// The committed offsets of one connector (see [`read_all`]).
     pub fn read_connector(&self, worker: &WorkerConfig, connector: &str) -> Result<OffsetSnapshot, KafkaError> {
         let all = self.read_shared(worker)?;
-        Ok(all.get(connector).cloned().unwrap_or_default())
+        Ok(all.get(connector).map(|s| OffsetSnapshot::clone(s)).unwrap_or_default())
     }
 
     fn flight(&self) -> std::sync::MutexGuard<'_, Flight> {
@@ -162,10 +176,7 @@ impl OffsetReader {
 
     /// Every connector's committed offsets, from a read that started after
     /// this call.
-    fn read_shared(
-        &self,
-        worker: &WorkerConfig,
-    ) -> Result<std::sync::Arc<HashMap<String, OffsetSnapshot>>, KafkaError> {
+    fn read_shared(&self, worker: &WorkerConfig) -> Result<Arc<Known>, KafkaError> {
         let mut flight = self.flight();
         // A read already under way may have passed offsets committed just
         // now: only the next one counts.
@@ -188,7 +199,7 @@ impl OffsetReader {
         flight.started += 1;
         let number = flight.started;
         drop(flight);
-        let result = self.read_through_clients(worker).map(std::sync::Arc::new);
+        let result = self.read_through_clients(worker).map(Arc::new);
         let mut flight = self.flight();
         flight.running = false;
         flight.finished = number;
@@ -199,10 +210,10 @@ impl OffsetReader {
     }
 
     /// One read through the kept clients.
-    fn read_through_clients(&self, worker: &WorkerConfig) -> Result<HashMap<String, OffsetSnapshot>, KafkaError> {
+    fn read_through_clients(&self, worker: &WorkerConfig) -> Result<Known, KafkaError> {
         let wait = read_wait(worker);
         let Ok(mut slot) = self.clients.try_lock() else {
-            return read_all_within(worker, wait);
+            return read_known_within(worker, wait);
         };
         let clients = match slot.as_mut() {
             Some(c) => c,
@@ -217,11 +228,7 @@ impl OffsetReader {
     }
 }
 
-fn read_with(
-    clients: &mut ReaderClients,
-    worker: &WorkerConfig,
-    wait: Duration,
-) -> Result<HashMap<String, OffsetSnapshot>, KafkaError> {
+fn read_with(clients: &mut ReaderClients, worker: &WorkerConfig, wait: Duration) -> Result<Known, KafkaError> {
     let topic = &worker.offset_storage_topic;
     let timeout = worker.offset_flush_timeout.max(Duration::from_secs(10));
     // Through the reading consumer: with the topic in its metadata cache,
@@ -297,7 +304,7 @@ fn read_assigned(
     consumer: &BaseConsumer,
     topic: &str,
     ends: &mut HashMap<i32, i64>,
-    all: &mut HashMap<String, OffsetSnapshot>,
+    all: &mut Known,
     wait: Duration,
 ) -> Result<(), KafkaError> {
     let deadline = Instant::now() + wait;
@@ -340,7 +347,7 @@ fn read_assigned(
         if let Some(key) = msg.key()
             && let Some((connector, partition, offset)) = decode(key, msg.payload())
         {
-            let entry = all.entry(connector).or_default();
+            let entry = Arc::make_mut(all.entry(connector).or_default());
             match offset {
                 Some(o) => entry.insert(partition, o),
                 None => entry.remove(&partition),

@@ -281,6 +281,8 @@ pub(crate) struct ProducerRegistry {
     producers: Mutex<HashMap<String, Weak<SourceProducer>>>,
     /// The topic-metadata client of source tasks' record checks.
     metadata: Mutex<Weak<BaseConsumer>>,
+    /// The admin client that reads topic configs for those checks.
+    admin: Mutex<Weak<super::Admin>>,
 }
 
 impl ProducerRegistry {
@@ -289,6 +291,7 @@ impl ProducerRegistry {
             enabled,
             producers: Mutex::new(HashMap::new()),
             metadata: Mutex::new(Weak::new()),
+            admin: Mutex::new(Weak::new()),
         }
     }
 
@@ -355,6 +358,21 @@ impl ProducerRegistry {
             .create()
             .map_err(|e| KafkaError::new("creating the worker's topic-metadata client", e))?;
         let client = Arc::new(client);
+        *slot = Arc::downgrade(&client);
+        Ok(client)
+    }
+
+    /// The worker's admin client for topic configs (created on first use,
+    /// kept while a task holds it).
+    pub(crate) fn admin_client(&self, worker: &WorkerConfig) -> Result<Arc<super::Admin>, KafkaError> {
+        let mut slot = match self.admin.lock() {
+            Ok(m) => m,
+            Err(p) => p.into_inner(),
+        };
+        if let Some(c) = slot.upgrade() {
+            return Ok(c);
+        }
+        let client = Arc::new(super::Admin::new(worker)?);
         *slot = Arc::downgrade(&client);
         Ok(client)
     }

@@ -3,6 +3,8 @@
 //! its state through a [`StatusHandle`].
 
 mod double_buffer;
+#[cfg(test)]
+mod fuzz;
 mod idle;
 mod records;
 pub mod sink;

@@ -1,10 +1,14 @@
 //! Checks on what a source task's `poll` returns, before anything reaches
 //! Kafka: the batch and record size limits, and records the contract does
-//! not allow (an invalid or unknown topic, a partition that does not exist,
-//! a header without a key). A violation fails the task with a reason that
-//! names the record and the rule or limit.
+//! not allow (an invalid or unknown topic, one of the worker's protected
+//! topics, a partition that does not exist, a header without a key); and
+//! the source positions it hands over (each within `task.offset.max.bytes`,
+//! counted in the batch's bytes, at most `poll.max.records` per batch and
+//! `task.offset.partitions.max` source partitions per task). A violation
+//! fails the task with a reason that names the record and the rule or
+//! limit. Every check is linear in the batch.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
@@ -12,26 +16,35 @@ use rdkafka::error::RDKafkaErrorCode;
 
 use super::{TaskContext, TaskFailure};
 use crate::engine::guest::SourceBatch;
+use crate::kafka::TopicRules;
 
 /// Longest topic name Kafka accepts.
 const MAX_TOPIC_NAME: usize = 249;
 
 /// Partition counts of the topics a task's records named, looked up once.
 pub(crate) struct RecordCheck {
-    /// `None`: the topic does not exist.
-    topics: HashMap<String, Option<i32>>,
+    /// Partition count (`None`: the topic does not exist) and rules.
+    topics: HashMap<String, (Option<i32>, TopicRules)>,
     /// The worker's shared metadata client, once a topic was looked up.
     metadata: Option<std::sync::Arc<BaseConsumer>>,
+    /// The worker's admin client, once a topic's config was read.
+    admin: Option<std::sync::Arc<crate::kafka::Admin>>,
     /// Reports the topics records go to (the connector's active topics).
     active: crate::topics::TopicTracker,
+    /// The source partitions the task has offsets for: committed when it
+    /// started, and handed over since.
+    partitions: HashSet<String>,
 }
 
 impl RecordCheck {
-    pub(crate) fn new(active: crate::topics::TopicTracker) -> Self {
+    /// `committed`: the source partitions of the task's committed offsets.
+    pub(crate) fn new(active: crate::topics::TopicTracker, committed: impl IntoIterator<Item = String>) -> Self {
         Self {
             topics: HashMap::new(),
             metadata: None,
+            admin: None,
             active,
+            partitions: committed.into_iter().collect(),
         }
     }
 
@@ -52,6 +65,8 @@ impl RecordCheck {
         let default_topic = ctx.connector.topic.as_deref();
         let mut total = 0usize;
         let mut last_checked: Option<&str> = None;
+        let mut rules = TopicRules::DEFAULT;
+        let now = crate::worker::unix_ms() as i64;
         for (i, r) in records.iter().enumerate() {
             let size = r.size();
             if size > limits.record_max_bytes {
@@ -79,17 +94,31 @@ impl RecordCheck {
                 )));
             }
             // Records of one batch usually share their topic: check it once.
-            let Some(topic) = topic else { continue };
-            if last_checked == Some(topic) && r.partition.is_none() {
-                continue;
+            match topic {
+                None => rules = TopicRules::DEFAULT,
+                Some(topic) if last_checked == Some(topic) && r.partition.is_none() => {}
+                Some(topic) => {
+                    rules = self.check_topic(ctx, i, topic, r.partition)?;
+                    self.active.note(topic);
+                    last_checked = Some(topic);
+                }
             }
-            self.check_topic(ctx, i, topic, r.partition)?;
-            self.active.note(topic);
-            last_checked = Some(topic);
+            // A timestamp the broker refuses would fail the whole partition
+            // batch, other tasks' records with it on a shared producer.
+            if let Some(ts) = r.timestamp
+                && let Some(why) = rules.timestamp_problem(ts, now)
+            {
+                return Err(TaskFailure(format!(
+                    "record {i} of a `poll` batch{} has timestamp {ts}, which {why} of topic '{}'",
+                    r.origin(),
+                    topic.unwrap_or_default()
+                )));
+            }
         }
+        total += check_positions(records, limits, max_records, &mut self.partitions)?;
         if total > limits.batch_max_bytes {
             return Err(TaskFailure(format!(
-                "`poll` returned {} records of {total} bytes in all, over the limit of {} bytes per batch (task.batch.max.bytes)",
+                "`poll` returned {} records of {total} bytes in all (source positions included), over the limit of {} bytes per batch (task.batch.max.bytes)",
                 records.len(),
                 limits.batch_max_bytes
             )));
@@ -97,29 +126,39 @@ impl RecordCheck {
         Ok(())
     }
 
+    /// Check `topic` (and `partition`) for record `i`; the topic's rules.
     fn check_topic(
         &mut self,
         ctx: &TaskContext,
         i: usize,
         topic: &str,
         partition: Option<i32>,
-    ) -> Result<(), TaskFailure> {
+    ) -> Result<TopicRules, TaskFailure> {
         if let Some(why) = invalid_topic_name(topic) {
             return Err(TaskFailure(format!(
                 "record {i} of a `poll` batch names an invalid topic name '{topic}': {why}"
             )));
         }
+        if ctx.worker.protected_topics.iter().any(|t| t == topic) {
+            return Err(TaskFailure(format!(
+                "record {i} of a `poll` batch names topic '{topic}', which is protected: connectors may not write to the worker's internal topics (offset.storage.topic, config.storage.topic, status.storage.topic), Kafka's, or those of worker.protected.topics"
+            )));
+        }
         let own = ctx.connector.topic.as_deref() == Some(topic);
-        let count = match self.topics.get(topic) {
-            Some(c) if partition.is_none_or(|p| c.is_some_and(|n| p < n)) => *c,
+        let (count, rules) = match self.topics.get(topic) {
+            Some((c, rules)) if partition.is_none_or(|p| c.is_some_and(|n| p < n)) => (*c, *rules),
             // Unknown, or a partition beyond what we saw: (re)read metadata.
             _ => {
                 let c = self.partition_count(ctx, topic)?;
-                self.topics.insert(topic.to_owned(), c);
-                c
+                let rules = match c {
+                    Some(_) => self.topic_rules(ctx, topic)?,
+                    None => TopicRules::DEFAULT,
+                };
+                self.topics.insert(topic.to_owned(), (c, rules));
+                (c, rules)
             }
         };
-        match (count, partition) {
+        let checked = match (count, partition) {
             // The connector's configured topic may be created by the broker
             // as with any producer; others must exist.
             (None, _) if own => Ok(()),
@@ -130,7 +169,26 @@ impl RecordCheck {
                 "record {i} of a `poll` batch names partition {p} of topic '{topic}', which has {n} partitions"
             ))),
             _ => Ok(()),
+        };
+        checked.map(|()| rules)
+    }
+
+    /// What `topic`'s config says about timestamps (once per topic).
+    fn topic_rules(&mut self, ctx: &TaskContext, topic: &str) -> Result<TopicRules, TaskFailure> {
+        if self.admin.is_none() {
+            let client = ctx
+                .producers
+                .admin_client(&ctx.worker)
+                .map_err(|e| TaskFailure(format!("task {}: {e}", ctx.ident)))?;
+            self.admin = Some(client);
         }
+        let Some(admin) = &self.admin else {
+            return Ok(TopicRules::DEFAULT);
+        };
+        let timeout = ctx.worker.offset_flush_timeout.max(Duration::from_secs(10));
+        admin
+            .topic_rules(topic, timeout)
+            .map_err(|e| TaskFailure(e.to_string()))
     }
 
     /// The partition count of `topic`, or `None` if it does not exist
@@ -158,6 +216,62 @@ impl RecordCheck {
             Some(RDKafkaErrorCode::UnknownTopicOrPartition) => Ok(None),
             Some(e) => Err(TaskFailure(format!("reading the metadata of topic '{topic}': {e}"))),
         }
+    }
+}
+
+/// Check the source positions `records` hands over (see the module docs);
+/// `partitions` holds the task's source partitions so far and takes the new
+/// ones. Returns the positions' bytes, which count in the batch's.
+pub(crate) fn check_positions(
+    records: &SourceBatch,
+    limits: &crate::host::TaskLimits,
+    max_records: u32,
+    partitions: &mut HashSet<String>,
+) -> Result<usize, TaskFailure> {
+    let mut total = 0usize;
+    let mut positions = 0usize;
+    let mut last_partition: Option<&str> = None;
+    for (partition, offset) in records.positions() {
+        let bytes = partition.len() + offset.len();
+        if bytes > limits.offset_max_bytes {
+            return Err(TaskFailure(format!(
+                "`poll` handed over source partition '{}' with an offset of {} bytes: {bytes} bytes together, over the limit of {} bytes (task.offset.max.bytes)",
+                shorten(partition),
+                offset.len(),
+                limits.offset_max_bytes
+            )));
+        }
+        total += bytes;
+        if last_partition == Some(partition) {
+            continue;
+        }
+        last_partition = Some(partition);
+        positions += 1;
+        if positions > max_records as usize {
+            let all = records.positions().count();
+            return Err(TaskFailure(format!(
+                "`poll` handed over {all} source positions, more than the {max_records} records the host asked for (poll.max.records)"
+            )));
+        }
+        if !partitions.contains(partition) {
+            if partitions.len() >= limits.offset_partitions_max {
+                return Err(TaskFailure(format!(
+                    "`poll` handed over source partition '{}', a new one beyond the {} this task may have offsets for (task.offset.partitions.max)",
+                    shorten(partition),
+                    limits.offset_partitions_max
+                )));
+            }
+            partitions.insert(partition.to_owned());
+        }
+    }
+    Ok(total)
+}
+
+/// At most 200 characters of a name a guest chose, for an error message.
+fn shorten(name: &str) -> String {
+    match name.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}…", &name[..cut]),
+        None => name.to_owned(),
     }
 }
 

@@ -149,6 +149,7 @@ impl ConsumerContext for SinkContext {
                 sh.metrics
                     .assigned_partitions
                     .store(parts.len() as u64, Ordering::Relaxed);
+                sh.instruments.assigned_partitions(parts.len());
             }
             RDKafkaRespErr::RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS => {
                 let parts = partitions(tpl);
@@ -170,6 +171,7 @@ impl ConsumerContext for SinkContext {
                     tracing::warn!(error = %e, "unassigning partitions failed");
                 }
                 sh.metrics.assigned_partitions.store(0, Ordering::Relaxed);
+                sh.instruments.assigned_partitions(0);
             }
             other => {
                 tracing::warn!(error = ?other, "rebalance error");

@@ -269,6 +269,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     }
     let offsets = ctx.offsets.read_connector(&ctx.worker, &ctx.ident.connector)?;
     tracing::info!(committed = offsets.len(), "loaded committed source offsets");
+    let check = RecordCheck::new(ctx.topics.tracker(), offsets.keys().cloned());
     let guest = ctx.instantiate(Arc::new(offsets))?;
     ctx.status.instruments().commit_lag(0);
     let acks = Arc::new(Acks::new(ctx.status.instruments().clone()));
@@ -288,7 +289,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         writing: None,
         uncommitted: 0,
         last_commit: Instant::now(),
-        check: RecordCheck::new(ctx.topics.tracker()),
+        check,
     };
     runner.guest.source_start(&ctx.task_config)?;
     ctx.status.set(TaskState::Running, None);

@@ -285,6 +285,51 @@ struct ConnectorHandle {
     cluster_generation: String,
 }
 
+/// Keys whose work is in progress: [`SingleFlight::enter`] waits while
+/// another thread holds the same key.
+#[derive(Default)]
+struct SingleFlight {
+    busy: Mutex<std::collections::HashSet<String>>,
+    done: std::sync::Condvar,
+}
+
+/// Holds a key of a [`SingleFlight`] until dropped.
+struct Flight<'a> {
+    flights: &'a SingleFlight,
+    key: String,
+}
+
+impl SingleFlight {
+    fn enter(&self, key: &str) -> Flight<'_> {
+        let mut busy = match self.busy.lock() {
+            Ok(b) => b,
+            Err(p) => p.into_inner(),
+        };
+        while busy.contains(key) {
+            busy = match self.done.wait(busy) {
+                Ok(b) => b,
+                Err(p) => p.into_inner(),
+            };
+        }
+        busy.insert(key.to_owned());
+        Flight {
+            flights: self,
+            key: key.to_owned(),
+        }
+    }
+}
+
+impl Drop for Flight<'_> {
+    fn drop(&mut self) {
+        let mut busy = match self.flights.busy.lock() {
+            Ok(b) => b,
+            Err(p) => p.into_inner(),
+        };
+        busy.remove(&self.key);
+        self.flights.done.notify_all();
+    }
+}
+
 /// A running worker.
 pub struct Worker {
     config: Arc<WorkerConfig>,
@@ -302,6 +347,8 @@ pub struct Worker {
     described: Mutex<HashMap<String, PluginInfo>>,
     /// Components (by digest) whose `describe` failed, and why.
     undescribable: Mutex<HashMap<String, String>>,
+    /// Digests being described now (single flight).
+    describing: SingleFlight,
     /// Reads committed source offsets for starting tasks.
     offsets: Arc<crate::kafka::offsets::OffsetReader>,
     /// The source producers shared by this worker's tasks.
@@ -346,6 +393,7 @@ impl Worker {
             registry,
             described: Mutex::new(HashMap::new()),
             undescribable: Mutex::new(HashMap::new()),
+            describing: SingleFlight::default(),
             offsets: Arc::default(),
             producers,
             unrestored: Mutex::new(BTreeMap::new()),
@@ -684,7 +732,23 @@ impl Worker {
         if self.lock().contains_key(&cfg.name) {
             return Err(WorkerError::Duplicate(cfg.name));
         }
-        let handle = self.build(Arc::new(cfg), validated, target, Arc::default())?;
+        let topics: Arc<ActiveTopics> = Arc::default();
+        let prepared = self.prepare(Arc::new(cfg), validated, target, &topics)?;
+        self.start_prepared(prepared, target, topics)
+    }
+
+    /// Start the tasks of a connector whose task configs are known, and
+    /// register it.
+    fn start_prepared(
+        &self,
+        prepared: Prepared,
+        target: TargetState,
+        topics: Arc<ActiveTopics>,
+    ) -> Result<(), WorkerError> {
+        if self.lock().contains_key(&prepared.cfg.name) {
+            return Err(WorkerError::Duplicate(prepared.cfg.name.clone()));
+        }
+        let handle = self.launch_prepared(prepared, target, topics)?;
         let name = handle.config.name.clone();
         self.forget_unrestored(&name);
         self.lock().insert(name, handle);
@@ -693,21 +757,28 @@ impl Worker {
     }
 
     /// Validate `cfg` and add it in `target` state (`POST /connectors`).
+    ///
+    /// The connector's own calls (`describe`, `validate`, `task-configs`)
+    /// run before the management lock is taken: a connector that takes its
+    /// whole call deadline holds up only its own request.
     pub fn create_connector(&self, cfg: ConnectorConfig, target: TargetState) -> Result<(), WorkerError> {
-        let _m = self.manage();
         if self.lock().contains_key(&cfg.name) {
             return Err(WorkerError::Duplicate(cfg.name));
         }
         let validated = self.validate(&cfg)?;
-        self.start_validated_in(cfg, validated, target)
+        let topics: Arc<ActiveTopics> = Arc::default();
+        let prepared = self.prepare(Arc::new(cfg), validated, target, &topics)?;
+        let _m = self.manage();
+        self.start_prepared(prepared, target, topics)
     }
 
     /// Create a connector, or replace the config of an existing one
     /// (`PUT /connectors/{c}/config`); see [`Worker::replace`] for how a
     /// replacement goes. Returns whether the connector was created.
     pub fn put_connector(&self, cfg: ConnectorConfig) -> Result<bool, WorkerError> {
-        let _m = self.manage();
+        // Validation (the connector's own calls) outside the management lock.
         let validated = self.validate(&cfg)?;
+        let _m = self.manage();
         let existing = self.lock().get(&cfg.name).map(|c| c.target);
         let Some(target) = existing else {
             let handle = self.build(Arc::new(cfg), validated, TargetState::Running, Arc::default())?;
@@ -1040,12 +1111,23 @@ impl Worker {
         target: TargetState,
         topics: Arc<ActiveTopics>,
     ) -> Result<ConnectorHandle, WorkerError> {
+        let prepared = self.prepare(cfg, validated, target, &topics)?;
+        self.launch_prepared(prepared, target, topics)
+    }
+
+    /// Start (or prepare, per `target`) the tasks of a prepared connector.
+    fn launch_prepared(
+        &self,
+        prepared: Prepared,
+        target: TargetState,
+        topics: Arc<ActiveTopics>,
+    ) -> Result<ConnectorHandle, WorkerError> {
         let Prepared {
             cfg,
             plugin,
             info,
             spawns,
-        } = self.prepare(cfg, validated, target, &topics)?;
+        } = prepared;
         let tasks = self.launch(spawns, target)?;
         tracing::info!(connector = %cfg.name, plugin = %info.name, version = %info.version, tasks = tasks.len(), ?target, "connector added");
         Ok(ConnectorHandle {
@@ -1340,7 +1422,16 @@ impl Worker {
         })
     }
 
+    /// `describe` a component once: the answer (or its failure) is kept by
+    /// digest, and concurrent requests for a component being described
+    /// wait for that one call (bounded by its deadline) instead of each
+    /// instantiating it.
     fn describe_loaded(&self, plugin: &Arc<Plugin>) -> Result<PluginInfo, WorkerError> {
+        let _flight = self.describing.enter(&plugin.digest);
+        self.describe_cached(plugin)
+    }
+
+    fn describe_cached(&self, plugin: &Arc<Plugin>) -> Result<PluginInfo, WorkerError> {
         if let Ok(known) = self.described.lock()
             && let Some(info) = known.get(&plugin.digest)
         {
@@ -1471,10 +1562,52 @@ impl Worker {
         if bytes.len() > max {
             return Err(RegistryError::TooLarge { max }.into());
         }
-        let _m = self.manage();
         let digest = format!("sha256:{:x}", <sha2::Sha256 as sha2::Digest>::digest(bytes));
+        if let Some(found) = self.existing_version(name, version, &digest)? {
+            return Ok((found, false));
+        }
+        // Compile and describe outside the management lock: a component
+        // that is slow to compile or to describe holds up only this request.
         let dest = self.registry.file(name, version);
-        // What already is this version: an upload, or the plugin.path file.
+        let (plugin, info) = crate::engine::off_async(|| -> Result<_, WorkerError> {
+            let plugin = self.engine.load_bytes(&dest, bytes)?;
+            let info = self.describe_loaded(&plugin)?;
+            Ok((plugin, info))
+        })?;
+        if info.version != version {
+            return Err(RegistryError::VersionMismatch {
+                name: name.to_owned(),
+                version: version.to_owned(),
+                described: info.version,
+            }
+            .into());
+        }
+        let _m = self.manage();
+        // Another upload of this version may have landed meanwhile.
+        if let Some(found) = self.existing_version(name, version, &digest)? {
+            return Ok((found, false));
+        }
+        let staged = self.registry.stage(name, bytes)?;
+        let path = self.registry.commit(staged, name, version)?;
+        tracing::info!(plugin = name, version, digest = %plugin.digest, "plugin version installed");
+        Ok((
+            PluginVersion {
+                name: name.to_owned(),
+                version: version.to_owned(),
+                kind: kind_str(plugin.kind),
+                digest: plugin.digest.clone(),
+                source: PluginSource::Uploaded,
+                path,
+            },
+            true,
+        ))
+    }
+
+    /// What already is `version` of plugin `name` (an upload, or the
+    /// plugin.path file): the same bytes (`digest`) as found, other bytes
+    /// refused, or nothing yet.
+    fn existing_version(&self, name: &str, version: &str, digest: &str) -> Result<Option<PluginVersion>, WorkerError> {
+        let dest = self.registry.file(name, version);
         let existing = if dest.is_file() {
             Some((self.describe_plugin(&dest)?.0, PluginSource::Uploaded, dest.clone()))
         } else {
@@ -1486,52 +1619,26 @@ impl Worker {
                 None => None,
             }
         };
-        if let Some((plugin, source, path)) = existing {
-            if plugin.digest != digest {
-                return Err(RegistryError::Exists {
-                    name: name.to_owned(),
-                    version: version.to_owned(),
-                    existing: plugin.digest.clone(),
-                    uploaded: digest,
-                }
-                .into());
-            }
-            let same = PluginVersion {
+        let Some((plugin, source, path)) = existing else {
+            return Ok(None);
+        };
+        if plugin.digest != digest {
+            return Err(RegistryError::Exists {
                 name: name.to_owned(),
                 version: version.to_owned(),
-                kind: kind_str(plugin.kind),
-                digest,
-                source,
-                path,
-            };
-            return Ok((same, false));
-        }
-        crate::engine::off_async(|| {
-            let plugin = self.engine.load_bytes(&dest, bytes)?;
-            let info = self.describe_loaded(&plugin)?;
-            if info.version != version {
-                return Err(RegistryError::VersionMismatch {
-                    name: name.to_owned(),
-                    version: version.to_owned(),
-                    described: info.version,
-                }
-                .into());
+                existing: plugin.digest.clone(),
+                uploaded: digest.to_owned(),
             }
-            let staged = self.registry.stage(name, bytes)?;
-            let path = self.registry.commit(staged, name, version)?;
-            tracing::info!(plugin = name, version, digest = %plugin.digest, "plugin version installed");
-            Ok((
-                PluginVersion {
-                    name: name.to_owned(),
-                    version: version.to_owned(),
-                    kind: kind_str(plugin.kind),
-                    digest: plugin.digest.clone(),
-                    source: PluginSource::Uploaded,
-                    path,
-                },
-                true,
-            ))
-        })
+            .into());
+        }
+        Ok(Some(PluginVersion {
+            name: name.to_owned(),
+            version: version.to_owned(),
+            kind: kind_str(plugin.kind),
+            digest: digest.to_owned(),
+            source,
+            path,
+        }))
     }
 
     /// Delete an uploaded plugin version that no connector runs.

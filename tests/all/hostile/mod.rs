@@ -1,5 +1,7 @@
 //! The hostile-module suite: real components (`tests/fixtures/hostile-source`,
-//! `tests/fixtures/hostile-sink`, built like any connector), each instance
+//! `tests/fixtures/hostile-sink`, built like any connector; and
+//! `tests/fixtures/raw-hostile-source`, written against the WIT and WASI
+//! without the SDK, whose attacks on the host are in [`host`]), each instance
 //! attempting one attack on the worker. For every attack the suite asserts
 //! the exact refusal (`Worker::start_connector` errors) or FAILED reason
 //! (the task's trace), that the worker is still healthy (the status of other
@@ -43,10 +45,18 @@ const SINK_INPUT: usize = 10;
 
 const DEADLINE: Duration = Duration::from_secs(60);
 
+mod host;
+
+/// The offsets topic of the shared worker.
+fn offsets_topic() -> &'static str {
+    static TOPIC: OnceLock<String> = OnceLock::new();
+    TOPIC.get_or_init(|| unique("hostile-offsets"))
+}
+
 /// The worker shared by every test of this module.
 fn worker() -> &'static Worker {
     static WORKER: OnceLock<Worker> = OnceLock::new();
-    WORKER.get_or_init(|| start_worker(&unique("hostile-offsets")))
+    WORKER.get_or_init(|| start_worker(offsets_topic()))
 }
 
 fn hostile_source() -> PathBuf {
