@@ -92,6 +92,8 @@ struct ReaderClients {
     next: HashMap<i32, i64>,
     /// When `known` was last brought up to date.
     read_at: Option<Instant>,
+    /// Keep only these connectors' offsets (`None`: all).
+    wanted: Option<std::collections::HashSet<String>>,
 }
 
 /// How long what a reader has read may be built on. Compaction removes a
@@ -124,6 +126,7 @@ impl ReaderClients {
             known: HashMap::new(),
             next: HashMap::new(),
             read_at: None,
+            wanted: None,
         })
     }
 }
@@ -136,6 +139,12 @@ impl ReaderClients {
 /// serves every request waiting for it. Starting 1,000 tasks at once thus
 /// costs a few reads through one pair of clients, not one pair of clients
 /// per task.
+///
+/// It keeps only the offsets of the connectors that asked in the last
+/// [`READ_ON_AT_MOST`] (those it starts tasks for), not of every connector
+/// that ever wrote to the topic: its memory follows what it runs. A
+/// connector asking for the first time makes the next read start from the
+/// beginning of the topic (its offsets were skipped until then).
 #[derive(Default)]
 pub struct OffsetReader {
     clients: std::sync::Mutex<Option<ReaderClients>>,
@@ -152,6 +161,13 @@ struct Flight {
     finished: u64,
     running: bool,
     last: Option<Result<Arc<Known>, KafkaError>>,
+    /// The connectors whose offsets the kept reader holds, with when each
+    /// last asked: only what the connectors started here need, not every
+    /// connector that ever wrote to the topic.
+    wanted: HashMap<String, Instant>,
+    /// A connector outside `wanted` asked: its offsets were skipped by the
+    /// reads so far, so the next read starts from the beginning.
+    rescan: bool,
 }
 
 impl std::fmt::Debug for OffsetReader {
@@ -163,8 +179,24 @@ impl std::fmt::Debug for OffsetReader {
 impl OffsetReader {
     /// The committed offsets of one connector (see [`read_all`]).
     pub fn read_connector(&self, worker: &WorkerConfig, connector: &str) -> Result<OffsetSnapshot, KafkaError> {
+        {
+            let mut flight = self.flight();
+            if flight.wanted.insert(connector.to_owned(), Instant::now()).is_none() {
+                flight.rescan = true;
+            }
+        }
         let all = self.read_shared(worker)?;
         Ok(all.get(connector).map(|s| OffsetSnapshot::clone(s)).unwrap_or_default())
+    }
+
+    /// The connectors whose offsets the last read kept, sorted.
+    pub fn held_connectors(&self) -> Vec<String> {
+        let mut held: Vec<String> = match &self.flight().last {
+            Some(Ok(known)) => known.keys().cloned().collect(),
+            _ => Vec::new(),
+        };
+        held.sort();
+        held
     }
 
     fn flight(&self) -> std::sync::MutexGuard<'_, Flight> {
@@ -198,8 +230,13 @@ impl OffsetReader {
         flight.running = true;
         flight.started += 1;
         let number = flight.started;
+        // Connectors that have not asked for a while (no task of theirs
+        // started here since) are forgotten.
+        flight.wanted.retain(|_, asked| asked.elapsed() <= READ_ON_AT_MOST);
+        let wanted: std::collections::HashSet<String> = flight.wanted.keys().cloned().collect();
+        let rescan = std::mem::take(&mut flight.rescan);
         drop(flight);
-        let result = self.read_through_clients(worker).map(Arc::new);
+        let result = self.read_through_clients(worker, &wanted, rescan).map(Arc::new);
         let mut flight = self.flight();
         flight.running = false;
         flight.finished = number;
@@ -209,16 +246,30 @@ impl OffsetReader {
         result
     }
 
-    /// One read through the kept clients.
-    fn read_through_clients(&self, worker: &WorkerConfig) -> Result<Known, KafkaError> {
+    /// One read through the kept clients, keeping the offsets of `wanted`
+    /// only; `rescan`: from the beginning.
+    fn read_through_clients(
+        &self,
+        worker: &WorkerConfig,
+        wanted: &std::collections::HashSet<String>,
+        rescan: bool,
+    ) -> Result<Known, KafkaError> {
         let wait = read_wait(worker);
         let Ok(mut slot) = self.clients.try_lock() else {
-            return read_known_within(worker, wait);
+            let mut clients = ReaderClients::new(worker)?;
+            clients.wanted = Some(wanted.clone());
+            return read_with(&mut clients, worker, wait);
         };
         let clients = match slot.as_mut() {
             Some(c) => c,
             None => slot.insert(ReaderClients::new(worker)?),
         };
+        if rescan {
+            clients.known.clear();
+            clients.next.clear();
+        }
+        clients.wanted = Some(wanted.clone());
+        clients.known.retain(|c, _| wanted.contains(c));
         let result = read_with(clients, worker, wait);
         if result.is_err() {
             // Start the next read with fresh clients.
@@ -283,7 +334,14 @@ fn read_with(clients: &mut ReaderClients, worker: &WorkerConfig, wait: Duration)
         .assign(&tpl)
         .map_err(|e| KafkaError::new("assigning the offsets topic", e))?;
     let mut remaining = ends.clone();
-    let read = read_assigned(&clients.consumer, topic, &mut remaining, &mut clients.known, wait);
+    let read = read_assigned(
+        &clients.consumer,
+        topic,
+        &mut remaining,
+        &mut clients.known,
+        clients.wanted.as_ref(),
+        wait,
+    );
     let _ = clients.consumer.unassign();
     match read {
         Ok(()) => {
@@ -305,6 +363,7 @@ fn read_assigned(
     topic: &str,
     ends: &mut HashMap<i32, i64>,
     all: &mut Known,
+    wanted: Option<&std::collections::HashSet<String>>,
     wait: Duration,
 ) -> Result<(), KafkaError> {
     let deadline = Instant::now() + wait;
@@ -346,6 +405,7 @@ fn read_assigned(
         let msg = msg.map_err(|e| KafkaError::new(format!("reading {topic}"), e))?;
         if let Some(key) = msg.key()
             && let Some((connector, partition, offset)) = decode(key, msg.payload())
+            && wanted.is_none_or(|w| w.contains(&connector))
         {
             let entry = Arc::make_mut(all.entry(connector).or_default());
             match offset {
