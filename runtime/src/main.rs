@@ -87,6 +87,10 @@ enum Command {
         #[command(subcommand)]
         action: DevAction,
     },
+    /// Compile a component for a worker (internal; see
+    /// `copycat_runtime::engine::compile_child`).
+    #[command(name = "__compile", hide = true)]
+    Compile(copycat_runtime::engine::compile_child::ChildArgs),
     /// Show a component's world, plugin info, config definition, imports,
     /// exports, size and digest.
     Inspect {
@@ -307,6 +311,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Connectors { opts, action } => client_command(client::run_connectors(&opts, action)),
         Command::Plugins { opts, action } => client_command(client::run_plugins(&opts, action)),
+        Command::Compile(args) => copycat_runtime::engine::compile_child::child_main(&args),
         command => match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
             Ok(rt) => rt.block_on(run(command)),
             Err(e) => {
@@ -341,6 +346,13 @@ async fn run(command: Command) -> ExitCode {
         )
         .init();
     let loggers = Arc::new(copycat_runtime::rest::Loggers::for_reload_handle(&directives, handle));
+    // A worker compiles components in child processes of this binary,
+    // bounded in time and memory (engine::compile_child).
+    if matches!(command, Command::Standalone { .. } | Command::Worker { .. })
+        && let Ok(exe) = std::env::current_exe()
+    {
+        copycat_runtime::engine::compile_child::enable(exe);
+    }
     let result = match command {
         Command::Standalone { worker, connectors } => {
             copycat_runtime::standalone::run(worker, connectors, Some(loggers), shutdown)
@@ -362,6 +374,7 @@ async fn run(command: Command) -> ExitCode {
         Command::Inspect { component, output } => inspect(component, &output),
         Command::Connectors { opts, action } => return client_command(client::run_connectors(&opts, action)),
         Command::Plugins { opts, action } => return client_command(client::run_plugins(&opts, action)),
+        Command::Compile(args) => return copycat_runtime::engine::compile_child::child_main(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -216,3 +216,77 @@ fn standalone_refuses_a_connector_that_panics_in_validate() {
     assert!(err.contains("deliberate panic in validate"), "{err}");
     assert!(!err.contains("Cannot start a runtime"), "{err}");
 }
+
+/// The `copycat` binary compiles components in a child process bounded by
+/// `plugin.compile.timeout.ms`: a compilation over it is killed and the
+/// connector refused naming the key. And a connector whose `validate`
+/// blocks in the host, given on the command line, no longer keeps the
+/// worker from starting or exiting: it is refused at its call deadline.
+#[test]
+fn standalone_bounds_compilation_and_blocking_connector_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let worker = |extra: &str| {
+        let path = dir.path().join(format!("worker-{}.properties", unique("w")));
+        std::fs::write(
+            &path,
+            format!(
+                "bootstrap.servers={}\noffset.storage.topic={}\nlisteners=http://127.0.0.1:0\nstate.dir={}/state-{}\ncomponent.cache.dir={}/cache-{}\n{extra}\n",
+                bootstrap(),
+                unique("offsets"),
+                dir.path().display(),
+                unique("s"),
+                dir.path().display(),
+                unique("c"),
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let run = |worker: &std::path::Path, conn: &std::path::Path| {
+        let started = std::time::Instant::now();
+        let out = Command::new(copycat_bin())
+            .args(["standalone", worker.to_str().unwrap(), conn.to_str().unwrap()])
+            .output()
+            .unwrap();
+        (out, started.elapsed())
+    };
+
+    let datagen = dir.path().join("datagen.properties");
+    std::fs::write(
+        &datagen,
+        format!(
+            "name={}\nconnector.class=datagen\ntopic={}\n",
+            unique("dg"),
+            unique("dg")
+        ),
+    )
+    .unwrap();
+    let slow = worker(&format!(
+        "plugin.path={}\nplugin.compile.timeout.ms=1",
+        std::env::var("COPYCAT_PLUGIN_DIR").unwrap()
+    ));
+    let (out, _) = run(&slow, &datagen);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("could not be compiled"), "{err}");
+    assert!(err.contains("plugin.compile.timeout.ms"), "{err}");
+
+    let sleeper = dir.path().join("sleeper.properties");
+    std::fs::write(
+        &sleeper,
+        format!(
+            "name={}\nconnector.class={}\ntopic=t\nattack=sleep-validate\ntask.call.timeout.ms=2000\n",
+            unique("sv"),
+            fixture("raw-hostile-source").display()
+        ),
+    )
+    .unwrap();
+    let (out, took) = run(&worker(""), &sleeper);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("validate") && err.contains("task.call.timeout.ms"),
+        "{err}"
+    );
+    assert!(took < Duration::from_secs(30), "refused after {took:?}: {err}");
+}

@@ -61,6 +61,10 @@ pub struct WorkerConfig {
     pub stack_max_bytes: usize,
     /// `worker.instances.max`: component instances alive at once.
     pub instances_max: usize,
+    /// `plugin.compile.timeout.ms` and `plugin.compile.memory.max.bytes`:
+    /// bounds of compiling a component (in a child process of the `copycat`
+    /// binary).
+    pub compile: crate::engine::compile_child::CompileLimits,
     /// Topics no connector's records may be written to: the worker's own
     /// (`offset.storage.topic`, and in distributed mode
     /// `config.storage.topic` and `status.storage.topic`), Kafka's
@@ -111,6 +115,8 @@ const KNOWN: &[&str] = &[
     "plugin.registry.dir",
     "plugin.upload.max.bytes",
     "plugin.swap.timeout.ms",
+    "plugin.compile.timeout.ms",
+    "plugin.compile.memory.max.bytes",
     "topic.tracking.enable",
     "topic.tracking.allow.reset",
     "offset.storage.topic",
@@ -189,6 +195,16 @@ impl WorkerConfig {
             restart: read_restart(&mut r, &RestartPolicy::default()),
             stack_max_bytes: r.parse("task.stack.max.bytes", DEFAULT_STACK_BYTES),
             instances_max: r.parse("worker.instances.max", DEFAULT_MAX_INSTANCES),
+            compile: {
+                let d = crate::engine::compile_child::CompileLimits::default();
+                crate::engine::compile_child::CompileLimits {
+                    timeout: Duration::from_millis(r.parse(
+                        "plugin.compile.timeout.ms",
+                        u64::try_from(d.timeout.as_millis()).unwrap_or(u64::MAX),
+                    )),
+                    memory_bytes: r.parse("plugin.compile.memory.max.bytes", d.memory_bytes),
+                }
+            },
             protected_topics: {
                 let mut t = vec![
                     offsets_topic.clone(),
@@ -241,6 +257,16 @@ impl WorkerConfig {
             r.problems
                 .push(("task.stack.max.bytes".into(), "must be at least 65536 (64 KiB)".into()));
         }
+        if cfg.compile.timeout.is_zero() {
+            r.problems
+                .push(("plugin.compile.timeout.ms".into(), "must be positive".into()));
+        }
+        if cfg.compile.memory_bytes < 256 << 20 {
+            r.problems.push((
+                "plugin.compile.memory.max.bytes".into(),
+                "must be at least 268435456 (256 MiB)".into(),
+            ));
+        }
         if cfg.instances_max == 0 {
             r.problems
                 .push(("worker.instances.max".into(), "must be positive".into()));
@@ -282,6 +308,7 @@ impl WorkerConfig {
             fuel: self.limits.fuel_per_call.is_some(),
             max_instances: self.instances_max,
             interruptible: true,
+            compile: self.compile,
         }
     }
 

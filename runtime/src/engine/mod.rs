@@ -4,6 +4,7 @@
 
 pub mod batch;
 pub(crate) mod bindings;
+pub mod compile_child;
 pub mod guest;
 mod imports;
 
@@ -85,7 +86,15 @@ pub enum LoadError {
         /// Every import that cannot be satisfied.
         missing: Vec<String>,
     },
-    /// The component imports something this worker does not provide.
+    /// Compilation failed or was stopped by its limits.
+    #[error("{path} could not be compiled: {reason}")]
+    Compile {
+        /// The file.
+        path: PathBuf,
+        /// The compiler's error, or the limit that stopped it.
+        reason: String,
+    },
+    /// The component could not be pre-linked.
     #[error("{path} cannot be linked: {reason}")]
     Link {
         /// The file.
@@ -144,6 +153,8 @@ pub struct EngineConfig {
     /// Epoch interruption, which enforces `task.call.timeout.ms`. Always on
     /// in a worker; off only to measure what the deadline costs.
     pub interruptible: bool,
+    /// Bounds of a compilation in a child process ([`compile_child`]).
+    pub compile: compile_child::CompileLimits,
 }
 
 impl Default for EngineConfig {
@@ -154,6 +165,7 @@ impl Default for EngineConfig {
             fuel: false,
             max_instances: DEFAULT_MAX_INSTANCES,
             interruptible: true,
+            compile: compile_child::CompileLimits::default(),
         }
     }
 }
@@ -166,6 +178,8 @@ pub const DEFAULT_MAX_INSTANCES: usize = 4096;
 /// The worker's engine and its compiled components.
 pub struct WasmEngine {
     engine: Engine,
+    /// The settings it was made with (a compiling child gets them).
+    config: EngineConfig,
     plugins: Mutex<HashMap<String, Arc<Plugin>>>,
     ticker_stop: Arc<AtomicBool>,
     pub(crate) max_stack_bytes: usize,
@@ -268,6 +282,7 @@ impl WasmEngine {
         let _ = instances.ticker.set(ticker.thread().clone());
         Ok(Self {
             engine,
+            config: cfg.clone(),
             plugins: Mutex::new(HashMap::new()),
             ticker_stop,
             max_stack_bytes: cfg.max_stack_bytes,
@@ -327,6 +342,14 @@ impl WasmEngine {
         // The world and the imports, from the component's own sections,
         // before compiling: a component refused anyway costs no compilation.
         precheck(path, bytes)?;
+        // In a child process where the `copycat` binary runs: the child
+        // fills the cache, from which `Component::new` then loads.
+        if let (Some(exe), Some(dir)) = (compile_child::exe(), &self.config.cache_dir) {
+            compile_child::compile(exe, &self.config, dir, bytes).map_err(|reason| LoadError::Compile {
+                path: path.to_owned(),
+                reason,
+            })?;
+        }
         let component = Component::new(&self.engine, bytes).map_err(|e| LoadError::NotAComponent {
             path: path.to_owned(),
             reason: format!("{e:#}"),

@@ -16,6 +16,7 @@
 //! deadline.
 
 use std::future::Future;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use wasmtime::StoreContextMut;
@@ -61,9 +62,14 @@ impl CallBound {
     fn wait<T>(&mut self, what: &str, fut: impl Future<Output = T>) -> wasmtime::Result<T> {
         let deadline = self.deadline;
         let outcome = wasmtime_wasi::runtime::in_tokio(async move {
-            match deadline {
-                Some(d) => tokio::time::timeout_at(d.into(), fut).await.ok(),
-                None => Some(fut.await),
+            let mut fut = std::pin::pin!(fut);
+            // Most waits are over at once (a file stream's flush, a ready
+            // socket): they need no timer.
+            let first = std::future::poll_fn(|cx| Poll::Ready(fut.as_mut().poll(cx))).await;
+            match (first, deadline) {
+                (Poll::Ready(out), _) => Some(out),
+                (Poll::Pending, Some(d)) => tokio::time::timeout_at(d.into(), fut).await.ok(),
+                (Poll::Pending, None) => Some(fut.await),
             }
         });
         outcome.ok_or_else(|| {

@@ -283,7 +283,12 @@ pub(crate) struct ProducerRegistry {
     metadata: Mutex<Weak<BaseConsumer>>,
     /// The admin client that reads topic configs for those checks.
     admin: Mutex<Weak<super::Admin>>,
+    /// Topic rules read recently, shared by every task of the worker.
+    rules: Mutex<HashMap<String, (super::TopicRules, std::time::Instant)>>,
 }
+
+/// How long a topic's rules read by one task serve the others.
+const RULES_FOR: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl ProducerRegistry {
     pub(crate) fn new(enabled: bool) -> Self {
@@ -292,6 +297,7 @@ impl ProducerRegistry {
             producers: Mutex::new(HashMap::new()),
             metadata: Mutex::new(Weak::new()),
             admin: Mutex::new(Weak::new()),
+            rules: Mutex::new(HashMap::new()),
         }
     }
 
@@ -364,7 +370,7 @@ impl ProducerRegistry {
 
     /// The worker's admin client for topic configs (created on first use,
     /// kept while a task holds it).
-    pub(crate) fn admin_client(&self, worker: &WorkerConfig) -> Result<Arc<super::Admin>, KafkaError> {
+    fn admin_client(&self, worker: &WorkerConfig) -> Result<Arc<super::Admin>, KafkaError> {
         let mut slot = match self.admin.lock() {
             Ok(m) => m,
             Err(p) => p.into_inner(),
@@ -375,6 +381,29 @@ impl ProducerRegistry {
         let client = Arc::new(super::Admin::new(worker)?);
         *slot = Arc::downgrade(&client);
         Ok(client)
+    }
+
+    /// `topic`'s rules, read within the last minute by any task or now.
+    pub(crate) fn topic_rules(
+        &self,
+        worker: &WorkerConfig,
+        topic: &str,
+        timeout: std::time::Duration,
+    ) -> Result<super::TopicRules, KafkaError> {
+        let lock = || match self.rules.lock() {
+            Ok(m) => m,
+            Err(p) => p.into_inner(),
+        };
+        if let Some((rules, at)) = lock().get(topic)
+            && at.elapsed() < RULES_FOR
+        {
+            return Ok(*rules);
+        }
+        let rules = self.admin_client(worker)?.topic_rules(topic, timeout)?;
+        let mut cache = lock();
+        cache.retain(|_, (_, at)| at.elapsed() < RULES_FOR);
+        cache.insert(topic.to_owned(), (rules, std::time::Instant::now()));
+        Ok(rules)
     }
 
     /// Shared producers alive now.

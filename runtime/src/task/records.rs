@@ -18,17 +18,21 @@ use super::{TaskContext, TaskFailure};
 use crate::engine::guest::SourceBatch;
 use crate::kafka::TopicRules;
 
+/// A record stamped within this many ms of now is inside any topic's
+/// timestamp window worth configuring: its topic's rules are not read.
+const RULES_NEEDED_BEYOND_MS: u64 = 1_000;
+
 /// Longest topic name Kafka accepts.
 const MAX_TOPIC_NAME: usize = 249;
 
 /// Partition counts of the topics a task's records named, looked up once.
 pub(crate) struct RecordCheck {
-    /// Partition count (`None`: the topic does not exist) and rules.
-    topics: HashMap<String, (Option<i32>, TopicRules)>,
+    /// Partition count (`None`: the topic does not exist).
+    topics: HashMap<String, Option<i32>>,
+    /// The timestamp rules of topics whose records needed them.
+    rules: HashMap<String, TopicRules>,
     /// The worker's shared metadata client, once a topic was looked up.
     metadata: Option<std::sync::Arc<BaseConsumer>>,
-    /// The worker's admin client, once a topic's config was read.
-    admin: Option<std::sync::Arc<crate::kafka::Admin>>,
     /// Reports the topics records go to (the connector's active topics).
     active: crate::topics::TopicTracker,
     /// The source partitions the task has offsets for: committed when it
@@ -41,8 +45,8 @@ impl RecordCheck {
     pub(crate) fn new(active: crate::topics::TopicTracker, committed: impl IntoIterator<Item = String>) -> Self {
         Self {
             topics: HashMap::new(),
+            rules: HashMap::new(),
             metadata: None,
-            admin: None,
             active,
             partitions: committed.into_iter().collect(),
         }
@@ -65,7 +69,6 @@ impl RecordCheck {
         let default_topic = ctx.connector.topic.as_deref();
         let mut total = 0usize;
         let mut last_checked: Option<&str> = None;
-        let mut rules = TopicRules::DEFAULT;
         let now = crate::worker::unix_ms() as i64;
         for (i, r) in records.iter().enumerate() {
             let size = r.size();
@@ -95,23 +98,27 @@ impl RecordCheck {
             }
             // Records of one batch usually share their topic: check it once.
             match topic {
-                None => rules = TopicRules::DEFAULT,
+                None => {}
                 Some(topic) if last_checked == Some(topic) && r.partition.is_none() => {}
                 Some(topic) => {
-                    rules = self.check_topic(ctx, i, topic, r.partition)?;
+                    self.check_topic(ctx, i, topic, r.partition)?;
                     self.active.note(topic);
                     last_checked = Some(topic);
                 }
             }
             // A timestamp the broker refuses would fail the whole partition
-            // batch, other tasks' records with it on a shared producer.
+            // batch, other tasks' records with it on a shared producer. The
+            // topic's window is read only for a timestamp that could be
+            // outside it (most records are stamped about now).
             if let Some(ts) = r.timestamp
-                && let Some(why) = rules.timestamp_problem(ts, now)
+                && ts.abs_diff(now) > RULES_NEEDED_BEYOND_MS
+                && let Some(topic) = topic
+                && let Some(why) = self.rules_of(ctx, topic).timestamp_problem(ts, now)
             {
                 return Err(TaskFailure(format!(
                     "record {i} of a `poll` batch{} has timestamp {ts}, which {why} of topic '{}'",
                     r.origin(),
-                    topic.unwrap_or_default()
+                    topic
                 )));
             }
         }
@@ -126,14 +133,14 @@ impl RecordCheck {
         Ok(())
     }
 
-    /// Check `topic` (and `partition`) for record `i`; the topic's rules.
+    /// Check `topic` (and `partition`) for record `i`.
     fn check_topic(
         &mut self,
         ctx: &TaskContext,
         i: usize,
         topic: &str,
         partition: Option<i32>,
-    ) -> Result<TopicRules, TaskFailure> {
+    ) -> Result<(), TaskFailure> {
         if let Some(why) = invalid_topic_name(topic) {
             return Err(TaskFailure(format!(
                 "record {i} of a `poll` batch names an invalid topic name '{topic}': {why}"
@@ -145,20 +152,16 @@ impl RecordCheck {
             )));
         }
         let own = ctx.connector.topic.as_deref() == Some(topic);
-        let (count, rules) = match self.topics.get(topic) {
-            Some((c, rules)) if partition.is_none_or(|p| c.is_some_and(|n| p < n)) => (*c, *rules),
+        let count = match self.topics.get(topic) {
+            Some(c) if partition.is_none_or(|p| c.is_some_and(|n| p < n)) => *c,
             // Unknown, or a partition beyond what we saw: (re)read metadata.
             _ => {
                 let c = self.partition_count(ctx, topic)?;
-                let rules = match c {
-                    Some(_) => self.topic_rules(ctx, topic)?,
-                    None => TopicRules::DEFAULT,
-                };
-                self.topics.insert(topic.to_owned(), (c, rules));
-                (c, rules)
+                self.topics.insert(topic.to_owned(), c);
+                c
             }
         };
-        let checked = match (count, partition) {
+        match (count, partition) {
             // The connector's configured topic may be created by the broker
             // as with any producer; others must exist.
             (None, _) if own => Ok(()),
@@ -169,26 +172,35 @@ impl RecordCheck {
                 "record {i} of a `poll` batch names partition {p} of topic '{topic}', which has {n} partitions"
             ))),
             _ => Ok(()),
-        };
-        checked.map(|()| rules)
+        }
     }
 
-    /// What `topic`'s config says about timestamps (once per topic).
-    fn topic_rules(&mut self, ctx: &TaskContext, topic: &str) -> Result<TopicRules, TaskFailure> {
-        if self.admin.is_none() {
-            let client = ctx
-                .producers
-                .admin_client(&ctx.worker)
-                .map_err(|e| TaskFailure(format!("task {}: {e}", ctx.ident)))?;
-            self.admin = Some(client);
+    /// `topic`'s timestamp rules, read once per task (a topic that does
+    /// not exist yet gets Kafka's defaults).
+    fn rules_of(&mut self, ctx: &TaskContext, topic: &str) -> TopicRules {
+        if let Some(rules) = self.rules.get(topic) {
+            return *rules;
         }
-        let Some(admin) = &self.admin else {
-            return Ok(TopicRules::DEFAULT);
+        let rules = match self.topics.get(topic) {
+            Some(Some(_)) => self.topic_rules(ctx, topic),
+            _ => TopicRules::DEFAULT,
         };
+        self.rules.insert(topic.to_owned(), rules);
+        rules
+    }
+
+    /// What `topic`'s config says about timestamps (once per topic and
+    /// task; the worker shares what it read for a minute).
+    fn topic_rules(&mut self, ctx: &TaskContext, topic: &str) -> TopicRules {
         let timeout = ctx.worker.offset_flush_timeout.max(Duration::from_secs(10));
-        admin
-            .topic_rules(topic, timeout)
-            .map_err(|e| TaskFailure(e.to_string()))
+        // A principal without DescribeConfigs on the topic gets Kafka's
+        // defaults checked (the broker still refuses what they miss).
+        ctx.producers
+            .topic_rules(&ctx.worker, topic, timeout)
+            .unwrap_or_else(|e| {
+                tracing::warn!(topic, error = %e, "cannot read the topic's config; checking record timestamps against Kafka's defaults");
+                TopicRules::DEFAULT
+            })
     }
 
     /// The partition count of `topic`, or `None` if it does not exist
