@@ -4,7 +4,7 @@
 
 mod connector;
 pub mod distributed;
-mod limits;
+pub(crate) mod limits;
 pub(crate) mod rest;
 mod worker;
 

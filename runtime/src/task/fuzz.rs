@@ -13,6 +13,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+use crate::config::limits::LIMIT_KEYS;
 use crate::config::{ConnectorConfig, Props, WorkerConfig};
 use crate::engine::bindings::types::SourcePosition;
 use crate::engine::bindings::v0_2::batch as packed;
@@ -253,7 +254,8 @@ fn arbitrary_batches_and_positions_never_panic_and_read_back_in_bounds() {
     });
 }
 
-/// Keys the readers know, so that random values reach their checks.
+/// Keys the readers know besides the limit keys, so that random values
+/// reach their checks.
 const KEYS: &[&str] = &[
     "name",
     "connector.class",
@@ -262,19 +264,6 @@ const KEYS: &[&str] = &[
     "topics",
     "topics.regex",
     "poll.max.records",
-    "task.memory.max.bytes",
-    "task.call.timeout.ms",
-    "task.fuel.per.call",
-    "task.record.max.bytes",
-    "task.batch.max.bytes",
-    "task.log.max.lines.per.second",
-    "task.host.handles.max",
-    "task.http.fields.max.bytes",
-    "task.offset.max.bytes",
-    "task.offset.partitions.max",
-    "task.restart.max.attempts",
-    "task.restart.backoff.initial.ms",
-    "task.restart.backoff.max.ms",
     "exactly.once.support",
     "transaction.boundary",
     "transaction.boundary.interval.ms",
@@ -291,6 +280,8 @@ const KEYS: &[&str] = &[
     "offset.storage.topic",
     "worker.protected.topics",
     "worker.instances.max",
+    "plugin.compile.timeout.ms",
+    "plugin.compile.memory.max.bytes",
     "listeners",
     "rest.auth.type",
 ];
@@ -316,10 +307,11 @@ fn arbitrary_config_maps_never_panic() {
     fuzz("config maps", |rng| {
         let mut props = Props::new();
         for _ in 0..rng.below(10) {
+            let known: Vec<&str> = KEYS.iter().chain(LIMIT_KEYS).copied().collect();
             let key = if rng.chance(5) {
                 rng.text()
             } else {
-                KEYS[rng.below(KEYS.len() as u64) as usize].to_owned()
+                known[rng.below(known.len() as u64) as usize].to_owned()
             };
             props.insert(key, value(rng));
         }
