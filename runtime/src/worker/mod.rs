@@ -775,40 +775,93 @@ impl Worker {
     /// Create a connector, or replace the config of an existing one
     /// (`PUT /connectors/{c}/config`); see [`Worker::replace`] for how a
     /// replacement goes. Returns whether the connector was created.
+    ///
+    /// The connector's own calls (`describe`, `validate`, `task-configs`
+    /// for the state the connector is in) run before the management lock is
+    /// taken; if the connector was created, deleted, paused or stopped
+    /// meanwhile, they run again under it.
     pub fn put_connector(&self, cfg: ConnectorConfig) -> Result<bool, WorkerError> {
-        // Validation (the connector's own calls) outside the management lock.
         let validated = self.validate(&cfg)?;
+        let cfg = Arc::new(cfg);
+        let seen = self.state_of(&cfg.name);
+        let (target, topics) = seen.clone().unwrap_or_else(|| (TargetState::Running, Arc::default()));
+        let prepared = self.prepare(cfg.clone(), validated, target, &topics)?;
         let _m = self.manage();
-        let existing = self.lock().get(&cfg.name).map(|c| c.target);
-        let Some(target) = existing else {
-            let handle = self.build(Arc::new(cfg), validated, TargetState::Running, Arc::default())?;
-            self.forget_unrestored(&handle.config.name);
-            self.lock().insert(handle.config.name.clone(), handle);
-            self.persist();
-            return Ok(true);
-        };
-        self.replace(Arc::new(cfg), validated, target)?;
-        Ok(false)
+        let now = self.state_of(&cfg.name);
+        match (seen, now) {
+            (None, None) => {
+                self.start_prepared(prepared, target, topics)?;
+                Ok(true)
+            }
+            (Some((t0, tp0)), Some((t1, tp1))) if t0 == t1 && Arc::ptr_eq(&tp0, &tp1) => {
+                self.replace(prepared, target)?;
+                Ok(false)
+            }
+            // It changed meanwhile: the calls again, for what it is now.
+            (_, now) => {
+                drop(prepared);
+                let validated = self.validate(&cfg)?;
+                match now {
+                    None => {
+                        self.start_prepared(
+                            self.prepare(cfg, validated, TargetState::Running, &topics)?,
+                            TargetState::Running,
+                            topics,
+                        )?;
+                        Ok(true)
+                    }
+                    Some((target, topics)) => {
+                        self.replace(self.prepare(cfg, validated, target, &topics)?, target)?;
+                        Ok(false)
+                    }
+                }
+            }
+        }
+    }
+
+    /// A connector's target state and active topics (the latter's identity
+    /// tells a connector from one deleted and created again).
+    fn state_of(&self, name: &str) -> Option<(TargetState, Arc<ActiveTopics>)> {
+        self.lock().get(name).map(|c| (c.target, c.topics.clone()))
     }
 
     /// Switch a connector to another version of its plugin
     /// (`connector.plugin.version`), keeping the rest of its config: the
-    /// hot swap of `PUT /connectors/{c}/version`.
+    /// hot swap of `PUT /connectors/{c}/version`. The new version is
+    /// compiled, described, validated and split into task configs before
+    /// the management lock is taken (again under it if the connector
+    /// changed meanwhile).
     pub fn swap_version(&self, name: &str, version: &str) -> Result<SwapReport, WorkerError> {
-        let _m = self.manage();
-        let (cfg, target) = self.connector_config(name)?;
-        let mut props = cfg.props.clone();
-        props.insert("connector.plugin.version".into(), version.to_owned());
-        let cfg = ConnectorConfig::from_props(props, &self.config)?;
+        let swapped = |cfg: &ConnectorConfig| -> Result<ConnectorConfig, WorkerError> {
+            let mut props = cfg.props.clone();
+            props.insert("connector.plugin.version".into(), version.to_owned());
+            Ok(ConnectorConfig::from_props(props, &self.config)?)
+        };
+        let (old, target) = self.connector_config(name)?;
+        let cfg = Arc::new(swapped(&old)?);
         let validated = self.validate(&cfg)?;
-        self.replace(Arc::new(cfg), validated, target)
+        let topics = self.state_of(name).map(|(_, t)| t).unwrap_or_default();
+        let prepared = self.prepare(cfg, validated, target, &topics)?;
+        let _m = self.manage();
+        let (now, now_target) = self.connector_config(name)?;
+        if Arc::ptr_eq(&old, &now)
+            && now_target == target
+            && self.state_of(name).is_some_and(|(_, t)| Arc::ptr_eq(&t, &topics))
+        {
+            return self.replace(prepared, target);
+        }
+        drop(prepared);
+        let cfg = Arc::new(swapped(&now)?);
+        let validated = self.validate(&cfg)?;
+        let topics = self.state_of(name).map(|(_, t)| t).unwrap_or_default();
+        self.replace(self.prepare(cfg, validated, now_target, &topics)?, now_target)
     }
 
     /// Replace a running connector's config and/or component version, in
     /// its current target state, without losing or repeating a record:
     ///
-    /// 1. the new version was validated, and is now split into task
-    ///    configs (a failure so far changes nothing);
+    /// 1. the new version was validated and split into task configs (by the
+    ///    caller; a failure so far changes nothing);
     /// 2. drain: the old tasks stop polling or putting, flush, commit their
     ///    offsets and, exactly-once, their open transaction;
     /// 3. the new tasks start from the committed offsets;
@@ -818,19 +871,11 @@ impl Worker {
     ///
     /// The connector's status keeps the outcome ([`SwapReport`]); the pause
     /// feeds `copycat_connector_swap_pause_seconds`.
-    fn replace(
-        &self,
-        cfg: Arc<ConnectorConfig>,
-        validated: Validated,
-        target: TargetState,
-    ) -> Result<SwapReport, WorkerError> {
-        let name = cfg.name.clone();
-        let topics = self
-            .lock()
-            .get(&name)
-            .map(|c| c.topics.clone())
-            .ok_or_else(|| WorkerError::UnknownConnector(name.clone()))?;
-        let prepared = self.prepare(cfg, validated, target, &topics)?;
+    fn replace(&self, prepared: Prepared, target: TargetState) -> Result<SwapReport, WorkerError> {
+        let name = prepared.cfg.name.clone();
+        if !self.lock().contains_key(&name) {
+            return Err(WorkerError::UnknownConnector(name));
+        }
         let began = Instant::now();
         let (mut old_tasks, old_cfg, old_plugin, old_info) = {
             let mut map = self.lock();

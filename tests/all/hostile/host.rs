@@ -82,6 +82,47 @@ fn connector_calls_that_block_in_the_host_are_interrupted() {
         assert!(took < Duration::from_secs(15), "{attack}: refused after {took:?}");
         assert!(worker().status(&name).is_err(), "{attack}: not registered");
     }
+    // The same through `PUT …/config` of a running connector (a
+    // reconfiguration): its new task configs are asked outside the lock too.
+    let name = unique("reconfigured");
+    let topic = unique("reconfigured");
+    let pairs = |attack: &str| {
+        attack_pairs(
+            &raw(),
+            attack,
+            &name,
+            ("topic", &topic),
+            &[("task.call.timeout.ms", "4000")],
+        )
+    };
+    let cfg_of = |p: Vec<(String, String)>| {
+        let r: Vec<(&str, &str)> = p.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        connector(worker(), &r)
+    };
+    worker().start_connector(cfg_of(pairs("none"))).unwrap();
+    let cfg = cfg_of(pairs("sleep-task-configs"));
+    let put = std::thread::spawn(move || worker().put_connector(cfg));
+    std::thread::sleep(Duration::from_millis(300));
+    let managed = Instant::now();
+    worker().set_target_state(&neighbour.name, TargetState::Paused).unwrap();
+    worker()
+        .set_target_state(&neighbour.name, TargetState::Running)
+        .unwrap();
+    let manage_took = managed.elapsed();
+    let err = match put.join().unwrap() {
+        Ok(_) => panic!("the reconfiguration should have been refused"),
+        Err(e) => e.to_string(),
+    };
+    assert_mentions(
+        "put sleep-task-configs",
+        &err,
+        &["task-configs", "task.call.timeout.ms"],
+    );
+    assert!(
+        manage_took < Duration::from_secs(2),
+        "pause/resume took {manage_took:?} while a reconfiguration's task-configs blocked"
+    );
+    worker().stop_connector(&name).unwrap();
     neighbour.assert_delivered_everything();
     assert_worker_healthy(&neighbour);
     neighbour.stop();
