@@ -121,12 +121,19 @@ pub fn sink_consumer_config(worker: &WorkerConfig, overrides: &Props, group: &st
         ("auto.offset.reset", "earliest"),
         ("partition.assignment.strategy", "range,roundrobin"),
         ("fetch.queue.backoff.ms", "10"),
-        ("session.timeout.ms", "6000"),
-        ("heartbeat.interval.ms", "1500"),
     ] {
         if !worker.consumer.contains_key(k) && !overrides.contains_key(k) {
             cfg.set(k, v);
         }
+    }
+    // As a pair: a heartbeat set alone may not fit under 6 s.
+    let timing = ["session.timeout.ms", "heartbeat.interval.ms"];
+    if !timing
+        .iter()
+        .any(|k| worker.consumer.contains_key(*k) || overrides.contains_key(*k))
+    {
+        cfg.set("session.timeout.ms", "6000")
+            .set("heartbeat.interval.ms", "1500");
     }
     cfg
 }
