@@ -293,6 +293,24 @@ fn shutdown_signal() -> std::io::Result<watch::Receiver<bool>> {
     Ok(rx)
 }
 
+/// A worker's guests hold files and sockets (up to `task.host.handles.max`
+/// handles each): raise the soft limit on open files to the hard one, as Go
+/// programs do at start, so that a distribution's default soft limit (often
+/// 1,024) is not what one task's handles exhaust.
+fn raise_open_files_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current < limit.maximum {
+        let raised = rustix::process::Rlimit {
+            current: limit.maximum,
+            maximum: limit.maximum,
+        };
+        if let Err(e) = setrlimit(Resource::Nofile, raised) {
+            tracing::warn!(error = %e, "cannot raise the open-files limit to its hard limit");
+        }
+    }
+}
+
 /// The REST client commands: no async runtime, no log subscriber; the
 /// error (the server's message and the HTTP status) on stderr, exit code 1.
 fn client_command(result: Result<Outcome, client::ClientError>) -> ExitCode {
@@ -348,10 +366,11 @@ async fn run(command: Command) -> ExitCode {
     let loggers = Arc::new(copycat_runtime::rest::Loggers::for_reload_handle(&directives, handle));
     // A worker compiles components in child processes of this binary,
     // bounded in time and memory (engine::compile_child).
-    if matches!(command, Command::Standalone { .. } | Command::Worker { .. })
-        && let Ok(exe) = std::env::current_exe()
-    {
-        copycat_runtime::engine::compile_child::enable(exe);
+    if matches!(command, Command::Standalone { .. } | Command::Worker { .. }) {
+        if let Ok(exe) = std::env::current_exe() {
+            copycat_runtime::engine::compile_child::enable(exe);
+        }
+        raise_open_files_limit();
     }
     let result = match command {
         Command::Standalone { worker, connectors } => {
