@@ -362,6 +362,46 @@ mod tests {
     }
 
     #[test]
+    fn protected_topics_are_the_internal_ones_and_those_listed() {
+        let mut props = Props::new();
+        props.insert("offset.storage.topic".into(), "offs".into());
+        props.insert("config.storage.topic".into(), "confs".into());
+        props.insert("status.storage.topic".into(), "stats".into());
+        props.insert("worker.protected.topics".into(), "audit, billing".into());
+        let cfg = WorkerConfig::from_props(props).unwrap();
+        for t in [
+            "offs",
+            "confs",
+            "stats",
+            "audit",
+            "billing",
+            "__consumer_offsets",
+            "__transaction_state",
+        ] {
+            assert!(
+                cfg.protected_topics.iter().any(|p| p == t),
+                "{t}: {:?}",
+                cfg.protected_topics
+            );
+        }
+        let plain = WorkerConfig::for_bootstrap("b:9092").unwrap();
+        assert!(plain.protected_topics.iter().any(|p| p == "copycat-offsets"));
+        assert!(!plain.protected_topics.iter().any(|p| p == "audit"));
+    }
+
+    #[test]
+    fn compilation_limits_are_read_and_checked() {
+        let mut props = Props::new();
+        props.insert("plugin.compile.timeout.ms".into(), "5000".into());
+        let cfg = WorkerConfig::from_props(props).unwrap();
+        assert_eq!(cfg.engine_config().compile.timeout, Duration::from_secs(5));
+        let mut props = Props::new();
+        props.insert("plugin.compile.memory.max.bytes".into(), "1000".into());
+        let err = WorkerConfig::from_props(props).unwrap_err().to_string();
+        assert!(err.contains("plugin.compile.memory.max.bytes"), "{err}");
+    }
+
+    #[test]
     fn producer_shared_is_copycat_s_key_not_the_client_s() {
         let cfg = WorkerConfig::for_bootstrap("b:9092").unwrap();
         assert!(cfg.producer_shared, "shared by default");
