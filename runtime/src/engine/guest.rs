@@ -443,7 +443,7 @@ fn trap_error(
         let limit = violation.contains("(task.memory.max.bytes)").then_some(Limit::Memory);
         return (GuestError::Trap(format!("`{what}` failed: {violation}")), limit);
     }
-    if let Some(violation) = store.data_mut().take_host_violation() {
+    if let Some(violation) = store.data_mut().take_host_violation(&e) {
         let limit = violation
             .contains("(task.call.timeout.ms)")
             .then_some(Limit::CallTimeout);

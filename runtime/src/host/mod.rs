@@ -90,25 +90,24 @@ impl TaskHost {
         self.bound.start_call(timeout);
     }
 
-    /// Why the last call was cut short by a host-side limit (a wait past
-    /// the deadline, the handle limit), if it was.
-    pub(crate) fn take_host_violation(&mut self) -> Option<String> {
+    /// Why the call that failed with `error` was cut short by a host-side
+    /// limit (a wait past the deadline, the handle limit), if it was.
+    pub(crate) fn take_host_violation(&mut self, error: &wasmtime::Error) -> Option<String> {
         if let Some(v) = self.bound.take_violation() {
             return Some(v);
         }
-        let max = self.table.max_capacity();
         // The table refuses a new handle once it holds `max`; the trap
-        // itself only says the table is full.
-        (self.table_len() >= max).then(|| {
+        // says only that the table is full, not which limit that is.
+        let full = error.chain().any(|c| {
+            c.downcast_ref::<wasmtime::component::ResourceTableError>()
+                .is_some_and(|e| matches!(e, wasmtime::component::ResourceTableError::Full))
+        }) || format!("{error:#}").contains("resource table has no free keys");
+        let max = self.table.max_capacity();
+        full.then(|| {
             format!(
                 "host resource limit exceeded: the component holds {max} host handles (files, sockets, streams, pollables, HTTP fields, ...), the cap (task.host.handles.max)"
             )
         })
-    }
-
-    /// Handles the task holds now.
-    fn table_len(&mut self) -> usize {
-        self.table.iter_mut().count()
     }
 }
 

@@ -23,6 +23,32 @@ fn raw_source(attack: &str, extra: &[(&str, &str)]) -> Attack {
         .unwrap_or_else(|e| panic!("raw hostile source {attack} was refused: {e}"))
 }
 
+/// The config of a `raw-hostile-source` connector named `name` attacking
+/// with `attack` and a 4 s call deadline.
+fn raw_config(attack: &str, name: &str, topic: &str) -> copycat_runtime::ConnectorConfig {
+    let pairs = attack_pairs(
+        &raw(),
+        attack,
+        name,
+        ("topic", topic),
+        &[("task.call.timeout.ms", "4000")],
+    );
+    let refs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    connector(worker(), &refs)
+}
+
+/// Pause and resume `neighbour` while a hostile connector call (started
+/// just before) blocks; how long the two management calls took.
+fn pause_and_resume(neighbour: &Neighbour) -> Duration {
+    std::thread::sleep(Duration::from_millis(300));
+    let managed = Instant::now();
+    worker().set_target_state(&neighbour.name, TargetState::Paused).unwrap();
+    worker()
+        .set_target_state(&neighbour.name, TargetState::Running)
+        .unwrap();
+    managed.elapsed()
+}
+
 /// Resident memory of this process (the worker runs in it), in bytes.
 fn rss_bytes() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -48,26 +74,11 @@ fn connector_calls_that_block_in_the_host_are_interrupted() {
     let neighbour = Neighbour::start("blocking-connector-calls");
     for (attack, call) in [("sleep-validate", "validate"), ("sleep-task-configs", "task-configs")] {
         let name = unique(attack);
-        let topic = unique(attack);
-        let pairs = attack_pairs(
-            &raw(),
-            attack,
-            &name,
-            ("topic", &topic),
-            &[("task.call.timeout.ms", "4000")],
-        );
-        let refs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        let cfg = connector(worker(), &refs);
+        let cfg = raw_config(attack, &name, &unique(attack));
         let started = Instant::now();
         let create = std::thread::spawn(move || worker().create_connector(cfg, TargetState::Running));
         // While the hostile call blocks, the management plane answers.
-        std::thread::sleep(Duration::from_millis(300));
-        let managed = Instant::now();
-        worker().set_target_state(&neighbour.name, TargetState::Paused).unwrap();
-        worker()
-            .set_target_state(&neighbour.name, TargetState::Running)
-            .unwrap();
-        let manage_took = managed.elapsed();
+        let manage_took = pause_and_resume(&neighbour);
         let err = match create.join().unwrap() {
             Ok(()) => panic!("{attack}: should have been refused"),
             Err(e) => e.to_string(),
@@ -86,29 +97,10 @@ fn connector_calls_that_block_in_the_host_are_interrupted() {
     // reconfiguration): its new task configs are asked outside the lock too.
     let name = unique("reconfigured");
     let topic = unique("reconfigured");
-    let pairs = |attack: &str| {
-        attack_pairs(
-            &raw(),
-            attack,
-            &name,
-            ("topic", &topic),
-            &[("task.call.timeout.ms", "4000")],
-        )
-    };
-    let cfg_of = |p: Vec<(String, String)>| {
-        let r: Vec<(&str, &str)> = p.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        connector(worker(), &r)
-    };
-    worker().start_connector(cfg_of(pairs("none"))).unwrap();
-    let cfg = cfg_of(pairs("sleep-task-configs"));
+    worker().start_connector(raw_config("none", &name, &topic)).unwrap();
+    let cfg = raw_config("sleep-task-configs", &name, &topic);
     let put = std::thread::spawn(move || worker().put_connector(cfg));
-    std::thread::sleep(Duration::from_millis(300));
-    let managed = Instant::now();
-    worker().set_target_state(&neighbour.name, TargetState::Paused).unwrap();
-    worker()
-        .set_target_state(&neighbour.name, TargetState::Running)
-        .unwrap();
-    let manage_took = managed.elapsed();
+    let manage_took = pause_and_resume(&neighbour);
     let err = match put.join().unwrap() {
         Ok(_) => panic!("the reconfiguration should have been refused"),
         Err(e) => e.to_string(),
