@@ -67,7 +67,8 @@ lint:
 test *args: lint build-connectors build-examples kafka-start
     # The CLI tests run the `copycat` binary, which `cargo test` does not
     # build for another package's tests.
-    cargo build -p copycat-runtime --bin copycat --example embedded
+    cargo build -p copycat-cli --bin copycat
+    cargo build -p copycat-runtime --example embedded
     # The chaos test restarts the broker: only one this project started.
     export COPYCAT_LOCAL_KAFKA="$([ -z "${KAFKA_BOOTSTRAP:-}" ] && echo 1 || echo 0)"; \
     export KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" \

@@ -99,7 +99,7 @@ if [[ "${COPYCAT_BENCH_SWAP:-1}" != 0 ]]; then
 fi
 # Distributed failover: SIGKILL / SIGTERM a worker of three; COPYCAT_BENCH_FAILOVER=0 skips it.
 if [[ "${COPYCAT_BENCH_FAILOVER:-1}" != 0 ]]; then
-    cargo build --quiet -p copycat-runtime --bin copycat
+    cargo build --quiet -p copycat-cli --bin copycat
     COPYCAT_BIN="$CARGO_TARGET_DIR/debug/copycat" \
     cargo run --quiet -p copycat-bench --bin failover \
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
@@ -135,7 +135,7 @@ fi
 # from Maven Central, cached under ~/.cache/copycat/kafka-connect-4.4.0).
 if [[ "${COPYCAT_BENCH_KAFKA_CONNECT:-1}" != 0 ]]; then
     scripts/kafka-connect.sh fetch
-    cargo build --quiet -p copycat-runtime --bin copycat
+    cargo build --quiet -p copycat-cli --bin copycat
     cargo run --quiet -p copycat-bench --bin kafka_connect \
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --runs 3

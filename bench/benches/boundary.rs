@@ -113,8 +113,8 @@ fn start(engine: &WasmEngine, name: &str, config: &[(&str, String)]) -> Result<G
     let mut guest = Guest::instantiate(engine, &plugin, host, &limits).map_err(|e| anyhow!("{e}"))?;
     let config: Vec<(String, String)> = config.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
     match guest.kind() {
-        copycat_runtime::host::WorldKind::Source => guest.source_start(&config),
-        copycat_runtime::host::WorldKind::Sink => guest.sink_start(&config),
+        copycat_runtime::Kind::Source => guest.source_start(&config),
+        copycat_runtime::Kind::Sink => guest.sink_start(&config),
     }
     .map_err(|e| anyhow!("{name}: start: {e}"))?;
     Ok(guest)

@@ -54,7 +54,7 @@ pub async fn run(
     let cluster = joining
         .await
         .map_err(|e| WorkerError::Start(format!("joining the cluster: {e}")))??;
-    let mut state = RestState::new(worker.clone(), id.clone()).with_herder(cluster.clone());
+    let mut state = RestState::new(cluster.clone(), id.clone());
     if let Some(l) = loggers {
         state = state.with_loggers(l);
     }

@@ -8,11 +8,15 @@
 use std::sync::Arc;
 
 use crate::config::ConnectorConfig;
+use crate::connector::{TargetState, TaskState};
 use crate::engine::guest::WitConfig;
-use crate::worker::{ConnectorStatus, PluginVersion, SwapReport, TargetState, Worker, WorkerError};
+use crate::worker::{ConnectorStatus, PluginVersion, SwapReport, Worker, WorkerError};
 
 /// Connector management, whoever carries it out.
 pub trait Herder: Send + Sync {
+    /// This process's worker: its config, metrics, plugins and validation,
+    /// which are the same whoever carries out connector requests.
+    fn worker(&self) -> &Worker;
     /// Names of the connectors.
     fn connectors(&self) -> Vec<String>;
     /// A connector's config and target state.
@@ -28,8 +32,24 @@ pub trait Herder: Send + Sync {
     fn swap_version(&self, name: &str, version: &str) -> Result<SwapReport, WorkerError>;
     /// Pause, resume or stop a connector.
     fn set_target_state(&self, name: &str, target: TargetState) -> Result<(), WorkerError>;
-    /// Restart a connector's tasks (all, or the failed ones).
-    fn restart_connector(&self, name: &str, include_tasks: bool, only_failed: bool) -> Result<(), WorkerError>;
+    /// Restart a connector's tasks (all, or the failed ones) while it runs.
+    fn restart_connector(&self, name: &str, include_tasks: bool, only_failed: bool) -> Result<(), WorkerError> {
+        self.restart_selected(name, include_tasks, only_failed)
+    }
+    /// [`Herder::restart_connector`]'s work, by way of [`Herder::status`]
+    /// and [`Herder::restart_task`].
+    fn restart_selected(&self, name: &str, include_tasks: bool, only_failed: bool) -> Result<(), WorkerError> {
+        let status = self.status(name)?;
+        if !include_tasks || status.target != TargetState::Running {
+            return Ok(());
+        }
+        for t in status.tasks {
+            if !only_failed || t.state == TaskState::Failed {
+                self.restart_task(name, t.id)?;
+            }
+        }
+        Ok(())
+    }
     /// Restart one task.
     fn restart_task(&self, name: &str, task: u32) -> Result<(), WorkerError>;
     /// A connector's status, every task included.
@@ -48,6 +68,9 @@ pub trait Herder: Send + Sync {
 }
 
 impl Herder for Worker {
+    fn worker(&self) -> &Worker {
+        self
+    }
     fn connectors(&self) -> Vec<String> {
         Worker::connectors(self)
     }
@@ -61,7 +84,7 @@ impl Herder for Worker {
         Worker::put_connector(self, cfg)
     }
     fn delete_connector(&self, name: &str) -> Result<(), WorkerError> {
-        Worker::stop_connector(self, name)
+        Worker::delete_connector(self, name)
     }
     fn swap_version(&self, name: &str, version: &str) -> Result<SwapReport, WorkerError> {
         Worker::swap_version(self, name, version)
@@ -70,7 +93,9 @@ impl Herder for Worker {
         Worker::set_target_state(self, name, target)
     }
     fn restart_connector(&self, name: &str, include_tasks: bool, only_failed: bool) -> Result<(), WorkerError> {
-        Worker::restart_connector(self, name, include_tasks, only_failed)
+        // Serialised with the worker's other management operations.
+        let _m = self.manage();
+        self.restart_selected(name, include_tasks, only_failed)
     }
     fn restart_task(&self, name: &str, task: u32) -> Result<(), WorkerError> {
         Worker::restart_task(self, name, task)

@@ -1,30 +1,44 @@
 //! Copycat: a Kafka connector runtime in which every connector is a
 //! WebAssembly component.
 //!
-//! The shape follows Kafka Connect (KIP-26): a [`worker::Worker`] loads
-//! connector components ([`engine`]), validates their configs ([`config`]),
-//! splits them into tasks and runs each task ([`task`]) in its own sandboxed
-//! instance ([`host`]), while the host does all Kafka I/O and offset
-//! management ([`kafka`]).
+//! The shape follows Kafka Connect (KIP-26): a [`Worker`] loads connector
+//! components, validates their configs, splits them into tasks and runs each
+//! task in its own sandboxed instance, while the host does all Kafka I/O and
+//! offset management. To embed one: build a [`WorkerConfig`], start a
+//! [`Worker`], drive it directly or through a [`herder::Herder`], serve
+//! [`rest::app`], or run one of the modes ([`standalone`], [`distributed`]).
+//!
+//! The layers, bottom first (each imports only those below it;
+//! `scripts/check-layers.sh` keeps it so): [`connector`] / `bindings` /
+//! `util` → `metrics` → `host` → `engine` → [`config`] → `kafka` → `task` →
+//! [`worker`] → [`herder`] / [`cluster`] → [`rest`] → the modes. The modules
+//! without docs here are internals, public only for the integration tests,
+//! the benchmarks and the `copycat` command; they are not a stable API.
 
-pub mod authoring;
-pub mod client;
+#[doc(hidden)]
+pub mod active_topics;
+pub(crate) mod bindings;
 pub mod cluster;
 pub mod config;
+pub mod connector;
 pub mod distributed;
+#[doc(hidden)]
 pub mod engine;
 pub mod herder;
+#[doc(hidden)]
 pub mod host;
+#[doc(hidden)]
 pub mod kafka;
+#[doc(hidden)]
 pub mod metrics;
-pub mod offsets_admin;
-pub mod plugins;
 pub mod rest;
 pub mod standalone;
-pub mod state;
+#[doc(hidden)]
 pub mod task;
-pub mod topics;
+#[doc(hidden)]
+pub mod util;
 pub mod worker;
 
 pub use config::{ConnectorConfig, WorkerConfig};
-pub use worker::{ConnectorStatus, TargetState, Worker, WorkerError};
+pub use connector::{Kind, TargetState, TaskState};
+pub use worker::{ConnectorStatus, Worker, WorkerError};

@@ -25,8 +25,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::host::WorldKind;
-use crate::task::TaskState;
+use crate::connector::{Kind, TaskState};
 
 /// The `Content-Type` of [`WorkerMetrics::text`]'s output.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -533,7 +532,7 @@ impl WorkerMetrics {
 
     /// The instruments of one task (source or sink): its series, created
     /// now (or found again, for a task started anew by hand).
-    pub fn task(&self, connector: &str, task: u32, kind: WorldKind) -> TaskInstruments {
+    pub fn task(&self, connector: &str, task: u32, kind: Kind) -> TaskInstruments {
         let labels = TaskLabels {
             connector: connector.into(),
             task,
@@ -543,7 +542,7 @@ impl WorkerMetrics {
             task,
             call,
         };
-        let source = kind == WorldKind::Source;
+        let source = kind == Kind::Source;
         // Series of the other kind of task stay detached (never exposed).
         let counter_if = |yes: bool, f: &Family<TaskLabels, Counter>| {
             if yes {
@@ -795,8 +794,8 @@ mod tests {
     fn every_family_is_registered_with_its_conventional_name_and_type() {
         let m = WorkerMetrics::new();
         // A family shows in the text once it has a series.
-        m.task("a", 0, WorldKind::Source);
-        m.task("b", 0, WorldKind::Sink);
+        m.task("a", 0, Kind::Source);
+        m.task("b", 0, Kind::Sink);
         m.swap_paused("a", Duration::from_millis(10));
         m.swapped("a", SwapOutcome::RolledBack);
         let text = m.text();
@@ -830,7 +829,7 @@ mod tests {
     #[test]
     fn a_source_task_reports_its_events_under_its_labels() {
         let m = WorkerMetrics::new();
-        let t = m.task("orders", 2, WorldKind::Source);
+        let t = m.task("orders", 2, Kind::Source);
         t.records_polled(5);
         t.records_polled(3);
         for _ in 0..7 {
@@ -910,7 +909,7 @@ mod tests {
     #[test]
     fn a_sink_task_exposes_sink_series_only() {
         let m = WorkerMetrics::new();
-        let t = m.task("out", 0, WorldKind::Sink);
+        let t = m.task("out", 0, Kind::Sink);
         t.records_put(4);
         t.call_finished(Call::Put, Duration::from_micros(50), 0);
         t.call_finished(Call::Flush, Duration::from_micros(50), 0);
@@ -943,9 +942,9 @@ mod tests {
     #[test]
     fn a_task_started_again_continues_its_series_and_removal_forgets_them() {
         let m = WorkerMetrics::new();
-        m.task("c", 0, WorldKind::Source).records_polled(2);
-        m.task("c", 0, WorldKind::Source).records_polled(3);
-        m.task("d", 0, WorldKind::Source).records_polled(1);
+        m.task("c", 0, Kind::Source).records_polled(2);
+        m.task("c", 0, Kind::Source).records_polled(3);
+        m.task("d", 0, Kind::Source).records_polled(1);
         m.swap_paused("c", Duration::from_millis(120));
         let text = m.text();
         assert_eq!(
@@ -965,7 +964,7 @@ mod tests {
     #[test]
     fn label_values_are_escaped() {
         let m = WorkerMetrics::new();
-        m.task("we\"ird\\name", 1, WorldKind::Source).records_polled(1);
+        m.task("we\"ird\\name", 1, Kind::Source).records_polled(1);
         let text = m.text();
         assert!(
             text.contains(r#"copycat_source_records_polled_total{connector="we\"ird\\name",task="1"} 1"#),

@@ -10,11 +10,11 @@ use std::sync::atomic::Ordering;
 use tokio::sync::watch;
 
 use crate::config::{ConnectorConfig, WorkerConfig};
+use crate::connector::{TargetState, TaskState};
 use crate::rest::listener::RestFiles;
 use crate::rest::{Loggers, RestState};
-use crate::state::StateStore;
-use crate::task::TaskState;
-use crate::worker::{TargetState, Worker, WorkerError};
+use crate::worker::persist::StateStore;
+use crate::worker::{Worker, WorkerError};
 
 fn in_file(path: &std::path::Path) -> impl Fn(WorkerError) -> WorkerError + '_ {
     move |e| match e {
@@ -67,7 +67,7 @@ pub async fn run(
     let bound = listener.bound().to_owned();
     let from_files: Vec<String> = validated.iter().map(|(c, _, _)| c.name.clone()).collect();
     if !*shutdown.borrow() {
-        crate::state::restore(&worker, &saved, &from_files);
+        worker.restore(&saved, &from_files);
     }
     for (cfg, v, path) in validated {
         if *shutdown.borrow() {

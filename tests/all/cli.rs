@@ -5,7 +5,7 @@
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use copycat_runtime::kafka::offsets::read_connector;
+use copycat_runtime::kafka::offset_store::read_connector;
 use copycat_tests::*;
 
 fn wait_exit(child: &mut Child) -> std::process::ExitStatus {

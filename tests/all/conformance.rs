@@ -25,8 +25,8 @@ use std::time::Duration;
 
 use copycat_runtime::engine::guest::{Guest, GuestError};
 use copycat_runtime::host::{Grants, TaskHost, TaskIdent, TaskLimits};
-use copycat_runtime::kafka::offsets::read_connector;
-use copycat_runtime::offsets_admin;
+use copycat_runtime::kafka::offset_store::read_connector;
+use copycat_runtime::worker::offsets as offsets_admin;
 use copycat_runtime::{ConnectorConfig, Worker};
 use copycat_tests::*;
 
@@ -68,8 +68,8 @@ fn start_with_bad_config(component: &Path, config: &[(&str, &str)]) -> GuestErro
     let mut guest = Guest::instantiate(&engine, &plugin, host, &limits).unwrap();
     let config = owned(config);
     let result = match plugin.kind {
-        copycat_runtime::host::WorldKind::Source => guest.source_start(&config),
-        copycat_runtime::host::WorldKind::Sink => guest.sink_start(&config),
+        copycat_runtime::Kind::Source => guest.source_start(&config),
+        copycat_runtime::Kind::Sink => guest.sink_start(&config),
     };
     result.expect_err("start must refuse a bad config")
 }
@@ -126,7 +126,7 @@ fn check_source(component: &Path, extra: &[(&str, &str)]) {
         });
         let states = task_states(&worker, &name);
         assert!(states.iter().all(|(s, _)| s == "RUNNING"), "{states:?}");
-        worker.stop_connector(&name).unwrap();
+        worker.delete_connector(&name).unwrap();
     };
     run("40", 120);
     let committed = read_connector(worker.config(), &name).unwrap();
@@ -215,7 +215,7 @@ fn check_sink(component: &Path, extra: &[(&str, &str)]) {
     eventually("100 lines in the sink's files", Duration::from_secs(120), || {
         (sink_lines(out.path()).len() >= 100).then_some(())
     });
-    worker.stop_connector(&name).unwrap();
+    worker.delete_connector(&name).unwrap();
     assert_eq!(sink_lines(out.path()), expected(100));
 
     // Lose the group's offsets: the sink must resume from its own.

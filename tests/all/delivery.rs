@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use copycat_runtime::kafka::offsets::read_connector;
+use copycat_runtime::kafka::offset_store::read_connector;
 use copycat_tests::*;
 
 fn spawn(worker: &Path, connector: &Path) -> Child {
@@ -305,7 +305,7 @@ fn at_least_once_offsets_commit_on_time_while_the_task_idles() {
 /// open transaction instead, and never returns a view that misses them.
 #[test]
 fn offsets_behind_another_open_transaction_are_not_missed() {
-    use copycat_runtime::kafka::offsets::{offset_key, offset_value, read_all_within};
+    use copycat_runtime::kafka::offset_store::{offset_key, offset_value, read_all_within};
     use rdkafka::ClientConfig;
     use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 
@@ -352,7 +352,7 @@ fn offsets_behind_another_open_transaction_are_not_missed() {
 /// before stays; it holds only the offsets of connectors that asked.
 #[test]
 fn the_worker_s_offsets_reader_reads_on_from_where_it_stopped() {
-    use copycat_runtime::kafka::offsets::{OffsetReader, offset_key, offset_value};
+    use copycat_runtime::kafka::offset_store::{OffsetReader, offset_key, offset_value};
     use rdkafka::ClientConfig;
     use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 

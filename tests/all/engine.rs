@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
+use copycat_runtime::connector::Kind;
 use copycat_runtime::engine::{EngineConfig, WasmEngine};
-use copycat_runtime::host::WorldKind;
 use copycat_tests::*;
 
 /// Compiled-code entries (under `modules/`, without wasmtime's `.stats` files) with their modification times.
@@ -49,7 +49,7 @@ fn components_are_compiled_once_and_cached_on_disk() {
     };
     let engine = WasmEngine::new(&cfg).unwrap();
     let first = engine.load(&plugin("datagen")).unwrap();
-    assert_eq!(first.kind, WorldKind::Source);
+    assert_eq!(first.kind, Kind::Source);
     assert!(
         first.digest.starts_with("sha256:") && first.digest.len() == 7 + 64,
         "{}",
@@ -60,7 +60,7 @@ fn components_are_compiled_once_and_cached_on_disk() {
         Arc::ptr_eq(&first, &again),
         "a second load reuses the compiled component"
     );
-    assert_eq!(engine.load(&plugin("file-sink")).unwrap().kind, WorldKind::Sink);
+    assert_eq!(engine.load(&plugin("file-sink")).unwrap().kind, Kind::Sink);
     let cached = eventually(
         "compiled code in the cache directory",
         std::time::Duration::from_secs(30),

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use copycat_runtime::offsets_admin::{self, ConnectorOffsets};
+use copycat_runtime::worker::offsets::{self as offsets_admin, ConnectorOffsets};
 use copycat_tests::*;
 
 /// The committed files of one partition, concatenated in name order.

@@ -5,9 +5,10 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use copycat_runtime::TaskState;
 use copycat_runtime::Worker;
 use copycat_runtime::engine::{EngineConfig, WasmEngine};
-use copycat_runtime::task::{TaskState, TaskStatus};
+use copycat_runtime::task::TaskStatus;
 use copycat_tests::*;
 
 fn status(worker: &Worker, name: &str) -> TaskStatus {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::Duration;
 
-use copycat_runtime::offsets_admin::{self, ConnectorOffsets, OffsetsError};
+use copycat_runtime::worker::offsets::{self as offsets_admin, ConnectorOffsets, OffsetsError};
 use copycat_tests::*;
 use serde_json::json;
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use copycat_runtime::Worker;
 use copycat_runtime::rest::{self, Loggers, RestState};
-use copycat_runtime::state::{self, StateStore};
+use copycat_runtime::worker::persist::{self as state, StateStore};
 use copycat_tests::*;
 use serde_json::{Value, json};
 
@@ -602,7 +602,7 @@ async fn a_restarted_worker_restores_connectors_and_states() {
     let saved = store.load().unwrap();
     assert_eq!(saved.len(), 4);
     let w = worker.clone();
-    tokio::task::spawn_blocking(move || state::restore(&w, &saved, &[]))
+    tokio::task::spawn_blocking(move || w.restore(&saved, &[]))
         .await
         .unwrap();
     worker.persist_to(store.clone());

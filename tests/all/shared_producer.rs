@@ -6,8 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use copycat_runtime::herder::Herder;
-use copycat_runtime::kafka::offsets::read_connector;
+use copycat_runtime::kafka::offset_store::read_connector;
 use copycat_runtime::{TargetState, Worker};
 use copycat_tests::*;
 

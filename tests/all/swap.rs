@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use copycat_runtime::Worker;
-use copycat_runtime::state::{self, StateStore};
-use copycat_runtime::worker::{TargetState, WorkerError};
+use copycat_runtime::worker::persist::StateStore;
+use copycat_runtime::{TargetState, WorkerError};
 use copycat_tests::*;
 
 const PARTITIONS: i32 = 2;
@@ -112,7 +112,7 @@ fn hot_swap_under_load_is_exactly_once_and_switches_the_tag_at_each_swap() {
             status
                 .tasks
                 .iter()
-                .all(|t| t.state == copycat_runtime::task::TaskState::Running)
+                .all(|t| t.state == copycat_runtime::TaskState::Running)
         );
         pauses.push(report.pause_ms);
         // Records of the new version before the next swap.
@@ -121,7 +121,7 @@ fn hot_swap_under_load_is_exactly_once_and_switches_the_tag_at_each_swap() {
     let metrics = worker.metrics_text();
     let swaps = format!("copycat_connector_swaps_total{{connector=\"{name}\",outcome=\"swapped\"}} 10");
     assert!(metrics.contains(&swaps), "{swaps} in /metrics:\n{metrics}");
-    worker.stop_connector(&name).unwrap();
+    worker.delete_connector(&name).unwrap();
     let seqs = sequences(&topic);
     assert_exactly_once_in_order(&seqs);
     for (p, records) in &seqs {
@@ -183,7 +183,7 @@ fn a_version_that_traps_in_start_is_rolled_back_without_losing_a_record() {
     );
     // The old version runs again, from where it stopped.
     grows_by(&topic, size, 200);
-    worker.stop_connector(&name).unwrap();
+    worker.delete_connector(&name).unwrap();
     let seqs = sequences(&topic);
     assert_exactly_once_in_order(&seqs);
     assert!(seqs.values().flatten().all(|(_, tag)| tag == "v1.0.0"));
@@ -207,7 +207,7 @@ fn a_restarted_worker_runs_the_swapped_version_from_its_registry() {
     drop(worker);
 
     let again = start_worker(&offsets_topic);
-    state::restore(&again, &store.load().unwrap(), &[]);
+    again.restore(&store.load().unwrap(), &[]);
     let status = again.status(&name).unwrap();
     assert_eq!(status.version, "2.0.0");
     let versions: Vec<String> = again
@@ -284,7 +284,7 @@ fn a_sink_replaced_while_running_neither_loses_nor_repeats_a_record() {
     );
     produce_range(300..600);
     wait_for(1200);
-    worker.stop_connector(&name).unwrap();
+    worker.delete_connector(&name).unwrap();
     let mut expected: Vec<String> = (0..PARTITIONS)
         .flat_map(|p| (0..600).map(move |i| format!("p{p}-{i:04}")))
         .collect();

@@ -93,7 +93,7 @@ fn main() -> Result<()> {
         let running = status
             .tasks
             .iter()
-            .filter(|t| t.state == copycat_runtime::task::TaskState::Running)
+            .filter(|t| t.state == copycat_runtime::TaskState::Running)
             .count();
         if running == args.tasks {
             break;
@@ -101,7 +101,7 @@ fn main() -> Result<()> {
         if let Some(f) = status
             .tasks
             .iter()
-            .find(|t| t.state == copycat_runtime::task::TaskState::Failed)
+            .find(|t| t.state == copycat_runtime::TaskState::Failed)
         {
             bail!("task {} failed: {:?}", f.id, f.trace);
         }

@@ -122,7 +122,7 @@ fn main() -> Result<()> {
             std::thread::sleep(Duration::from_millis(args.interval_ms));
         }
         bar.finish_and_clear();
-        worker.stop_connector(&name)?;
+        worker.delete_connector(&name)?;
         pauses.sort_by(f64::total_cmp);
         println!(
             "{:<15} {:>8.1} {:>8.1} {:>8.1} {:>8.1}",

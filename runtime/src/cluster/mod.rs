@@ -6,14 +6,16 @@
 //!   worker alone from the same inputs (balanced rendezvous hashing);
 //! - [`store`]: the records of the config and status topics
 //!   ([`crate::kafka::log::TopicLog`]s);
-//! - [`herder`]: [`Cluster`], which carries out REST requests through the
-//!   config topic and answers from both topics;
+//! - [`core`]: [`Cluster`], one worker's membership of the cluster;
+//! - [`requests`]: the [`crate::herder::Herder`] of a cluster, which carries
+//!   out REST requests through the config topic and answers from both topics;
 //! - [`sync`]: the loop that turns topics and members into local tasks.
 
 pub mod assign;
-pub mod herder;
+mod core;
 pub mod membership;
+mod requests;
 pub mod store;
 pub mod sync;
 
-pub use herder::Cluster;
+pub use self::core::{Cluster, SyncState};

@@ -25,8 +25,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::Props;
-use crate::task::TaskState;
-use crate::worker::TargetState;
+use crate::connector::{TargetState, TaskState};
 
 /// `connector-<c>`.
 pub fn connector_key(c: &str) -> String {
@@ -82,7 +81,6 @@ pub struct PluginRecord {
     pub version: String,
     /// `sha256:` of the whole component.
     pub digest: String,
-    /// Its size.
     pub size: usize,
     /// How many chunks hold it.
     pub chunks: usize,
@@ -120,7 +118,6 @@ pub struct ConnectorRecord {
 /// `target-state-<c>`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TargetRecord {
-    /// The target state.
     pub state: TargetState,
 }
 
@@ -150,7 +147,6 @@ pub struct TasksRecord {
 /// the previous one by its sequence number.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RequestRecord {
-    /// The connector.
     pub connector: String,
     /// The task (restarts).
     #[serde(default)]
@@ -162,16 +158,12 @@ pub struct RequestRecord {
 /// `status-task-<c>-<n>`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusRecord {
-    /// The connector.
     pub connector: String,
-    /// The task.
     pub task: u32,
-    /// Its state.
     pub state: TaskState,
     /// Why it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
-    /// The worker running it.
     pub worker_id: String,
     /// The `tasks-<c>` generation it runs.
     pub generation: String,
@@ -182,7 +174,6 @@ pub struct StatusRecord {
 pub struct FencedRecord {
     /// The worker whose instance was fenced.
     pub worker_id: String,
-    /// The failure.
     pub trace: String,
     /// When (Unix time, ms).
     pub at_ms: u64,
@@ -191,16 +182,13 @@ pub struct FencedRecord {
 /// `topic:<c>:<topic>`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TopicRecord {
-    /// The connector.
     pub connector: String,
-    /// The topic.
     pub topic: String,
 }
 
 /// A connector as the config topic has it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConnectorEntry {
-    /// Its config.
     pub config: Props,
     /// Its target state (RUNNING when none was written).
     pub target: TargetState,

@@ -21,30 +21,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::assign::{TaskId, assign};
-use super::herder::{Cluster, lock, unix_ms};
+use super::core::Cluster;
 use super::store::{self, ConnectorEntry, StatusRecord};
 use crate::config::ConnectorConfig;
-use crate::task::TaskState;
-use crate::worker::TargetState;
+use crate::connector::{TargetState, TaskState};
+use crate::util::{lock, unix_ms};
 use crate::worker::assigned::Assignment;
-
-/// What the sync loop remembers between rounds.
-#[derive(Debug, Default)]
-pub struct SyncState {
-    /// The group's members at the last round that read any.
-    pub members: Vec<String>,
-    /// Requests already seen (key → sequence number).
-    seen: BTreeMap<String, u64>,
-    /// Whether the requests present at start-up were noted (not acted on).
-    primed: bool,
-    /// Plugin versions published to the cluster at the last round.
-    plugins: BTreeSet<(String, String)>,
-    /// Published versions already installed (or refused) here.
-    installed: BTreeSet<(String, String, String)>,
-    /// Connectors whose assignment failed here: the generation and when,
-    /// so the same failure is retried only every 10 s.
-    failed: BTreeMap<String, (String, Instant)>,
-}
 
 /// What the sync loop must do to the local plugin registry.
 struct PluginChanges {

@@ -3,10 +3,11 @@
 use std::path::Path;
 use std::time::Duration;
 
+use super::RestartPolicy;
 use super::limits::{read_limits, read_restart};
 use super::{ConfigError, Props, Reader, WorkerConfig, load_properties};
+use crate::connector::Kind;
 use crate::host::{Grants, TaskLimits};
-use crate::task::RestartPolicy;
 
 /// What a source connector's records are guaranteed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +82,15 @@ pub struct ConnectorConfig {
 }
 
 impl ConnectorConfig {
+    /// A sink sets `topics` or `topics.regex`; a source does not.
+    pub fn kind(&self) -> Kind {
+        if self.topics.is_empty() && self.topics_regex.is_none() {
+            Kind::Source
+        } else {
+            Kind::Sink
+        }
+    }
+
     /// Read and check `path`.
     pub fn load(path: &Path, worker: &WorkerConfig) -> Result<Self, ConfigError> {
         let props = load_properties(path)?;
@@ -131,17 +141,17 @@ impl ConnectorConfig {
         }
         let consumer_overrides = r.prefixed("consumer.override.");
         let producer_overrides = r.prefixed("producer.override.");
-        r.problems.extend(crate::kafka::client_setting_problems(
+        r.problems.extend(super::client_setting_problems(
             "producer.override.",
             &producer_overrides,
         ));
-        r.problems.extend(crate::kafka::client_setting_problems(
+        r.problems.extend(super::client_setting_problems(
             "consumer.override.",
             &consumer_overrides,
         ));
         let batch_default = consumer_overrides
-            .get(crate::kafka::MAX_POLL_RECORDS)
-            .or_else(|| worker.consumer.get(crate::kafka::MAX_POLL_RECORDS))
+            .get(super::MAX_POLL_RECORDS)
+            .or_else(|| worker.consumer.get(super::MAX_POLL_RECORDS))
             .and_then(|v| v.parse().ok())
             .unwrap_or(2_000);
         let delivery = match r.str("delivery.guarantee") {

@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use super::Reader;
 use crate::host::TaskLimits;
-use crate::task::RestartPolicy;
 
 /// Limit keys a connector may override (the worker sets their defaults).
 pub(crate) const LIMIT_KEYS: &[&str] = &[
@@ -109,4 +108,36 @@ pub(crate) fn read_restart(r: &mut Reader<'_>, defaults: &RestartPolicy) -> Rest
         ));
     }
     policy
+}
+
+/// What the worker does when a task fails (`task.restart.*`): restart it
+/// after an exponentially growing pause, up to a budget of attempts; a
+/// task that exhausts it stays `FAILED` until restarted by hand. The budget
+/// refills once a restarted task has run for `max_backoff`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestartPolicy {
+    /// `task.restart.max.attempts` (0: never restart automatically).
+    pub max_attempts: u32,
+    /// `task.restart.backoff.initial.ms`: pause before the first restart.
+    pub initial_backoff: Duration,
+    /// `task.restart.backoff.max.ms`: longest pause (the pause doubles).
+    pub max_backoff: Duration,
+}
+
+impl Default for RestartPolicy {
+    fn default() -> Self {
+        Self {
+            max_attempts: 5,
+            initial_backoff: Duration::from_secs(1),
+            max_backoff: Duration::from_secs(60),
+        }
+    }
+}
+
+impl RestartPolicy {
+    /// The pause before restart number `attempt` (1-based).
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
+        self.initial_backoff.saturating_mul(factor).min(self.max_backoff)
+    }
 }

@@ -2,22 +2,23 @@
 //! them), the worker config and connector configs, with Kafka Connect's key
 //! names where they exist.
 
+mod clients;
 mod connector;
 pub mod distributed;
 pub(crate) mod limits;
 pub(crate) mod rest;
 mod worker;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub use clients::{MAX_POLL_RECORDS, client_setting_problems};
 pub use connector::{ConnectorConfig, DeliveryGuarantee, TransactionBoundary, whole_name};
 pub use distributed::DistributedConfig;
+pub use limits::RestartPolicy;
 pub use rest::{RestAuthConfig, RestListener, TlsFiles};
 pub use worker::WorkerConfig;
 
-/// Raw key/value settings.
-pub type Props = BTreeMap<String, String>;
+pub use crate::connector::Props;
 
 /// A configuration problem, naming the file or key at fault.
 #[derive(Debug, thiserror::Error)]
@@ -25,7 +26,6 @@ pub enum ConfigError {
     /// The file could not be read or parsed.
     #[error("cannot read config file {path}: {reason}")]
     File {
-        /// The file.
         path: PathBuf,
         /// Why.
         reason: String,

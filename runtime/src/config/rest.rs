@@ -30,12 +30,7 @@ pub enum TlsFiles {
     Keystore(PathBuf),
     /// `listeners.https.ssl.certificate.location` (the chain, leaf first)
     /// and `listeners.https.ssl.key.location` (the private key).
-    Separate {
-        /// The certificate chain.
-        certificate: PathBuf,
-        /// The private key.
-        key: PathBuf,
-    },
+    Separate { certificate: PathBuf, key: PathBuf },
 }
 
 /// `rest.auth.type` and its file.
@@ -46,16 +41,10 @@ pub enum RestAuthConfig {
     None,
     /// `basic`: HTTP Basic against `rest.auth.basic.users.file`
     /// (`user=password` lines).
-    Basic {
-        /// The users file.
-        users_file: PathBuf,
-    },
+    Basic { users_file: PathBuf },
     /// `bearer`: a bearer token from `rest.auth.bearer.tokens.file` (one
     /// per line).
-    Bearer {
-        /// The tokens file.
-        tokens_file: PathBuf,
-    },
+    Bearer { tokens_file: PathBuf },
 }
 
 pub(crate) const KEYSTORE_LOCATION: &str = "listeners.https.ssl.keystore.location";

@@ -3,12 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::RestartPolicy;
 use super::limits::{LIMIT_KEYS, read_limits, read_restart};
 use super::rest::{REST_KEYS, RestListener, STRICT_PREFIXES, read_rest};
 use super::{ConfigError, Props, Reader, load_properties};
 use crate::engine::{DEFAULT_MAX_INSTANCES, DEFAULT_STACK_BYTES, EngineConfig};
 use crate::host::TaskLimits;
-use crate::task::RestartPolicy;
 
 /// Settings of one worker process.
 #[derive(Debug, Clone)]
@@ -237,8 +237,7 @@ impl WorkerConfig {
             ("consumer.", &cfg.consumer),
             ("admin.", &cfg.admin),
         ] {
-            r.problems
-                .extend(crate::kafka::client_setting_problems(prefix, settings));
+            r.problems.extend(super::client_setting_problems(prefix, settings));
         }
         let mut cfg = cfg;
         match r.str("exactly.once.source.support").unwrap_or("disabled") {

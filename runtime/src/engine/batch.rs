@@ -5,8 +5,8 @@
 //! batch.wit`). The task loops see one type either way and borrow keys,
 //! values and headers straight out of it: nothing is allocated per record.
 
-use super::bindings::types::{Header, SinkRecord, SourceRecord};
-use super::bindings::v0_2::batch as packed;
+use crate::bindings::types::{Header, SinkRecord, SourceRecord};
+use crate::bindings::v0_2::batch as packed;
 
 /// Which `copycat:connector` contract a component implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -346,7 +346,6 @@ pub enum RecordIter<'a> {
     Owned(std::slice::Iter<'a, SourceRecord>),
     /// 0.2.0.
     Packed {
-        /// The batch.
         batch: &'a packed::SourceBatch,
         /// Index of the next record.
         next: usize,
@@ -623,7 +622,7 @@ impl SinkBatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::bindings::types::SourcePosition;
+    use crate::bindings::types::SourcePosition;
 
     /// Two records: ("k1", "v1", header hk=hv, topic t, partition 1, ts 7)
     /// and (no key, "v2", connector's topic).

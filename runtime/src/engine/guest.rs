@@ -1,24 +1,24 @@
 //! Typed calls into one guest instance, with the limits applied and every
 //! failure turned into a [`GuestError`] that names the call and the reason.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use wasmtime::{Store, Trap};
 
 pub use super::batch::{Contract, HeaderViews, RecordView, SinkBatch, SinkRecordRef, SourceBatch};
-use super::bindings::{sink, source, v0_2};
 use super::{EPOCH_TICK, InstanceSlot, Plugin, WasmEngine};
-use crate::host::{TaskHost, TaskLimits, WorldKind};
+use crate::bindings::{sink, source, v0_2};
+use crate::connector::Kind;
+use crate::host::{StderrTail, TaskHost, TaskLimits};
 use crate::metrics::{Call, Limit, TaskInstruments};
 
-pub use super::bindings::types::{
+pub use crate::bindings::types::{
     ConfigKey, ConfigProblem, ConfigType, ConnectorKind, Header, Importance, PluginInfo, SinkRecord, SourcePosition,
     SourceRecord, TopicPartition, TopicPartitionOffset,
 };
 
-use super::bindings::types::ConnectorError;
+use crate::bindings::types::ConnectorError;
 
 /// A config as it crosses the boundary: key/value pairs.
 pub type WitConfig = Vec<(String, String)>;
@@ -47,6 +47,15 @@ impl GuestError {
     }
 }
 
+impl From<ConnectorKind> for Kind {
+    fn from(k: ConnectorKind) -> Self {
+        match k {
+            ConnectorKind::Source => Kind::Source,
+            ConnectorKind::Sink => Kind::Sink,
+        }
+    }
+}
+
 impl From<ConnectorError> for GuestError {
     fn from(e: ConnectorError) -> Self {
         match e {
@@ -63,10 +72,6 @@ enum Bindings {
     SourceV0_2(v0_2::source::Source),
     SinkV0_2(v0_2::sink::Sink),
 }
-
-/// Last lines a guest wrote to stderr, quoted when it traps (a Rust panic
-/// message, an uncaught exception).
-pub(crate) type StderrTail = Arc<Mutex<VecDeque<String>>>;
 
 /// One instance of a connector component, in its own store.
 pub struct Guest {
@@ -137,16 +142,16 @@ impl Guest {
                 .map_err(|e| GuestError::Trap(format!("setting the fuel budget: {e:#}")))?;
         }
         let result = match (plugin.kind, plugin.contract) {
-            (WorldKind::Source, Contract::V0_1) => source::SourcePre::new(plugin.pre.clone())
+            (Kind::Source, Contract::V0_1) => source::SourcePre::new(plugin.pre.clone())
                 .and_then(|pre| pre.instantiate(&mut store))
                 .map(Bindings::Source),
-            (WorldKind::Sink, Contract::V0_1) => sink::SinkPre::new(plugin.pre.clone())
+            (Kind::Sink, Contract::V0_1) => sink::SinkPre::new(plugin.pre.clone())
                 .and_then(|pre| pre.instantiate(&mut store))
                 .map(Bindings::Sink),
-            (WorldKind::Source, Contract::V0_2) => v0_2::source::SourcePre::new(plugin.pre.clone())
+            (Kind::Source, Contract::V0_2) => v0_2::source::SourcePre::new(plugin.pre.clone())
                 .and_then(|pre| pre.instantiate(&mut store))
                 .map(Bindings::SourceV0_2),
-            (WorldKind::Sink, Contract::V0_2) => v0_2::sink::SinkPre::new(plugin.pre.clone())
+            (Kind::Sink, Contract::V0_2) => v0_2::sink::SinkPre::new(plugin.pre.clone())
                 .and_then(|pre| pre.instantiate(&mut store))
                 .map(Bindings::SinkV0_2),
         };
@@ -181,10 +186,10 @@ impl Guest {
     }
 
     /// Source or sink.
-    pub fn kind(&self) -> WorldKind {
+    pub fn kind(&self) -> Kind {
         match self.bindings {
-            Bindings::Source(_) | Bindings::SourceV0_2(_) => WorldKind::Source,
-            Bindings::Sink(_) | Bindings::SinkV0_2(_) => WorldKind::Sink,
+            Bindings::Source(_) | Bindings::SourceV0_2(_) => Kind::Source,
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Kind::Sink,
         }
     }
 

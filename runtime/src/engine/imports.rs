@@ -6,7 +6,7 @@
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-use crate::host::WorldKind;
+use crate::connector::Kind;
 
 /// `(package, interfaces, version prefix)` the worker provides to every
 /// component. Versions match semver-compatibly (any 0.2.x for WASI 0.2).
@@ -53,7 +53,7 @@ const PROVIDED: &[(&str, &[&str], &str)] = &[
 const SOURCE_ONLY: &[&str] = &["offsets", "transactions"];
 
 /// Whether the worker links import `name` for a component of `world`.
-fn provided(name: &str, world: WorldKind) -> bool {
+fn provided(name: &str, world: Kind) -> bool {
     let (path, version) = name.split_once('@').unwrap_or((name, ""));
     let Some((package, interface)) = path.split_once('/') else {
         return false;
@@ -62,7 +62,7 @@ fn provided(name: &str, world: WorldKind) -> bool {
         && (version.starts_with("0.1.") || version.starts_with("0.2."))
         && SOURCE_ONLY.contains(&interface)
     {
-        return world == WorldKind::Source;
+        return world == Kind::Source;
     }
     PROVIDED
         .iter()
@@ -70,12 +70,12 @@ fn provided(name: &str, world: WorldKind) -> bool {
 }
 
 /// The imports of `component` this worker does not provide for `world`.
-pub(crate) fn missing(engine: &Engine, component: &Component, world: WorldKind) -> Vec<String> {
+pub(crate) fn missing(engine: &Engine, component: &Component, world: Kind) -> Vec<String> {
     missing_names(component.component_type().imports(engine).map(|(name, _)| name), world)
 }
 
 /// Those of the import `names` this worker does not provide for `world`.
-pub(crate) fn missing_names<'a>(names: impl Iterator<Item = &'a str>, world: WorldKind) -> Vec<String> {
+pub(crate) fn missing_names<'a>(names: impl Iterator<Item = &'a str>, world: Kind) -> Vec<String> {
     names.filter(|name| !provided(name, world)).map(str::to_owned).collect()
 }
 
@@ -85,17 +85,17 @@ mod tests {
 
     #[test]
     fn wasi_02_and_the_world_s_own_interfaces_are_provided() {
-        assert!(provided("wasi:io/streams@0.2.0", WorldKind::Sink));
-        assert!(provided("wasi:http/outgoing-handler@0.2.6", WorldKind::Source));
-        assert!(provided("copycat:connector/offsets@0.1.0", WorldKind::Source));
-        assert!(!provided("copycat:connector/offsets@0.1.0", WorldKind::Sink));
-        assert!(provided("copycat:connector/offsets@0.2.0", WorldKind::Source));
-        assert!(provided("copycat:connector/batch@0.2.0", WorldKind::Sink));
-        assert!(!provided("copycat:connector/offsets@0.2.0", WorldKind::Sink));
-        assert!(!provided("copycat:connector/batch@0.1.0", WorldKind::Sink));
-        assert!(!provided("wasi:io/streams@0.3.0", WorldKind::Source));
-        assert!(!provided("wasi:keyvalue/store@0.2.0-draft", WorldKind::Source));
-        assert!(!provided("wasi:clocks/timezone@0.2.0", WorldKind::Source));
-        assert!(!provided("unversioned", WorldKind::Source));
+        assert!(provided("wasi:io/streams@0.2.0", Kind::Sink));
+        assert!(provided("wasi:http/outgoing-handler@0.2.6", Kind::Source));
+        assert!(provided("copycat:connector/offsets@0.1.0", Kind::Source));
+        assert!(!provided("copycat:connector/offsets@0.1.0", Kind::Sink));
+        assert!(provided("copycat:connector/offsets@0.2.0", Kind::Source));
+        assert!(provided("copycat:connector/batch@0.2.0", Kind::Sink));
+        assert!(!provided("copycat:connector/offsets@0.2.0", Kind::Sink));
+        assert!(!provided("copycat:connector/batch@0.1.0", Kind::Sink));
+        assert!(!provided("wasi:io/streams@0.3.0", Kind::Source));
+        assert!(!provided("wasi:keyvalue/store@0.2.0-draft", Kind::Source));
+        assert!(!provided("wasi:clocks/timezone@0.2.0", Kind::Source));
+        assert!(!provided("unversioned", Kind::Source));
     }
 }

@@ -3,7 +3,6 @@
 //! pre-linked `InstancePre`s, and a ticker that drives epoch deadlines.
 
 pub mod batch;
-pub(crate) mod bindings;
 pub mod compile_child;
 pub mod guest;
 mod imports;
@@ -20,22 +19,8 @@ use wasmtime::component::{Component, InstancePre, types::ComponentItem};
 use wasmtime::{Cache, CacheConfig, Config, Engine};
 
 pub use self::batch::Contract;
-use crate::host::{TaskHost, WorldKind};
-
-/// Run `f`, which calls into a guest, where WASI may block: WASI's sync
-/// bindings drive their I/O with `block_on`, which panics on a thread that
-/// drives a tokio runtime. Called from such a thread (standalone start-up,
-/// an embedding application's async code), `f` runs on a scoped thread of
-/// its own; elsewhere it runs inline.
-pub fn off_async<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    if tokio::runtime::Handle::try_current().is_err() {
-        return f();
-    }
-    std::thread::scope(|s| match s.spawn(f).join() {
-        Ok(r) => r,
-        Err(panic) => std::panic::resume_unwind(panic),
-    })
-}
+use crate::connector::Kind;
+use crate::host::TaskHost;
 
 /// How often the engine's epoch advances; call deadlines are rounded up to it.
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -52,7 +37,6 @@ pub enum LoadError {
     /// The file could not be read.
     #[error("cannot read connector component {path}: {source}")]
     Read {
-        /// The file.
         path: PathBuf,
         /// The I/O error.
         source: std::io::Error,
@@ -60,7 +44,6 @@ pub enum LoadError {
     /// The file is not a WebAssembly component (a core module, or not wasm).
     #[error("{path} is not a WebAssembly component: {reason}")]
     NotAComponent {
-        /// The file.
         path: PathBuf,
         /// What wasmtime said.
         reason: String,
@@ -70,7 +53,6 @@ pub enum LoadError {
         "{path} does not implement the copycat:connector source or sink world (0.2.0 or 0.1.0): it must export `copycat:connector/connector@<version>` and either `copycat:connector/source-task@<version>` or `copycat:connector/sink-task@<version>` of the same version, but it exports [{exports}]"
     )]
     WrongWorld {
-        /// The file.
         path: PathBuf,
         /// What it exports instead.
         exports: String,
@@ -81,7 +63,6 @@ pub enum LoadError {
         .missing.join(", ")
     )]
     MissingImports {
-        /// The file.
         path: PathBuf,
         /// Every import that cannot be satisfied.
         missing: Vec<String>,
@@ -89,7 +70,6 @@ pub enum LoadError {
     /// Compilation failed or was stopped by its limits.
     #[error("{path} could not be compiled: {reason}")]
     Compile {
-        /// The file.
         path: PathBuf,
         /// The compiler's error, or the limit that stopped it.
         reason: String,
@@ -97,7 +77,6 @@ pub enum LoadError {
     /// The component could not be pre-linked.
     #[error("{path} cannot be linked: {reason}")]
     Link {
-        /// The file.
         path: PathBuf,
         /// The unresolved import, as wasmtime reports it.
         reason: String,
@@ -111,7 +90,7 @@ pub struct Plugin {
     /// `sha256:<hex>` of the file's bytes.
     pub digest: String,
     /// Source or sink.
-    pub kind: WorldKind,
+    pub kind: Kind,
     /// The `copycat:connector` version it implements.
     pub contract: Contract,
     pub(crate) pre: InstancePre<TaskHost>,
@@ -453,7 +432,7 @@ fn precheck(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
 
 /// Which Copycat world and contract version `component` implements, or the
 /// list of its exports.
-fn classify(engine: &Engine, component: &Component) -> Result<(WorldKind, Contract), String> {
+fn classify(engine: &Engine, component: &Component) -> Result<(Kind, Contract), String> {
     let ty = component.component_type();
     let exports: Vec<String> = ty
         .exports(engine)
@@ -464,15 +443,15 @@ fn classify(engine: &Engine, component: &Component) -> Result<(WorldKind, Contra
 }
 
 /// [`classify`] from a component's instance export names.
-fn classify_names(exports: Vec<String>) -> Result<(WorldKind, Contract), String> {
+fn classify_names(exports: Vec<String>) -> Result<(Kind, Contract), String> {
     for contract in [Contract::V0_2, Contract::V0_1] {
         let has = |n: &str| {
             let name = format!("copycat:connector/{n}@{}", contract.version());
             exports.contains(&name)
         };
         match (has(CONNECTOR_EXPORT), has(SOURCE_TASK_EXPORT), has(SINK_TASK_EXPORT)) {
-            (true, true, false) => return Ok((WorldKind::Source, contract)),
-            (true, false, true) => return Ok((WorldKind::Sink, contract)),
+            (true, true, false) => return Ok((Kind::Source, contract)),
+            (true, false, true) => return Ok((Kind::Sink, contract)),
             _ => {}
         }
     }

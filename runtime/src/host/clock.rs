@@ -5,8 +5,8 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use wasmtime::component::Linker;
 
 use super::{Ctx, TaskHost};
-use crate::engine::bindings::clock;
-use crate::engine::bindings::v0_2::clock as v0_2;
+use crate::bindings::clock;
+use crate::bindings::v0_2::clock as v0_2;
 
 /// Context of the clock interface: the monotonic origin of this store.
 pub struct ClockCtx {

@@ -20,7 +20,7 @@ use std::path::{Component, Path, PathBuf};
 
 use ipnet::IpNet;
 
-use crate::config::Props;
+use crate::connector::Props;
 
 /// `grants.fs.read`: directories preopened read-only.
 pub const FS_READ: &str = "grants.fs.read";
@@ -86,7 +86,6 @@ impl FsGrants {
 /// Where TCP connections may go.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NetGrants {
-    /// The granted targets.
     pub connect: Vec<NetTarget>,
 }
 
@@ -100,7 +99,6 @@ impl NetGrants {
 /// One `grants.net.connect` entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NetTarget {
-    /// The addresses.
     pub host: NetHost,
     /// The port; `None` for `*` (any port).
     pub port: Option<u16>,
@@ -118,7 +116,6 @@ pub enum NetHost {
 /// Hosts `wasi:http` requests may go to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HttpGrants {
-    /// The granted hosts.
     pub hosts: Vec<HttpHost>,
 }
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use wasmtime::component::Linker;
 
 use super::{Ctx, TaskHost};
-use crate::engine::bindings::logging::{self, Level};
-use crate::engine::bindings::v0_2::logging as v0_2;
+use crate::bindings::logging::{self, Level};
+use crate::bindings::v0_2::logging as v0_2;
 
 /// Who is running in a store: the connector name and, for tasks, the task id.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

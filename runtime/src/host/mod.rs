@@ -23,7 +23,8 @@ use std::sync::Arc;
 use wasmtime::component::{HasData, Linker, ResourceTable};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::engine::guest::StderrTail;
+use crate::connector::Kind;
+pub(crate) use stdio::StderrTail;
 
 pub use grants::{GrantError, Grants};
 pub use limits::{MemoryLimiter, TaskLimits};
@@ -127,20 +128,12 @@ impl<C: 'static> HasData for Ctx<C> {
     type Data<'a> = &'a mut C;
 }
 
-/// Which world a linker is for: sinks do not get the `offsets` import.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WorldKind {
-    /// `copycat:connector/source`.
-    Source,
-    /// `copycat:connector/sink`.
-    Sink,
-}
-
 /// A linker with WASI, `wasi:http` (types and outgoing-handler; every
 /// component may import them, as componentize-js output does) and the
 /// Copycat host interfaces. What WASI reaches is decided per task by its
 /// grants.
-pub fn linker(engine: &wasmtime::Engine, world: WorldKind) -> wasmtime::Result<Linker<TaskHost>> {
+/// Sinks do not get the `offsets` and `transactions` imports.
+pub fn linker(engine: &wasmtime::Engine, world: Kind) -> wasmtime::Result<Linker<TaskHost>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
     blocking::add_to_linker(&mut linker)?;
@@ -148,7 +141,7 @@ pub fn linker(engine: &wasmtime::Engine, world: WorldKind) -> wasmtime::Result<L
     wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
     logging::add_to_linker(&mut linker, |h| &mut h.logging)?;
     clock::add_to_linker(&mut linker, |h| &mut h.clock)?;
-    if world == WorldKind::Source {
+    if world == Kind::Source {
         offsets::add_to_linker(&mut linker, |h| &mut h.offsets)?;
         transactions::add_to_linker(&mut linker, |h| &mut h.transactions)?;
     }

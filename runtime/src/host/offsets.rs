@@ -9,9 +9,9 @@ use std::sync::Arc;
 use wasmtime::component::Linker;
 
 use super::{Ctx, TaskHost};
-use crate::engine::bindings::offsets;
-use crate::engine::bindings::types::SourcePosition;
-use crate::engine::bindings::v0_2::offsets as v0_2;
+use crate::bindings::offsets;
+use crate::bindings::types::SourcePosition;
+use crate::bindings::v0_2::offsets as v0_2;
 
 /// Committed offsets of one connector: source partition → offset.
 pub type OffsetSnapshot = HashMap<String, String>;

@@ -4,6 +4,7 @@
 //! flood the worker's log). The stderr tail kept for trap messages sees
 //! every line.
 
+use std::collections::VecDeque;
 use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -14,8 +15,11 @@ use tokio::io::AsyncWrite;
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 
 use super::logging::{TaskIdent, emit};
-use crate::engine::bindings::logging::Level;
-use crate::engine::guest::StderrTail;
+use crate::bindings::logging::Level;
+
+/// Last lines a guest wrote to stderr, quoted when it traps (a Rust panic
+/// message, an uncaught exception).
+pub(crate) type StderrTail = Arc<Mutex<VecDeque<String>>>;
 
 /// Longest partial line buffered before it is logged anyway.
 const MAX_PENDING: usize = 8 * 1024;

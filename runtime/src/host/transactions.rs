@@ -5,8 +5,8 @@
 use wasmtime::component::Linker;
 
 use super::{Ctx, TaskHost};
-use crate::engine::bindings::transactions;
-use crate::engine::bindings::v0_2::transactions as v0_2;
+use crate::bindings::transactions;
+use crate::bindings::v0_2::transactions as v0_2;
 
 /// What the connector asked for during the current call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -257,7 +257,7 @@ impl WasiHttpView for TaskHost {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Props;
+    use crate::connector::Props;
 
     fn grants(pairs: &[(&str, &str)]) -> Grants {
         let props: Props = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();

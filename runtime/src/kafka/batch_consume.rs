@@ -1,11 +1,7 @@
 //! Take fetched messages from librdkafka in runs, with
 //! `rd_kafka_consume_batch_queue`, instead of one `poll` per message.
 //!
-//! rust-rdkafka's `BaseConsumer::poll` returns one message per call; each
-//! call reads the clock and takes the queue's lock, and librdkafka reads the
-//! clock about three more times per message. In a profile of a sink task
-//! `clock_gettime` alone was 17 % of the consuming thread, which is the
-//! task's bottleneck. The batch call does that once per run of messages.
+//! The clock reads and the queue lock of a `poll` happen once per run.
 //!
 //! The batch call cannot be used on the consumer's own queue: it serves a
 //! rebalance found there by unassigning (rust-rdkafka asks for rebalances as

@@ -2,13 +2,9 @@
 //! `rd_kafka_produce_batch`: the topic is looked up once per run, locked
 //! once per run, and the clock read once per run.
 //!
-//! rust-rdkafka's `send` goes through `rd_kafka_producev` with the topic
-//! *name*: per record it builds a `CString` of the name, takes the client's
-//! rwlock to find the topic, reads the clock twice and runs the produce
-//! checks. In a profile of a source task that was about a quarter of the
-//! sending thread, which is the task's bottleneck. The batch call cannot
-//! carry headers or timestamps, so records with either still go through
-//! `send` (in order: a run is enqueued before the next record is).
+//! (rust-rdkafka's `send` does each of those per record.) The batch call
+//! cannot carry headers or timestamps, so records with either still go
+//! through `send`, in order: a run is enqueued before the next record is.
 //!
 //! [`flush`] is here too: librdkafka's flush, which rust-rdkafka wraps in a
 //! loop that waits 100 ms at a time.

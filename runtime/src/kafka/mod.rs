@@ -4,7 +4,7 @@
 pub mod batch_consume;
 pub mod batch_produce;
 pub mod log;
-pub mod offsets;
+pub mod offset_store;
 pub(crate) mod shared_producer;
 
 use std::time::{Duration, Instant};
@@ -15,7 +15,7 @@ use rdkafka::client::DefaultClientContext;
 use rdkafka::error::RDKafkaErrorCode;
 use rdkafka::producer::{Producer, ProducerContext};
 
-use crate::config::{Props, WorkerConfig};
+use crate::config::{MAX_POLL_RECORDS, Props, WorkerConfig};
 
 /// Wait until Kafka has acknowledged everything `producer` has in flight
 /// (another thread serves its delivery reports), or until `deadline`.
@@ -64,38 +64,6 @@ pub fn client_config(worker: &WorkerConfig, base: &Props, overrides: &Props) -> 
     }
     cfg
 }
-
-/// The settings among `settings` that librdkafka refuses (an unknown
-/// property, or a value it does not take, such as a compression codec it was
-/// built without), each as (`<prefix><key>`, librdkafka's reason). Checked
-/// when a config is read, so the key is named at once instead of a task
-/// failing to create its client after its restarts.
-pub fn client_setting_problems(prefix: &str, settings: &Props) -> Vec<(String, String)> {
-    settings
-        .iter()
-        .filter(|(k, _)| k.as_str() != MAX_POLL_RECORDS)
-        .filter_map(|(k, v)| {
-            let mut cfg = ClientConfig::new();
-            cfg.set(k, v);
-            let e = cfg.create_native_config().err()?;
-            let msg = match e {
-                rdkafka::error::KafkaError::ClientConfig(_, msg, _, _) => msg,
-                other => other.to_string(),
-            };
-            let reason = if msg.starts_with("No such configuration property") {
-                format!("not a librdkafka setting (Copycat's Kafka clients are librdkafka, not Java's): {msg}")
-            } else {
-                format!("librdkafka does not take '{v}': {msg}")
-            };
-            Some((format!("{prefix}{k}"), reason))
-        })
-        .collect()
-}
-
-/// `max.poll.records` (`consumer.max.poll.records`,
-/// `consumer.override.max.poll.records`): how many records a sink task is
-/// given per `put`, as with Kafka Connect's Java consumer.
-pub const MAX_POLL_RECORDS: &str = "max.poll.records";
 
 /// A sink task's consumer settings: the worker's `consumer.*` and the
 /// connector's `consumer.override.*` over Copycat's defaults, in consumer

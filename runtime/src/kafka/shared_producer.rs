@@ -5,10 +5,6 @@
 //! a producer each (their `transactional.id` is the task's); so do all
 //! source tasks of a worker with `producer.shared=false`.
 //!
-//! A librdkafka producer is thread-safe and batches across topics; one per
-//! task costs ≈ 7 threads, 2 broker connections and an idempotent producer
-//! id each, which is what limited how many tasks one worker could carry.
-//!
 //! Delivery reports are routed back to the task that produced the record:
 //! each record's delivery opaque is an `Arc<Delivery>` (one per batch or
 //! offsets write, cloned per record: one atomic increment, no lock) naming
@@ -23,9 +19,8 @@
 //! after each batch it enqueues and while the queue is full, for as long as
 //! batches keep coming (see [`SourceProducer`]). librdkafka allocates a
 //! message on the thread that enqueues it and frees it on the thread that
-//! serves its report; with a polling thread of its own (rust-rdkafka's
-//! `ThreadedProducer`) every message crossed threads, and that thread took
-//! a quarter of an at-least-once task's CPU (docs/BENCHMARKS.md).
+//! serves its report, so serving reports on the enqueuing thread keeps each
+//! message on one thread.
 //!
 //! The registry also keeps the worker's metadata client, with which source
 //! tasks look up the topics their records name (one per worker instead of
@@ -133,10 +128,7 @@ struct Polled {
 
 impl Polled {
     fn serving(&self) -> MutexGuard<'_, usize> {
-        match self.serving.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
+        crate::util::lock(&self.serving)
     }
 
     /// The fallback thread: poll while no sender thread does.
@@ -313,10 +305,7 @@ impl ProducerRegistry {
     pub(crate) fn acquire(&self, worker: &WorkerConfig, overrides: &Props) -> Result<Arc<SourceProducer>, KafkaError> {
         let cfg = producer_config(worker, overrides);
         let key = config_key(&cfg);
-        let mut map = match self.producers.lock() {
-            Ok(m) => m,
-            Err(p) => p.into_inner(),
-        };
+        let mut map = crate::util::lock(&self.producers);
         if let Some(p) = map.get(&key).and_then(Weak::upgrade) {
             match p.client().fatal_error() {
                 None => return Ok(p),
@@ -348,10 +337,7 @@ impl ProducerRegistry {
     /// creates topics: `allow.auto.create.topics=false`), shared by every
     /// source task that looks up a topic its records name.
     pub(crate) fn metadata_client(&self, worker: &WorkerConfig) -> Result<Arc<BaseConsumer>, KafkaError> {
-        let mut slot = match self.metadata.lock() {
-            Ok(m) => m,
-            Err(p) => p.into_inner(),
-        };
+        let mut slot = crate::util::lock(&self.metadata);
         if let Some(c) = slot.upgrade() {
             return Ok(c);
         }
@@ -371,10 +357,7 @@ impl ProducerRegistry {
     /// The worker's admin client for topic configs (created on first use,
     /// kept while a task holds it).
     fn admin_client(&self, worker: &WorkerConfig) -> Result<Arc<super::Admin>, KafkaError> {
-        let mut slot = match self.admin.lock() {
-            Ok(m) => m,
-            Err(p) => p.into_inner(),
-        };
+        let mut slot = crate::util::lock(&self.admin);
         if let Some(c) = slot.upgrade() {
             return Ok(c);
         }
@@ -390,10 +373,7 @@ impl ProducerRegistry {
         topic: &str,
         timeout: std::time::Duration,
     ) -> Result<super::TopicRules, KafkaError> {
-        let lock = || match self.rules.lock() {
-            Ok(m) => m,
-            Err(p) => p.into_inner(),
-        };
+        let lock = || crate::util::lock(&self.rules);
         if let Some((rules, at)) = lock().get(topic)
             && at.elapsed() < RULES_FOR
         {
@@ -408,10 +388,10 @@ impl ProducerRegistry {
 
     /// Shared producers alive now.
     pub(crate) fn live(&self) -> usize {
-        match self.producers.lock() {
-            Ok(m) => m.values().filter(|w| w.strong_count() > 0).count(),
-            Err(p) => p.into_inner().values().filter(|w| w.strong_count() > 0).count(),
-        }
+        crate::util::lock(&self.producers)
+            .values()
+            .filter(|w| w.strong_count() > 0)
+            .count()
     }
 }
 

@@ -61,10 +61,7 @@ impl Loggers {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, (String, BTreeMap<String, String>)> {
-        match self.levels.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
+        crate::util::lock(&self.levels)
     }
 
     /// `{"root": {"level": ..}, "<logger>": {"level": ..}}`.
@@ -145,8 +142,8 @@ pub async fn root(State(st): State<RestState>) -> Result<Json<Value>, RestError>
     let cluster_id = match CLUSTER_ID.get() {
         Some(id) => Some(id.clone()),
         None => {
-            let worker = st.worker.clone();
-            let id = blocking(move || crate::kafka::cluster_id(worker.config())).await?;
+            let herder = st.herder.clone();
+            let id = blocking(move || crate::kafka::cluster_id(herder.worker().config())).await?;
             if let Some(id) = &id {
                 let _ = CLUSTER_ID.set(id.clone());
             }
@@ -174,7 +171,7 @@ pub async fn health() -> Json<Value> {
 pub async fn metrics(State(st): State<RestState>) -> impl axum::response::IntoResponse {
     (
         [(axum::http::header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
-        st.worker.metrics_text(),
+        st.herder.worker().metrics_text(),
     )
 }
 

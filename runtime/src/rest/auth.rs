@@ -37,7 +37,6 @@ pub enum FileError {
     Read {
         /// The config key naming the file.
         key: &'static str,
-        /// The file.
         path: PathBuf,
         /// Why.
         source: std::io::Error,
@@ -47,7 +46,6 @@ pub enum FileError {
     Invalid {
         /// The config key naming the file.
         key: &'static str,
-        /// The file.
         path: PathBuf,
         /// What is wrong.
         reason: String,

@@ -13,9 +13,10 @@ use serde_json::{Value, json};
 
 use super::{QueryPairs, RestError, RestState, blocking, flag, parse_body};
 use crate::config::{ConnectorConfig, Props};
-use crate::offsets_admin::{self, ConnectorOffsets, Kind, OffsetsError};
-use crate::task::TaskState;
-use crate::worker::{ConnectorStatus, TargetState};
+use crate::connector::Kind;
+use crate::connector::{TargetState, TaskState};
+use crate::worker::ConnectorStatus;
+use crate::worker::offsets::{self as offsets_admin, ConnectorOffsets, OffsetsError};
 
 /// `POST /connectors` body.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -93,7 +94,7 @@ fn info_json(st: &RestState, name: &str) -> Result<Value, RestError> {
 }
 
 fn connector_config(st: &RestState, props: Props) -> Result<ConnectorConfig, RestError> {
-    Ok(ConnectorConfig::from_props(props, st.worker.config()).map_err(crate::worker::WorkerError::from)?)
+    Ok(ConnectorConfig::from_props(props, st.herder.worker().config()).map_err(crate::worker::WorkerError::from)?)
 }
 
 /// List the connectors; `?expand=status` and/or `?expand=info` return a
@@ -321,7 +322,7 @@ pub async fn task_status(
     responses((status = 200, description = "{<connector>: {topics: [...]}}"),
         (status = 403, description = "topic.tracking.enable=false"), (status = 404, description = "No such connector")))]
 pub async fn topics(State(st): State<RestState>, Path(connector): Path<String>) -> Result<Json<Value>, RestError> {
-    if !st.worker.config().topic_tracking {
+    if !st.herder.worker().config().topic_tracking {
         return Err(RestError::new(StatusCode::FORBIDDEN, "Topic tracking is disabled."));
     }
     let topics = st.herder.active_topics(&connector)?;
@@ -336,10 +337,10 @@ pub async fn topics(State(st): State<RestState>, Path(connector): Path<String>) 
         (status = 403, description = "topic.tracking.enable or topic.tracking.allow.reset is false"),
         (status = 404, description = "No such connector")))]
 pub async fn reset_topics(State(st): State<RestState>, Path(connector): Path<String>) -> Result<StatusCode, RestError> {
-    if !st.worker.config().topic_tracking {
+    if !st.herder.worker().config().topic_tracking {
         return Err(RestError::new(StatusCode::FORBIDDEN, "Topic tracking is disabled."));
     }
-    if !st.worker.config().topic_tracking_reset {
+    if !st.herder.worker().config().topic_tracking_reset {
         return Err(RestError::new(
             StatusCode::FORBIDDEN,
             "Topic tracking reset is disabled.",
@@ -480,8 +481,8 @@ pub async fn get_offsets(
     Path(connector): Path<String>,
 ) -> Result<Json<ConnectorOffsets>, RestError> {
     let (cfg, _) = st.herder.connector_config(&connector)?;
-    let worker = st.worker.clone();
-    let offsets = blocking(move || offsets_admin::get(worker.config(), &cfg)).await??;
+    let herder = st.herder.clone();
+    let offsets = blocking(move || offsets_admin::get(herder.worker().config(), &cfg)).await??;
     Ok(Json(offsets))
 }
 
@@ -498,8 +499,8 @@ pub async fn alter_offsets(
 ) -> Result<Json<Value>, RestError> {
     let cfg = stopped_config(&st, &connector)?;
     let doc: ConnectorOffsets = parse_body(&body)?;
-    offsets_admin::alter(st.worker.config(), &cfg, &doc).await?;
-    Ok(Json(json!({"message": match Kind::of(&cfg) {
+    offsets_admin::alter(st.herder.worker().config(), &cfg, &doc).await?;
+    Ok(Json(json!({"message": match cfg.kind() {
         Kind::Source => "The offsets for this connector have been altered successfully",
         Kind::Sink => "The Connect framework-managed offsets for this connector have been altered successfully. However, if this connector manages offsets externally, they will need to be manually altered in the system that the connector uses.",
     }})))
@@ -515,8 +516,8 @@ pub async fn reset_offsets(
     Path(connector): Path<String>,
 ) -> Result<Json<Value>, RestError> {
     let cfg = stopped_config(&st, &connector)?;
-    offsets_admin::reset(st.worker.config(), &cfg).await?;
-    Ok(Json(json!({"message": match Kind::of(&cfg) {
+    offsets_admin::reset(st.herder.worker().config(), &cfg).await?;
+    Ok(Json(json!({"message": match cfg.kind() {
         Kind::Source => "The offsets for this connector have been reset successfully",
         Kind::Sink => "The Connect framework-managed offsets for this connector have been reset successfully. However, if this connector manages offsets externally, they will need to be manually reset in the system that the connector uses.",
     }})))

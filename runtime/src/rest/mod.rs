@@ -30,7 +30,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::herder::Herder;
-use crate::worker::{Worker, WorkerError};
+use crate::worker::WorkerError;
 
 pub use admin::Loggers;
 pub use auth::RestAuth;
@@ -38,10 +38,8 @@ pub use auth::RestAuth;
 /// What the handlers share. Cheap to clone.
 #[derive(Clone)]
 pub struct RestState {
-    /// The worker the API manages (its config, plugins and metrics).
-    pub worker: Arc<Worker>,
-    /// Who carries out connector requests: the worker itself (standalone),
-    /// or its cluster (distributed).
+    /// Who carries out requests: the worker itself (standalone), or its
+    /// cluster (distributed). The API's one door to the worker.
     pub herder: Arc<dyn Herder>,
     /// Live control of the log filter (`/admin/loggers`); `None` when the
     /// process's subscriber cannot be reloaded.
@@ -53,21 +51,15 @@ pub struct RestState {
 }
 
 impl RestState {
-    /// The state for `worker`, known to clients as `worker_id`.
-    pub fn new(worker: Arc<Worker>, worker_id: impl Into<String>) -> Self {
+    /// The state for `herder` (a [`crate::Worker`] or a
+    /// [`crate::cluster::Cluster`]), known to clients as `worker_id`.
+    pub fn new(herder: Arc<dyn Herder>, worker_id: impl Into<String>) -> Self {
         Self {
-            herder: worker.clone(),
-            worker,
+            herder,
             loggers: None,
             worker_id: worker_id.into(),
             auth: Arc::new(RestAuth::None),
         }
-    }
-
-    /// With connector requests carried out by `herder` (distributed mode).
-    pub fn with_herder(mut self, herder: Arc<dyn Herder>) -> Self {
-        self.herder = herder;
-        self
     }
 
     /// Requiring these credentials (but for `GET /health`).
@@ -273,7 +265,7 @@ impl From<WorkerError> for RestError {
             // The new version or config did not start; the old one runs.
             WorkerError::RolledBack { .. } => Self::bad_request(message),
             WorkerError::Registry(r) => {
-                use crate::plugins::RegistryError as R;
+                use crate::worker::registry::RegistryError as R;
                 match r {
                     R::BadName(_) | R::BadVersion(_) | R::VersionMismatch { .. } => Self::bad_request(message),
                     R::TooLarge { .. } => Self::new(StatusCode::PAYLOAD_TOO_LARGE, message),
@@ -295,9 +287,9 @@ pub(crate) fn parse_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, RestErro
 /// Run blocking worker code (guest calls, joining task threads, Kafka
 /// admin calls) off the async runtime's threads.
 pub(crate) async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Result<R, RestError> {
-    tokio::task::spawn_blocking(f)
+    crate::util::blocking(f)
         .await
-        .map_err(|e| RestError::internal(format!("the request's worker thread failed: {e}")))
+        .ok_or_else(|| RestError::internal("the request's worker thread panicked".to_owned()))
 }
 
 /// A query string's `key=value` pairs, repeated keys kept (`expand=status&expand=info`).

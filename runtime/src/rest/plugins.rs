@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::{QueryPairs, RestError, RestState, blocking, flag, parse_body};
 use crate::config::{ConfigError, ConnectorConfig, Props};
 use crate::engine::guest::{ConfigKey, ConfigType, Importance, PluginInfo};
-use crate::plugins::RegistryError;
+use crate::worker::registry::RegistryError;
 use crate::worker::{PluginVersion, Worker, WorkerError, plugin_name};
 
 fn type_name(t: ConfigType) -> &'static str {
@@ -83,11 +83,11 @@ fn find_version(worker: &Worker, plugin: &str, version: Option<&str>) -> Result<
 }
 
 async fn describe(st: &RestState, plugin: &str, version: Option<String>) -> Result<PluginInfo, RestError> {
-    let worker = st.worker.clone();
+    let herder = st.herder.clone();
     let plugin = plugin.to_owned();
     let (_, info) = blocking(move || {
-        let v = find_version(&worker, &plugin, version.as_deref())?;
-        worker.describe_plugin(&v.path).map_err(RestError::from)
+        let v = find_version(herder.worker(), &plugin, version.as_deref())?;
+        herder.worker().describe_plugin(&v.path).map_err(RestError::from)
     })
     .await??;
     Ok(info)
@@ -107,9 +107,10 @@ fn query_value(q: &[(String, String)], key: &str) -> Option<String> {
 pub async fn list(State(st): State<RestState>, q: QueryPairs) -> Result<Json<Value>, RestError> {
     // Every plugin is a connector: there are no converters or transforms to hide.
     let _connectors_only = flag(&q.0, "connectorsOnly")?;
-    let worker = st.worker.clone();
+    let herder = st.herder.clone();
     let out = blocking(move || {
-        worker
+        herder
+            .worker()
             .plugin_versions()
             .into_iter()
             .map(|v| json!({"class": v.name, "type": v.kind, "version": v.version}))
@@ -126,10 +127,11 @@ pub async fn list(State(st): State<RestState>, q: QueryPairs) -> Result<Json<Val
     responses((status = 200, description = "[{name, version, type, digest, source}]"),
         (status = 404, description = "No such plugin")))]
 pub async fn versions(State(st): State<RestState>, Path(plugin): Path<String>) -> Result<Json<Value>, RestError> {
-    let worker = st.worker.clone();
+    let herder = st.herder.clone();
     let name = plugin.clone();
     let versions: Vec<PluginVersion> = blocking(move || {
-        worker
+        herder
+            .worker()
             .plugin_versions()
             .into_iter()
             .filter(|v| v.name == name)
@@ -162,7 +164,7 @@ pub async fn upload(
     Path((plugin, version)): Path<(String, String)>,
     body: axum::body::Body,
 ) -> Result<Response, RestError> {
-    let max = st.worker.config().plugin_upload_max_bytes;
+    let max = st.herder.worker().config().plugin_upload_max_bytes;
     let bytes = axum::body::to_bytes(body, max.saturating_add(1))
         .await
         .map_err(|_| RestError::from(WorkerError::from(RegistryError::TooLarge { max })))?;
@@ -249,12 +251,12 @@ pub async fn validate(
     props
         .entry("name".into())
         .or_insert_with(|| format!("validate-{plugin}"));
-    let worker = st.worker.clone();
+    let herder = st.herder.clone();
     let checked = props.clone();
     let problems: Vec<(String, String)> = blocking(move || {
-        let outcome = ConnectorConfig::from_props(checked, worker.config())
+        let outcome = ConnectorConfig::from_props(checked, herder.worker().config())
             .map_err(WorkerError::from)
-            .and_then(|cfg| worker.validate(&cfg).map(|_| ()));
+            .and_then(|cfg| herder.worker().validate(&cfg).map(|_| ()));
         match outcome {
             Ok(()) => Ok(Vec::new()),
             Err(WorkerError::Config(ConfigError::Invalid { problems, .. })) => Ok(problems),

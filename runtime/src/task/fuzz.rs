@@ -13,10 +13,10 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+use crate::bindings::types::SourcePosition;
+use crate::bindings::v0_2::batch as packed;
 use crate::config::limits::LIMIT_KEYS;
 use crate::config::{ConnectorConfig, Props, WorkerConfig};
-use crate::engine::bindings::types::SourcePosition;
-use crate::engine::bindings::v0_2::batch as packed;
 use crate::engine::guest::SourceBatch;
 use crate::host::TaskLimits;
 

@@ -17,28 +17,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 
 use crate::config::{ConnectorConfig, WorkerConfig};
+use crate::connector::TaskState;
 use crate::engine::guest::WitConfig;
 use crate::engine::{Plugin, WasmEngine};
 use crate::host::TaskIdent;
 use crate::metrics::TaskInstruments;
 pub(crate) use idle::IdleBackoff;
-
-/// A task's state, with Kafka Connect's names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum TaskState {
-    /// Created, not started yet.
-    Unassigned,
-    /// Moving records.
-    Running,
-    /// Failed; waiting to be restarted automatically (see `attempts` and
-    /// `next_restart_ms`).
-    Restarting,
-    /// Failed; see the trace. Final until restarted by hand.
-    Failed,
-    /// Stopped on request.
-    Stopped,
-}
 
 /// A task's status as reported to operators.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -68,38 +52,6 @@ pub struct TaskStatus {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
-}
-
-/// What the worker does when a task fails (`task.restart.*`): restart it
-/// after an exponentially growing pause, up to a budget of attempts; a
-/// task that exhausts it stays `FAILED` until restarted by hand. The budget
-/// refills once a restarted task has run for `max_backoff`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RestartPolicy {
-    /// `task.restart.max.attempts` (0: never restart automatically).
-    pub max_attempts: u32,
-    /// `task.restart.backoff.initial.ms`: pause before the first restart.
-    pub initial_backoff: Duration,
-    /// `task.restart.backoff.max.ms`: longest pause (the pause doubles).
-    pub max_backoff: Duration,
-}
-
-impl Default for RestartPolicy {
-    fn default() -> Self {
-        Self {
-            max_attempts: 5,
-            initial_backoff: Duration::from_secs(1),
-            max_backoff: Duration::from_secs(60),
-        }
-    }
-}
-
-impl RestartPolicy {
-    /// The pause before restart number `attempt` (1-based).
-    pub fn backoff(&self, attempt: u32) -> Duration {
-        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
-        self.initial_backoff.saturating_mul(factor).min(self.max_backoff)
-    }
 }
 
 /// Counters a task keeps; read by the worker for status and the demo.
@@ -150,17 +102,11 @@ impl StatusHandle {
 
     /// The current status.
     pub fn get(&self) -> TaskStatus {
-        match self.status.lock() {
-            Ok(s) => s.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        crate::util::lock(&self.status).clone()
     }
 
     pub(crate) fn set(&self, state: TaskState, trace: Option<String>) {
-        let mut s = match self.status.lock() {
-            Ok(s) => s,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut s = crate::util::lock(&self.status);
         s.state = state;
         s.trace = trace;
         self.instruments.state(state);
@@ -170,10 +116,7 @@ impl StatusHandle {
     }
 
     fn set_restarting(&self, trace: String, attempts: u32, at: SystemTime) {
-        let mut s = match self.status.lock() {
-            Ok(s) => s,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut s = crate::util::lock(&self.status);
         s.state = TaskState::Restarting;
         s.trace = Some(trace);
         self.instruments.state(TaskState::Restarting);
@@ -185,10 +128,7 @@ impl StatusHandle {
     }
 
     fn set_attempts(&self, attempts: u32) {
-        match self.status.lock() {
-            Ok(mut s) => s.attempts = attempts,
-            Err(poisoned) => poisoned.into_inner().attempts = attempts,
-        }
+        crate::util::lock(&self.status).attempts = attempts
     }
 }
 
@@ -216,10 +156,7 @@ impl std::fmt::Debug for Handoff {
 
 impl Handoff {
     fn slot(&self) -> std::sync::MutexGuard<'_, Option<(String, Box<dyn std::any::Any + Send>)>> {
-        match self.slot.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
+        crate::util::lock(&self.slot)
     }
 
     /// The worker is replacing the task: hand over on a clean stop.
@@ -264,9 +201,9 @@ pub(crate) struct TaskContext {
     pub stop: Arc<AtomicBool>,
     pub status: StatusHandle,
     /// The worker's reader of committed source offsets.
-    pub offsets: Arc<crate::kafka::offsets::OffsetReader>,
+    pub offsets: Arc<crate::kafka::offset_store::OffsetReader>,
     /// The connector's active topics.
-    pub topics: Arc<crate::topics::ActiveTopics>,
+    pub topics: Arc<crate::active_topics::ActiveTopics>,
     /// What a stopping instance hands to the next one in a hot swap.
     pub handoff: Arc<Handoff>,
     /// The worker's shared source producers.
@@ -332,7 +269,7 @@ impl From<crate::kafka::KafkaError> for TaskFailure {
 
 /// Run a task body on the current thread inside its tracing span, turning
 /// the outcome into the task's final state, and restart it after failures
-/// as the connector's [`RestartPolicy`] allows.
+/// as the connector's [`crate::config::RestartPolicy`] allows.
 pub(crate) fn run_task(ctx: TaskContext, body: fn(&TaskContext) -> Result<(), TaskFailure>) {
     let span = tracing::info_span!(
         "task",

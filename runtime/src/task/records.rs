@@ -34,7 +34,7 @@ pub(crate) struct RecordCheck {
     /// The worker's shared metadata client, once a topic was looked up.
     metadata: Option<std::sync::Arc<BaseConsumer>>,
     /// Reports the topics records go to (the connector's active topics).
-    active: crate::topics::TopicTracker,
+    active: crate::active_topics::TopicTracker,
     /// The source partitions the task has offsets for: committed when it
     /// started, and handed over since.
     partitions: HashSet<String>,
@@ -42,7 +42,7 @@ pub(crate) struct RecordCheck {
 
 impl RecordCheck {
     /// `committed`: the source partitions of the task's committed offsets.
-    pub(crate) fn new(active: crate::topics::TopicTracker, committed: impl IntoIterator<Item = String>) -> Self {
+    pub(crate) fn new(active: crate::active_topics::TopicTracker, committed: impl IntoIterator<Item = String>) -> Self {
         Self {
             topics: HashMap::new(),
             rules: HashMap::new(),
@@ -69,7 +69,7 @@ impl RecordCheck {
         let default_topic = ctx.connector.topic.as_deref();
         let mut total = 0usize;
         let mut last_checked: Option<&str> = None;
-        let now = crate::worker::unix_ms() as i64;
+        let now = crate::util::unix_ms() as i64;
         for (i, r) in records.iter().enumerate() {
             let size = r.size();
             if size > limits.record_max_bytes {

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext};
@@ -16,11 +16,13 @@ use rdkafka::types::RDKafkaRespErr;
 use rdkafka::{ClientContext, Offset, TopicPartitionList};
 
 use super::double_buffer::DoubleBuffer;
-use super::{TaskContext, TaskFailure, TaskMetrics, TaskState, pause};
+use super::{TaskContext, TaskFailure, TaskMetrics, pause};
+use crate::connector::TaskState;
 use crate::engine::guest::{Guest, GuestError, SinkBatch, SinkRecordRef, TopicPartition, TopicPartitionOffset};
 use crate::kafka::batch_consume::{Fetched, MessageQueue};
 use crate::kafka::{KafkaError, sink_consumer_config};
 use crate::metrics::TaskInstruments;
+use crate::util::lock;
 
 type Tp = (String, i32);
 
@@ -42,7 +44,7 @@ struct SinkShared {
     /// Records handed to `put` since the last flush.
     unflushed: u64,
     /// Reports the topics records come from (the connector's active topics).
-    topics: crate::topics::TopicTracker,
+    topics: crate::active_topics::TopicTracker,
 }
 
 impl SinkShared {
@@ -99,13 +101,6 @@ pub(crate) struct SinkContext {
     /// Batches on their way to the guest: a rebalance waits until they are
     /// put before it flushes, commits and closes partitions.
     batches: Arc<DoubleBuffer<SinkBatch>>,
-}
-
-fn lock(shared: &Mutex<SinkShared>) -> MutexGuard<'_, SinkShared> {
-    match shared.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
 }
 
 fn partitions(tpl: &TopicPartitionList) -> Vec<TopicPartition> {

@@ -8,18 +8,20 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{ConnectorHandle, TaskHandle, TaskSpawn, Validated, Worker, WorkerError, kind_str};
+use super::core::Worker;
+use super::error::WorkerError;
+use super::handles::{ConnectorHandle, TaskHandle, TaskSpawn};
+use super::status::Validated;
 use crate::config::ConnectorConfig;
+use crate::connector::{Kind, TargetState, TaskState};
 use crate::engine::guest::WitConfig;
-use crate::task::TaskState;
-use crate::worker::TargetState;
 
 /// A connector split into task configs by the worker that validated it,
 /// ready to be written to the config topic.
 #[derive(Debug, Clone)]
 pub struct Planned {
-    /// `source` or `sink`.
-    pub kind: &'static str,
+    /// Source or sink.
+    pub kind: Kind,
     /// The plugin's name.
     pub plugin: String,
     /// The component's version.
@@ -57,7 +59,7 @@ impl Worker {
     ) -> Result<Planned, WorkerError> {
         let prepared = self.prepare(cfg.clone(), validated, target, &Arc::default())?;
         Ok(Planned {
-            kind: kind_str(prepared.plugin.kind),
+            kind: prepared.plugin.kind,
             plugin: prepared.info.name.clone(),
             version: prepared.info.version.clone(),
             digest: prepared.plugin.digest.clone(),
@@ -239,7 +241,7 @@ impl Worker {
     /// check the digest, and replace the local tasks with the assigned ones.
     fn rebuild(&self, name: &str, a: &Assignment) -> Result<(), WorkerError> {
         let path = self.resolve_plugin(&a.config)?;
-        let plugin = crate::engine::off_async(|| self.engine.load(&path))?;
+        let plugin = crate::util::off_async(|| self.engine.load(&path))?;
         if plugin.digest != a.digest {
             return Err(WorkerError::Start(format!(
                 "connector '{name}': the cluster runs component {}, but this worker's {} is {}; install the same component version on every worker (plugin.path) or upload it through the REST API",

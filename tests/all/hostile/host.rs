@@ -114,7 +114,7 @@ fn connector_calls_that_block_in_the_host_are_interrupted() {
         manage_took < Duration::from_secs(2),
         "pause/resume took {manage_took:?} while a reconfiguration's task-configs blocked"
     );
-    worker().stop_connector(&name).unwrap();
+    worker().delete_connector(&name).unwrap();
     neighbour.assert_delivered_everything();
     assert_worker_healthy(&neighbour);
     neighbour.stop();

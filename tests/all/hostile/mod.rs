@@ -122,7 +122,7 @@ impl Neighbour {
     }
 
     fn stop(&self) {
-        worker().stop_connector(&self.name).unwrap();
+        worker().delete_connector(&self.name).unwrap();
     }
 }
 
@@ -147,7 +147,7 @@ fn assert_worker_healthy(neighbour: &Neighbour) {
         (topic_size(&topic) == 20).then_some(())
     });
     assert_eq!(task_states(worker(), &name)[0].0, "RUNNING");
-    worker().stop_connector(&name).unwrap();
+    worker().delete_connector(&name).unwrap();
 }
 
 /// One hostile connector.
@@ -266,7 +266,7 @@ impl Attack {
     }
 
     fn stop(&self) {
-        worker().stop_connector(&self.name).unwrap();
+        worker().delete_connector(&self.name).unwrap();
     }
 }
 

@@ -34,7 +34,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::config::{ConnectorConfig, Props, WorkerConfig};
-use crate::kafka::offsets::{offset_key, offset_value, read_connector};
+use crate::connector::Kind;
+use crate::kafka::offset_store::{offset_key, offset_value, read_connector};
 use crate::kafka::{KafkaError, client_config, producer_config};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -45,7 +46,6 @@ pub enum OffsetsError {
     /// Kafka refused or could not be reached.
     #[error("connector '{connector}': {source}")]
     Kafka {
-        /// The connector.
         connector: String,
         /// What failed.
         source: Box<KafkaError>,
@@ -55,9 +55,7 @@ pub enum OffsetsError {
         "connector '{connector}' is running: its consumer group {group} has {members} active member(s); stop the connector (its worker) first"
     )]
     Running {
-        /// The connector.
         connector: String,
-        /// Its consumer group.
         group: String,
         /// Active members.
         members: usize,
@@ -73,7 +71,6 @@ pub enum OffsetsError {
     /// An entry of the offsets document does not fit the connector.
     #[error("connector '{connector}': offsets[{index}]: {reason}")]
     Invalid {
-        /// The connector.
         connector: String,
         /// Position of the entry in `offsets`.
         index: usize,
@@ -96,26 +93,6 @@ pub struct PartitionOffset {
     pub partition: Value,
     /// `{"source_offset": "<o>"}`, `{"kafka_offset": 42}`, or `null`.
     pub offset: Option<Value>,
-}
-
-/// Whether a connector is a source or a sink.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Offsets in `offset.storage.topic`.
-    Source,
-    /// Offsets of the consumer group `connect-<name>`.
-    Sink,
-}
-
-impl Kind {
-    /// A sink sets `topics` or `topics.regex`; a source does not.
-    pub fn of(connector: &ConnectorConfig) -> Self {
-        if connector.topics.is_empty() && connector.topics_regex.is_none() {
-            Kind::Source
-        } else {
-            Kind::Sink
-        }
-    }
 }
 
 impl ConnectorOffsets {
@@ -154,7 +131,7 @@ fn kafka(connector: &ConnectorConfig) -> impl Fn(KafkaError) -> OffsetsError + '
 
 /// The connector's current offsets.
 pub fn get(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result<ConnectorOffsets, OffsetsError> {
-    match Kind::of(connector) {
+    match connector.kind() {
         Kind::Source => {
             let snapshot = read_connector(worker, &connector.name).map_err(kafka(connector))?;
             let mut entries: Vec<(String, String)> = snapshot.into_iter().collect();
@@ -230,7 +207,7 @@ pub async fn alter(
     connector: &ConnectorConfig,
     offsets: &ConnectorOffsets,
 ) -> Result<(), OffsetsError> {
-    match Kind::of(connector) {
+    match connector.kind() {
         Kind::Source => {
             let mut writes = Vec::new();
             for (index, entry) in offsets.offsets.iter().enumerate() {
@@ -288,7 +265,7 @@ pub async fn alter(
 /// beginning of its streams, a sink's group is deleted so that
 /// `auto.offset.reset` (earliest by default) applies.
 pub async fn reset(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result<(), OffsetsError> {
-    match Kind::of(connector) {
+    match connector.kind() {
         Kind::Source => {
             let snapshot = read_connector(worker, &connector.name).map_err(kafka(connector))?;
             let writes: Vec<(String, Option<String>)> = snapshot.into_keys().map(|p| (p, None)).collect();
@@ -483,8 +460,8 @@ mod tests {
     fn entries_are_checked_by_kind() {
         let src = connector(&[("name", "s"), ("connector.class", "datagen")]);
         let sink = connector(&[("name", "k"), ("connector.class", "file-sink"), ("topics", "t")]);
-        assert_eq!(Kind::of(&src), Kind::Source);
-        assert_eq!(Kind::of(&sink), Kind::Sink);
+        assert_eq!(src.kind(), Kind::Source);
+        assert_eq!(sink.kind(), Kind::Sink);
         let doc = ConnectorOffsets::parse(
             r#"{"offsets":[
                 {"partition":{"source_partition":"stream-0"},"offset":{"source_offset":"41"}},

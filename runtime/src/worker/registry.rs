@@ -43,10 +43,7 @@ pub enum RegistryError {
     BadVersion(String),
     /// The upload is larger than `plugin.upload.max.bytes`.
     #[error("the upload is larger than plugin.upload.max.bytes={max} bytes")]
-    TooLarge {
-        /// The limit.
-        max: usize,
-    },
+    TooLarge { max: usize },
     /// Versions are immutable: the same version with other bytes is refused.
     #[error(
         "plugin {name} version {version} already exists with digest {existing} (this upload has {uploaded}); versions are immutable: upload it under a new version"
@@ -68,7 +65,6 @@ pub enum RegistryError {
     VersionMismatch {
         /// Plugin name.
         name: String,
-        /// The version in the request.
         version: String,
         /// The version the component reports.
         described: String,
@@ -81,9 +77,7 @@ pub enum RegistryError {
     UnknownVersion {
         /// Plugin name.
         name: String,
-        /// The version asked for.
         version: String,
-        /// The versions there are.
         available: String,
     },
     /// A version in `plugin.path` cannot be deleted through the API.
@@ -93,7 +87,6 @@ pub enum RegistryError {
         name: String,
         /// Version.
         version: String,
-        /// The file.
         path: PathBuf,
     },
     /// Connectors run this version.
@@ -103,13 +96,11 @@ pub enum RegistryError {
         name: String,
         /// Version.
         version: String,
-        /// The connectors using it.
         connectors: String,
     },
     /// The registry directory could not be read or written.
     #[error("plugin registry: {path}: {source}")]
     Io {
-        /// The file or directory.
         path: PathBuf,
         /// What went wrong.
         source: std::io::Error,

@@ -12,13 +12,14 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConfigError, ConnectorConfig, Props, WorkerConfig};
-use crate::engine::guest::{
+use copycat_runtime::config::{ConfigError, ConnectorConfig, Props, WorkerConfig};
+use copycat_runtime::connector::Kind;
+use copycat_runtime::engine::guest::{
     Guest, GuestError, Header, SinkRecord, SinkRecordRef, SourceBatch, SourcePosition, TopicPartition,
     TopicPartitionOffset,
 };
-use crate::engine::{LoadError, WasmEngine};
-use crate::host::{Grants, OffsetSnapshot, TaskHost, TaskIdent, WorldKind};
+use copycat_runtime::engine::{LoadError, WasmEngine};
+use copycat_runtime::host::{Grants, OffsetSnapshot, TaskHost, TaskIdent};
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -128,7 +129,7 @@ struct InputRecord {
 
 /// Run `run`, writing records or steps to `out` and progress to the log.
 pub fn run(run: &DevRun, out: &mut (dyn Write + Send)) -> Result<(), DevError> {
-    crate::engine::off_async(|| run_here(run, out))
+    copycat_runtime::util::off_async(|| run_here(run, out))
 }
 
 fn run_here(run: &DevRun, out: &mut (dyn Write + Send)) -> Result<(), DevError> {
@@ -153,7 +154,7 @@ fn run_here(run: &DevRun, out: &mut (dyn Write + Send)) -> Result<(), DevError> 
     let info = connector.describe().map_err(guest_err("describe"))?;
     tracing::info!(plugin = %info.name, version = %info.version, "loaded {}", run.component.display());
     let wit = cfg.wit_config();
-    let mut problems = crate::worker::declared_key_problems(&info, &cfg.props);
+    let mut problems = copycat_runtime::worker::declared_key_problems(&info, &cfg.props);
     if problems.is_empty() {
         problems.extend(
             connector
@@ -187,15 +188,15 @@ fn run_here(run: &DevRun, out: &mut (dyn Write + Send)) -> Result<(), DevError> 
     .map_err(|e| DevError::Config(ConfigError::key(String::new(), "grants", e.to_string())))?;
     let mut task = Guest::instantiate(&engine, &plugin, host, &cfg.limits).map_err(guest_err("instantiation"))?;
     match plugin.kind {
-        WorldKind::Source => run_source(run, &mut task, &task_config, &cfg, out),
-        WorldKind::Sink => run_sink(run, &mut task, &task_config, out),
+        Kind::Source => run_source(run, &mut task, &task_config, &cfg, out),
+        Kind::Sink => run_sink(run, &mut task, &task_config, out),
     }
 }
 
 fn run_source(
     run: &DevRun,
     task: &mut Guest,
-    config: &crate::engine::guest::WitConfig,
+    config: &copycat_runtime::engine::guest::WitConfig,
     cfg: &ConnectorConfig,
     out: &mut dyn Write,
 ) -> Result<(), DevError> {
@@ -312,7 +313,7 @@ fn read_input(path: &Path) -> Result<Vec<SinkRecord>, DevError> {
 fn run_sink(
     run: &DevRun,
     task: &mut Guest,
-    config: &crate::engine::guest::WitConfig,
+    config: &copycat_runtime::engine::guest::WitConfig,
     out: &mut dyn Write,
 ) -> Result<(), DevError> {
     let input = run

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::engine::guest::{ConfigType, Guest, GuestError, Importance};
-use crate::engine::{LoadError, WasmEngine};
-use crate::host::{Grants, TaskHost, TaskIdent, TaskLimits, WorldKind};
+use copycat_runtime::engine::guest::{ConfigType, Guest, GuestError, Importance};
+use copycat_runtime::engine::{LoadError, WasmEngine};
+use copycat_runtime::host::{Grants, TaskHost, TaskIdent, TaskLimits};
 
 /// Why a component cannot be inspected.
 #[derive(Debug, thiserror::Error)]
@@ -97,12 +97,12 @@ fn importance(i: Importance) -> &'static str {
 
 /// Load `path` and describe it.
 pub fn inspect(path: &Path) -> Result<Inspection, InspectError> {
-    crate::engine::off_async(|| inspect_here(path))
+    copycat_runtime::util::off_async(|| inspect_here(path))
 }
 
 fn inspect_here(path: &Path) -> Result<Inspection, InspectError> {
     // The worker's engine settings, including its compiled-code cache.
-    let engine_config = crate::config::WorkerConfig::for_bootstrap("unused:9092")
+    let engine_config = copycat_runtime::config::WorkerConfig::for_bootstrap("unused:9092")
         .map(|w| w.engine_config())
         .unwrap_or_default();
     let engine = WasmEngine::new(&engine_config).map_err(|e| InspectError::Engine(format!("{e:#}")))?;
@@ -132,10 +132,7 @@ fn inspect_here(path: &Path) -> Result<Inspection, InspectError> {
         size: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
         path: display,
         digest: plugin.digest.clone(),
-        world: match plugin.kind {
-            WorldKind::Source => "source",
-            WorldKind::Sink => "sink",
-        },
+        world: plugin.kind.as_str(),
         contract: plugin.contract.to_string(),
         name: info.name,
         version: info.version,

@@ -1,12 +1,17 @@
-//! The `copycat` command.
+//! The `copycat` command: the worker modes (`standalone`, `worker`), the
+//! REST client (`connectors`, `plugins`), offsets, and the author tools
+//! (`new`, `inspect`, `dev run`).
+
+mod authoring;
+mod client;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::client::{ClientOpts, ConnectorsCommand, Outcome, PluginsCommand};
 use clap::{Parser, Subcommand};
-use copycat_runtime::client::{self, ClientOpts, ConnectorsCommand, Outcome, PluginsCommand};
 use tokio::sync::watch;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -70,7 +75,7 @@ enum Command {
         /// Project and plugin name (lowercase letters, digits, '-').
         name: String,
         /// Language: rust, python, js, c, go, zig.
-        #[arg(long, default_value = "rust")]
+        #[arg(long, default_value = "rust", value_parser = authoring::scaffold::LANGUAGES.to_vec())]
         lang: String,
         /// `source` or `sink`.
         #[arg(long, default_value = "source", value_parser = ["source", "sink"])]
@@ -141,7 +146,7 @@ fn parse_key_value(s: &str) -> Result<(String, String), String> {
 }
 
 fn new_project(name: String, lang: String, kind: String, dir: PathBuf, home: PathBuf) -> anyhow::Result<()> {
-    use copycat_runtime::authoring::scaffold::{NewProject, create};
+    use crate::authoring::scaffold::{NewProject, create};
     let path = create(&NewProject {
         name: name.clone(),
         lang,
@@ -159,7 +164,7 @@ fn new_project(name: String, lang: String, kind: String, dir: PathBuf, home: Pat
 }
 
 fn dev(action: DevAction) -> anyhow::Result<()> {
-    use copycat_runtime::authoring::dev::{DevRun, run};
+    use crate::authoring::dev::{DevRun, run};
     let DevAction::Run {
         component,
         config,
@@ -192,7 +197,7 @@ fn dev(action: DevAction) -> anyhow::Result<()> {
 }
 
 fn inspect(component: PathBuf, output: &str) -> anyhow::Result<()> {
-    let found = copycat_runtime::authoring::inspect::inspect(&component)?;
+    let found = crate::authoring::inspect::inspect(&component)?;
     if output == "json" {
         println!("{}", serde_json::to_string_pretty(&found)?);
     } else {
@@ -232,7 +237,7 @@ enum OffsetsAction {
 
 async fn offsets(action: OffsetsAction) -> anyhow::Result<()> {
     use anyhow::Context;
-    use copycat_runtime::offsets_admin::{self, ConnectorOffsets};
+    use copycat_runtime::worker::offsets::{self as offsets_admin, ConnectorOffsets};
     use copycat_runtime::{ConnectorConfig, WorkerConfig};
 
     let load = |worker: &PathBuf, connector: &PathBuf| -> anyhow::Result<(WorkerConfig, ConnectorConfig)> {

@@ -94,11 +94,6 @@ impl Api {
         })
     }
 
-    /// The base URL.
-    pub fn url(&self) -> &str {
-        &self.base
-    }
-
     /// `GET path`.
     pub fn get(&self, path: &str) -> Result<Answer, ClientError> {
         self.call(Method::GET, path, None)

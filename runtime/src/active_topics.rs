@@ -29,10 +29,7 @@ impl ActiveTopics {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
-        match self.topics.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
+        crate::util::lock(&self.topics)
     }
 
     /// Note that the connector used `topic`.

@@ -200,10 +200,7 @@ impl OffsetReader {
     }
 
     fn flight(&self) -> std::sync::MutexGuard<'_, Flight> {
-        match self.flight.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
+        crate::util::lock(&self.flight)
     }
 
     /// Every connector's committed offsets, from a read that started after
@@ -222,10 +219,7 @@ impl OffsetReader {
             if !flight.running {
                 break;
             }
-            flight = match self.done.wait(flight) {
-                Ok(g) => g,
-                Err(p) => p.into_inner(),
-            };
+            flight = crate::util::wait(&self.done, flight);
         }
         flight.running = true;
         flight.started += 1;

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConnectorConfig, Props};
-use crate::worker::{TargetState, Worker, WorkerError};
+use crate::config::Props;
+use crate::connector::TargetState;
 
 /// The file inside the state directory.
 pub const FILE_NAME: &str = "connectors.json";
@@ -28,7 +28,6 @@ pub enum StateError {
     /// Reading, writing or renaming failed.
     #[error("{}: {source}", .path.display())]
     Io {
-        /// The file or directory.
         path: PathBuf,
         /// What failed.
         source: std::io::Error,
@@ -36,7 +35,6 @@ pub enum StateError {
     /// The file is not a state file.
     #[error("{}: not a Copycat state file: {source}", .path.display())]
     Parse {
-        /// The file.
         path: PathBuf,
         /// What is wrong.
         source: serde_json::Error,
@@ -113,36 +111,6 @@ impl StateStore {
         drop(f);
         std::fs::rename(&tmp, self.file()).map_err(io(&self.file()))?;
         Ok(())
-    }
-}
-
-/// Start the persisted connectors on `worker` in their target states,
-/// except those named in `skip` (given again on the command line). A
-/// connector that no longer validates (its component gone, its config now
-/// invalid) is logged and kept in the state file as it was, so nothing an
-/// operator created is lost; it runs again once it validates at a later
-/// start, or is replaced by creating a connector of the same name.
-pub fn restore(worker: &Worker, saved: &BTreeMap<String, SavedConnector>, skip: &[String]) {
-    for (name, s) in saved {
-        if skip.contains(name) {
-            continue;
-        }
-        let restored = ConnectorConfig::from_props(s.config.clone(), worker.config())
-            .map_err(WorkerError::from)
-            .and_then(|cfg| {
-                let v = worker.validate(&cfg)?;
-                worker.start_validated_in(cfg, v, s.state)
-            });
-        match restored {
-            Ok(()) => {
-                worker.restore_topics(name, &s.topics);
-                tracing::info!(connector = %name, state = ?s.state, "connector restored from state.dir");
-            }
-            Err(e) => {
-                tracing::error!(connector = %name, error = %e, "could not restore a persisted connector; its config stays in state.dir");
-                worker.keep_unrestored(name, s.clone());
-            }
-        }
     }
 }
 

@@ -30,7 +30,7 @@ pub fn read_connector_file(path: &Path) -> Result<ConnectorFile, ClientError> {
             serde_json::from_str(&text).map_err(|e| ClientError::file(path, format!("not valid JSON: {e}")))?;
         from_json(doc).map_err(|e| ClientError::file(path, e))
     } else {
-        let config = crate::config::load_properties(path).map_err(|e| ClientError::Invalid(e.to_string()))?;
+        let config = copycat_runtime::config::load_properties(path).map_err(|e| ClientError::Invalid(e.to_string()))?;
         Ok(ConnectorFile {
             name: config.get("name").cloned(),
             config,

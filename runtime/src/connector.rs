@@ -1,0 +1,98 @@
+//! The runtime's shared vocabulary, the bottom layer: what kind a connector
+//! is, the states operators ask for and tasks report, and a config as
+//! key/value properties. It imports nothing of the runtime; every other
+//! module may import it.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A config as `.properties` key/value pairs, as Kafka Connect reads them.
+pub type Props = BTreeMap<String, String>;
+
+/// Whether a connector (and the world its component implements) is a source
+/// or a sink. Serialised, and shown in the REST API, as `source` / `sink`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// `copycat:connector/source`: the host writes its records to Kafka.
+    Source,
+    /// `copycat:connector/sink`: the host hands it records from Kafka.
+    Sink,
+}
+
+impl Kind {
+    /// `source` or `sink`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Source => "source",
+            Kind::Sink => "sink",
+        }
+    }
+
+    /// The kind a stored record names: `sink`, else `source` (records
+    /// written before the kind was stored name none).
+    pub fn from_stored(name: &str) -> Self {
+        if name == "sink" { Kind::Sink } else { Kind::Source }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for Kind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// What an operator asked a connector to be doing (Kafka Connect's target
+/// state). PAUSED: its tasks are stopped gracefully (flush, commit) and kept,
+/// ready to resume. STOPPED: likewise, but its tasks are dropped too, and its
+/// offsets may be altered (KIP-875).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum TargetState {
+    /// Tasks run.
+    #[default]
+    Running,
+    /// Tasks are stopped, kept for a resume.
+    Paused,
+    /// The connector and its tasks are stopped.
+    Stopped,
+}
+
+/// A task's state, with Kafka Connect's names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum TaskState {
+    /// Created, not started yet.
+    Unassigned,
+    /// Moving records.
+    Running,
+    /// Failed; waiting to be restarted automatically (see `attempts` and
+    /// `next_restart_ms`).
+    Restarting,
+    /// Failed; see the trace. Final until restarted by hand.
+    Failed,
+    /// Stopped on request.
+    Stopped,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_serialise_as_kafka_connect_names_them() {
+        assert_eq!(serde_json::to_string(&Kind::Sink).ok().as_deref(), Some("\"sink\""));
+        assert_eq!(Kind::from_stored("sink"), Kind::Sink);
+        assert_eq!(Kind::from_stored("source"), Kind::Source);
+        assert_eq!(Kind::from_stored(""), Kind::Source);
+        assert_eq!(Kind::Source.to_string(), "source");
+    }
+}

@@ -1,0 +1,51 @@
+//! Small mechanisms every layer uses, each in one place: poison-tolerant
+//! locking, the wall clock in milliseconds, and getting blocking work off an
+//! async runtime. Imports nothing of the runtime.
+
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+/// Lock `m`, taking the data even if a thread panicked while holding it: the
+/// runtime's shared state stays usable after a task thread's panic (which is
+/// reported as the task's failure, not the worker's).
+pub fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+/// Wait on `cv` with [`lock`]'s poison tolerance.
+pub fn wait<'a, T>(cv: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
+    match cv.wait(guard) {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+/// The wall clock as Unix time in milliseconds (0 before 1970).
+pub fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Run `f`, which calls into a guest, where WASI may block: WASI's sync
+/// bindings drive their I/O with `block_on`, which panics on a thread that
+/// drives a tokio runtime. Called from such a thread (standalone start-up,
+/// an embedding application's async code), `f` runs on a scoped thread of
+/// its own; elsewhere it runs inline.
+pub fn off_async<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return f();
+    }
+    std::thread::scope(|s| match s.spawn(f).join() {
+        Ok(r) => r,
+        Err(panic) => std::panic::resume_unwind(panic),
+    })
+}
+
+/// Run blocking `f` (a worker call: guest calls, Kafka requests, file I/O)
+/// from async code, on tokio's blocking pool. `None` if `f` panicked.
+pub async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Option<R> {
+    tokio::task::spawn_blocking(f).await.ok()
+}
