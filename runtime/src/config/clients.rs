@@ -4,7 +4,7 @@
 
 use rdkafka::ClientConfig;
 
-use super::Props;
+use crate::connector::Props;
 
 /// `max.poll.records` (`consumer.max.poll.records`,
 /// `consumer.override.max.poll.records`): how many records a sink task is

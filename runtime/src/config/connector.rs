@@ -3,10 +3,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::RestartPolicy;
-use super::limits::{read_limits, read_restart};
-use super::{ConfigError, Props, Reader, WorkerConfig, load_properties};
+use super::clients::{MAX_POLL_RECORDS, client_setting_problems};
+use super::limits::{RestartPolicy, read_limits, read_restart};
+use super::reader::{ConfigError, Reader, load_properties};
+use super::worker::WorkerConfig;
 use crate::connector::Kind;
+use crate::connector::Props;
 use crate::host::{Grants, TaskLimits};
 
 /// What a source connector's records are guaranteed.
@@ -141,17 +143,13 @@ impl ConnectorConfig {
         }
         let consumer_overrides = r.prefixed("consumer.override.");
         let producer_overrides = r.prefixed("producer.override.");
-        r.problems.extend(super::client_setting_problems(
-            "producer.override.",
-            &producer_overrides,
-        ));
-        r.problems.extend(super::client_setting_problems(
-            "consumer.override.",
-            &consumer_overrides,
-        ));
+        r.problems
+            .extend(client_setting_problems("producer.override.", &producer_overrides));
+        r.problems
+            .extend(client_setting_problems("consumer.override.", &consumer_overrides));
         let batch_default = consumer_overrides
-            .get(super::MAX_POLL_RECORDS)
-            .or_else(|| worker.consumer.get(super::MAX_POLL_RECORDS))
+            .get(MAX_POLL_RECORDS)
+            .or_else(|| worker.consumer.get(MAX_POLL_RECORDS))
             .and_then(|v| v.parse().ok())
             .unwrap_or(2_000);
         let delivery = match r.str("delivery.guarantee") {

@@ -4,37 +4,8 @@
 
 use std::time::Duration;
 
-use super::{ConfigError, Reader, WorkerConfig};
-
-/// Keys this module reads (known to the worker config too, so standalone
-/// mode does not warn about a shared worker.properties).
-pub(crate) const DISTRIBUTED_KEYS: &[&str] = &[
-    "group.id",
-    "config.storage.topic",
-    "config.storage.replication.factor",
-    "status.storage.topic",
-    "status.storage.partitions",
-    "status.storage.replication.factor",
-    "session.timeout.ms",
-    "heartbeat.interval.ms",
-    "rest.advertised.host.name",
-    "rest.advertised.port",
-    "rest.advertised.listener",
-    "worker.sync.interval.ms",
-];
-
-/// Kafka Connect distributed-mode keys that mean nothing here: Copycat's
-/// assignment is computed by every worker alone (no leader, no
-/// incremental-cooperative protocol, no scheduled rebalance delay).
-pub(crate) const DISTRIBUTED_IGNORED: &[&str] = &[
-    "connect.protocol",
-    "scheduled.rebalance.max.delay.ms",
-    "rebalance.timeout.ms",
-    "worker.sync.timeout.ms",
-    "worker.unsync.backoff.ms",
-    "config.storage.partitions",
-    "inter.worker.key.generation.algorithm",
-];
+use super::reader::{ConfigError, Reader};
+use super::worker::WorkerConfig;
 
 /// Settings of a worker in a cluster.
 #[derive(Debug, Clone)]

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::Reader;
+use super::reader::Reader;
 use crate::host::TaskLimits;
 
 /// Limit keys a connector may override (the worker sets their defaults).

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use super::Reader;
+use super::reader::Reader;
 
 /// Where and how the REST API is served.
 #[derive(Debug, Clone, PartialEq, Eq)]

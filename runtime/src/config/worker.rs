@@ -3,10 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::RestartPolicy;
-use super::limits::{LIMIT_KEYS, read_limits, read_restart};
+use super::clients::client_setting_problems;
+use super::limits::{LIMIT_KEYS, RestartPolicy, read_limits, read_restart};
+use super::reader::{ConfigError, Reader, load_properties};
 use super::rest::{REST_KEYS, RestListener, STRICT_PREFIXES, read_rest};
-use super::{ConfigError, Props, Reader, load_properties};
+use crate::connector::Props;
 use crate::engine::{DEFAULT_MAX_INSTANCES, DEFAULT_STACK_BYTES, EngineConfig};
 use crate::host::TaskLimits;
 
@@ -237,7 +238,7 @@ impl WorkerConfig {
             ("consumer.", &cfg.consumer),
             ("admin.", &cfg.admin),
         ] {
-            r.problems.extend(super::client_setting_problems(prefix, settings));
+            r.problems.extend(client_setting_problems(prefix, settings));
         }
         let mut cfg = cfg;
         match r.str("exactly.once.source.support").unwrap_or("disabled") {
@@ -273,11 +274,11 @@ impl WorkerConfig {
         r.finish(String::new())?;
         for key in props.keys() {
             let known = KNOWN.contains(&key.as_str())
-                || super::distributed::DISTRIBUTED_KEYS.contains(&key.as_str())
+                || DISTRIBUTED_KEYS.contains(&key.as_str())
                 || REST_KEYS.contains(&key.as_str())
                 || LIMIT_KEYS.contains(&key.as_str())
                 || ["producer.", "consumer.", "admin."].iter().any(|p| key.starts_with(p));
-            if super::distributed::DISTRIBUTED_IGNORED.contains(&key.as_str()) {
+            if DISTRIBUTED_IGNORED.contains(&key.as_str()) {
                 tracing::info!(
                     key,
                     "worker config key is ignored by Copycat (its workers need no leader)"
@@ -335,6 +336,37 @@ fn default_cache_dir() -> Option<PathBuf> {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .map(|d| d.join("copycat").join("components"))
 }
+
+/// Keys of distributed mode (read by [`super::DistributedConfig`]), known to
+/// the worker config too, so standalone mode does not warn about a shared
+/// worker.properties.
+pub(crate) const DISTRIBUTED_KEYS: &[&str] = &[
+    "group.id",
+    "config.storage.topic",
+    "config.storage.replication.factor",
+    "status.storage.topic",
+    "status.storage.partitions",
+    "status.storage.replication.factor",
+    "session.timeout.ms",
+    "heartbeat.interval.ms",
+    "rest.advertised.host.name",
+    "rest.advertised.port",
+    "rest.advertised.listener",
+    "worker.sync.interval.ms",
+];
+
+/// Kafka Connect distributed-mode keys that mean nothing here: Copycat's
+/// assignment is computed by every worker alone (no leader, no
+/// incremental-cooperative protocol, no scheduled rebalance delay).
+pub(crate) const DISTRIBUTED_IGNORED: &[&str] = &[
+    "connect.protocol",
+    "scheduled.rebalance.max.delay.ms",
+    "rebalance.timeout.ms",
+    "worker.sync.timeout.ms",
+    "worker.unsync.backoff.ms",
+    "config.storage.partitions",
+    "inter.worker.key.generation.algorithm",
+];
 
 #[cfg(test)]
 mod tests {

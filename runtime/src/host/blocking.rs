@@ -27,8 +27,6 @@ use wasmtime_wasi::p2::bindings::io::streams::{
 };
 use wasmtime_wasi::p2::{DynInputStream, DynOutputStream, DynPollable, StreamError};
 
-use super::TaskHost;
-
 /// The interfaces whose functions are shadowed, at the version
 /// wasmtime-wasi 48 links (guests importing any 0.2.x resolve to it).
 const POLL: &str = "wasi:io/poll@0.2.12";
@@ -83,10 +81,15 @@ impl CallBound {
     }
 }
 
+/// Store data that holds the task's resource table and its [`CallBound`].
+pub(crate) trait BlockingView: Send + 'static {
+    /// The table and the bound, borrowed apart.
+    fn table_and_bound(&mut self) -> (&mut ResourceTable, &mut CallBound);
+}
+
 /// The task's table and bound, borrowed apart.
-fn parts<'a>(store: &'a mut StoreContextMut<'_, TaskHost>) -> (&'a mut ResourceTable, &'a mut CallBound) {
-    let host = store.data_mut();
-    (&mut host.table, &mut host.bound)
+fn parts<'a, T: BlockingView>(store: &'a mut StoreContextMut<'_, T>) -> (&'a mut ResourceTable, &'a mut CallBound) {
+    store.data_mut().table_and_bound()
 }
 
 /// A stream result as the guest sees it: a stream error becomes the WIT
@@ -100,25 +103,25 @@ fn lower<T>(table: &mut ResourceTable, r: Result<T, StreamError>) -> wasmtime::R
 
 /// Replace the waiting functions of `wasi:io/poll` and `wasi:io/streams`
 /// in `linker` (which already holds WASI) with bounded ones.
-pub(crate) fn add_to_linker(linker: &mut Linker<TaskHost>) -> wasmtime::Result<()> {
+pub(crate) fn add_to_linker<T: BlockingView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
     linker.allow_shadowing(true);
     let result = add(linker);
     linker.allow_shadowing(false);
     result
 }
 
-fn add(linker: &mut Linker<TaskHost>) -> wasmtime::Result<()> {
+fn add<T: BlockingView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
     let mut poll = linker.instance(POLL)?;
     poll.func_wrap(
         "poll",
-        |mut store: StoreContextMut<'_, TaskHost>, (list,): (Vec<Resource<DynPollable>>,)| {
+        |mut store: StoreContextMut<'_, T>, (list,): (Vec<Resource<DynPollable>>,)| {
             let (table, bound) = parts(&mut store);
             Ok((bound.wait("wasi:io/poll.poll", table.poll(list))??,))
         },
     )?;
     poll.func_wrap(
         "[method]pollable.block",
-        |mut store: StoreContextMut<'_, TaskHost>, (p,): (Resource<DynPollable>,)| {
+        |mut store: StoreContextMut<'_, T>, (p,): (Resource<DynPollable>,)| {
             let (table, bound) = parts(&mut store);
             bound.wait("wasi:io/poll.pollable.block", table.block(p))??;
             Ok(())
@@ -127,7 +130,7 @@ fn add(linker: &mut Linker<TaskHost>) -> wasmtime::Result<()> {
     let mut streams = linker.instance(STREAMS)?;
     streams.func_wrap(
         "[method]input-stream.blocking-read",
-        |mut store: StoreContextMut<'_, TaskHost>, (s, len): (Resource<DynInputStream>, u64)| {
+        |mut store: StoreContextMut<'_, T>, (s, len): (Resource<DynInputStream>, u64)| {
             let (table, bound) = parts(&mut store);
             let r = bound.wait(
                 "wasi:io/streams.input-stream.blocking-read",
@@ -138,7 +141,7 @@ fn add(linker: &mut Linker<TaskHost>) -> wasmtime::Result<()> {
     )?;
     streams.func_wrap(
         "[method]input-stream.blocking-skip",
-        |mut store: StoreContextMut<'_, TaskHost>, (s, len): (Resource<DynInputStream>, u64)| {
+        |mut store: StoreContextMut<'_, T>, (s, len): (Resource<DynInputStream>, u64)| {
             let (table, bound) = parts(&mut store);
             let r = bound.wait(
                 "wasi:io/streams.input-stream.blocking-skip",
@@ -149,7 +152,7 @@ fn add(linker: &mut Linker<TaskHost>) -> wasmtime::Result<()> {
     )?;
     streams.func_wrap(
         "[method]output-stream.blocking-write-and-flush",
-        |mut store: StoreContextMut<'_, TaskHost>, (s, bytes): (Resource<DynOutputStream>, Vec<u8>)| {
+        |mut store: StoreContextMut<'_, T>, (s, bytes): (Resource<DynOutputStream>, Vec<u8>)| {
             let (table, bound) = parts(&mut store);
             let r = bound.wait(
                 "wasi:io/streams.output-stream.blocking-write-and-flush",
@@ -160,7 +163,7 @@ fn add(linker: &mut Linker<TaskHost>) -> wasmtime::Result<()> {
     )?;
     streams.func_wrap(
         "[method]output-stream.blocking-write-zeroes-and-flush",
-        |mut store: StoreContextMut<'_, TaskHost>, (s, len): (Resource<DynOutputStream>, u64)| {
+        |mut store: StoreContextMut<'_, T>, (s, len): (Resource<DynOutputStream>, u64)| {
             let (table, bound) = parts(&mut store);
             let r = bound.wait(
                 "wasi:io/streams.output-stream.blocking-write-zeroes-and-flush",
@@ -171,7 +174,7 @@ fn add(linker: &mut Linker<TaskHost>) -> wasmtime::Result<()> {
     )?;
     streams.func_wrap(
         "[method]output-stream.blocking-flush",
-        |mut store: StoreContextMut<'_, TaskHost>, (s,): (Resource<DynOutputStream>,)| {
+        |mut store: StoreContextMut<'_, T>, (s,): (Resource<DynOutputStream>,)| {
             let (table, bound) = parts(&mut store);
             let r = bound.wait("wasi:io/streams.output-stream.blocking-flush", table.blocking_flush(s))?;
             Ok((lower(table, r)?,))
@@ -179,7 +182,7 @@ fn add(linker: &mut Linker<TaskHost>) -> wasmtime::Result<()> {
     )?;
     streams.func_wrap(
         "[method]output-stream.blocking-splice",
-        |mut store: StoreContextMut<'_, TaskHost>,
+        |mut store: StoreContextMut<'_, T>,
          (dst, src, len): (Resource<DynOutputStream>, Resource<DynInputStream>, u64)| {
             let (table, bound) = parts(&mut store);
             let r = bound.wait(

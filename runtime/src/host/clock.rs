@@ -4,7 +4,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use wasmtime::component::Linker;
 
-use super::{Ctx, TaskHost};
+use super::view::Ctx;
 use crate::bindings::clock;
 use crate::bindings::v0_2::clock as v0_2;
 
@@ -43,10 +43,10 @@ impl v0_2::Host for ClockCtx {
 }
 
 /// Link both contract versions' `clock`.
-pub(crate) fn add_to_linker(
-    linker: &mut Linker<TaskHost>,
-    get: fn(&mut TaskHost) -> &mut ClockCtx,
+pub(crate) fn add_to_linker<T: 'static>(
+    linker: &mut Linker<T>,
+    get: fn(&mut T) -> &mut ClockCtx,
 ) -> wasmtime::Result<()> {
-    clock::add_to_linker::<TaskHost, Ctx<ClockCtx>>(linker, get)?;
-    v0_2::add_to_linker::<TaskHost, Ctx<ClockCtx>>(linker, get)
+    clock::add_to_linker::<T, Ctx<ClockCtx>>(linker, get)?;
+    v0_2::add_to_linker::<T, Ctx<ClockCtx>>(linker, get)
 }

@@ -22,13 +22,11 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use wasmtime::StoreContextMut;
-use wasmtime::component::{Linker, Resource};
+use wasmtime::component::{Linker, Resource, ResourceTable};
 use wasmtime_wasi::async_trait;
 use wasmtime_wasi::filesystem::Descriptor;
 use wasmtime_wasi::p2::bindings::sync::filesystem::types::ErrorCode;
 use wasmtime_wasi::p2::{DynOutputStream, OutputStream, Pollable, StreamError, StreamResult};
-
-use super::TaskHost;
 
 /// The interface whose functions are shadowed, at the version
 /// wasmtime-wasi 48 links (guests importing any 0.2.x resolve to it).
@@ -39,20 +37,23 @@ const WRITE_CAPACITY: usize = 64 * 1024;
 
 /// Replace `write-via-stream` and `append-via-stream` in `linker` (which
 /// already holds WASI) with the inline streams.
-pub(crate) fn add_to_linker(linker: &mut Linker<TaskHost>) -> wasmtime::Result<()> {
+pub(crate) fn add_to_linker<T: 'static>(
+    linker: &mut Linker<T>,
+    table: fn(&mut T) -> &mut ResourceTable,
+) -> wasmtime::Result<()> {
     linker.allow_shadowing(true);
     let result = (|| {
         let mut types = linker.instance(FILESYSTEM_TYPES)?;
         types.func_wrap(
             "[method]descriptor.write-via-stream",
-            |mut store: StoreContextMut<'_, TaskHost>, (fd, offset): (Resource<Descriptor>, u64)| {
-                Ok((open(store.data_mut(), &fd, Mode::At(offset))?,))
+            move |mut store: StoreContextMut<'_, T>, (fd, offset): (Resource<Descriptor>, u64)| {
+                Ok((open(table(store.data_mut()), &fd, Mode::At(offset))?,))
             },
         )?;
         types.func_wrap(
             "[method]descriptor.append-via-stream",
-            |mut store: StoreContextMut<'_, TaskHost>, (fd,): (Resource<Descriptor>,)| {
-                Ok((open(store.data_mut(), &fd, Mode::Append)?,))
+            move |mut store: StoreContextMut<'_, T>, (fd,): (Resource<Descriptor>,)| {
+                Ok((open(table(store.data_mut()), &fd, Mode::Append)?,))
             },
         )
     })();
@@ -62,11 +63,11 @@ pub(crate) fn add_to_linker(linker: &mut Linker<TaskHost>) -> wasmtime::Result<(
 
 /// A stream on `fd`; an unknown descriptor traps, as in wasmtime-wasi.
 fn open(
-    host: &mut TaskHost,
+    table: &mut ResourceTable,
     fd: &Resource<Descriptor>,
     mode: Mode,
 ) -> wasmtime::Result<Result<Resource<DynOutputStream>, ErrorCode>> {
-    let file = match host.table.get(fd)? {
+    let file = match table.get(fd)? {
         Descriptor::File(f) => f,
         Descriptor::Dir(_) => return Ok(Err(ErrorCode::BadDescriptor)),
     };
@@ -78,7 +79,7 @@ fn open(
         mode,
         state: State::Ready,
     });
-    Ok(Ok(host.table.push(stream)?))
+    Ok(Ok(table.push(stream)?))
 }
 
 /// Where a stream writes.

@@ -57,7 +57,7 @@ impl Default for TaskLimits {
             fuel_per_call: None,
             record_max_bytes: 1024 * 1024,
             batch_max_bytes: 64 * 1024 * 1024,
-            log_lines_per_second: super::stdio::DEFAULT_LOG_LINES_PER_SECOND,
+            log_lines_per_second: super::rate::DEFAULT_LOG_LINES_PER_SECOND,
             host_handles_max: 1024,
             http_fields_max_bytes: 32 * 1024,
             offset_max_bytes: 4096,

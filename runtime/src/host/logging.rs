@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use wasmtime::component::Linker;
 
-use super::{Ctx, TaskHost};
+use super::view::Ctx;
 use crate::bindings::logging::{self, Level};
 use crate::bindings::v0_2::logging as v0_2;
 
@@ -50,14 +50,14 @@ impl fmt::Display for TaskIdent {
 pub struct LoggingCtx {
     ident: Arc<TaskIdent>,
     /// `task.log.max.lines.per.second`, as for stdout and stderr.
-    rate: super::stdio::RateWindow,
+    rate: super::rate::RateWindow,
 }
 
 impl LoggingCtx {
     pub(crate) fn new(ident: Arc<TaskIdent>, per_second: u32) -> Self {
         Self {
             ident,
-            rate: super::stdio::RateWindow::new(per_second),
+            rate: super::rate::RateWindow::new(per_second),
         }
     }
 
@@ -121,12 +121,12 @@ impl v0_2::Host for LoggingCtx {
 }
 
 /// Link both contract versions' `logging`.
-pub(crate) fn add_to_linker(
-    linker: &mut Linker<TaskHost>,
-    get: fn(&mut TaskHost) -> &mut LoggingCtx,
+pub(crate) fn add_to_linker<T: 'static>(
+    linker: &mut Linker<T>,
+    get: fn(&mut T) -> &mut LoggingCtx,
 ) -> wasmtime::Result<()> {
-    logging::add_to_linker::<TaskHost, Ctx<LoggingCtx>>(linker, get)?;
-    v0_2::add_to_linker::<TaskHost, Ctx<LoggingCtx>>(linker, get)
+    logging::add_to_linker::<T, Ctx<LoggingCtx>>(linker, get)?;
+    v0_2::add_to_linker::<T, Ctx<LoggingCtx>>(linker, get)
 }
 
 #[cfg(test)]

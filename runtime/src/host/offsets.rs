@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use wasmtime::component::Linker;
 
-use super::{Ctx, TaskHost};
+use super::view::Ctx;
 use crate::bindings::offsets;
 use crate::bindings::types::SourcePosition;
 use crate::bindings::v0_2::offsets as v0_2;
@@ -46,10 +46,10 @@ impl v0_2::Host for OffsetsCtx {
 }
 
 /// Link both contract versions' `offsets`.
-pub(crate) fn add_to_linker(
-    linker: &mut Linker<TaskHost>,
-    get: fn(&mut TaskHost) -> &mut OffsetsCtx,
+pub(crate) fn add_to_linker<T: 'static>(
+    linker: &mut Linker<T>,
+    get: fn(&mut T) -> &mut OffsetsCtx,
 ) -> wasmtime::Result<()> {
-    offsets::add_to_linker::<TaskHost, Ctx<OffsetsCtx>>(linker, get)?;
-    v0_2::add_to_linker::<TaskHost, Ctx<OffsetsCtx>>(linker, get)
+    offsets::add_to_linker::<T, Ctx<OffsetsCtx>>(linker, get)?;
+    v0_2::add_to_linker::<T, Ctx<OffsetsCtx>>(linker, get)
 }

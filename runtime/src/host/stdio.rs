@@ -9,12 +9,13 @@ use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tokio::io::AsyncWrite;
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 
 use super::logging::{TaskIdent, emit};
+use super::rate::{DEFAULT_LOG_LINES_PER_SECOND, RateWindow};
 use crate::bindings::logging::Level;
 
 /// Last lines a guest wrote to stderr, quoted when it traps (a Rust panic
@@ -24,59 +25,12 @@ pub(crate) type StderrTail = Arc<Mutex<VecDeque<String>>>;
 /// Longest partial line buffered before it is logged anyway.
 const MAX_PENDING: usize = 8 * 1024;
 
-/// Default of `task.log.max.lines.per.second`.
-pub const DEFAULT_LOG_LINES_PER_SECOND: u32 = 100;
-
 /// A WASI output stream that logs each line at info (stdout) or warn (stderr).
 pub(crate) struct LogStream {
     ident: Arc<TaskIdent>,
     name: &'static str,
     tail: Option<StderrTail>,
     rate: Arc<Mutex<RateWindow>>,
-}
-
-/// Lines logged in the current one-second window, and lines dropped.
-#[derive(Debug)]
-pub(crate) struct RateWindow {
-    per_second: u32,
-    started: Instant,
-    logged: u32,
-    dropped: u64,
-}
-
-impl RateWindow {
-    /// A window admitting `per_second` lines per second.
-    pub(crate) fn new(per_second: u32) -> Self {
-        Self {
-            per_second,
-            started: Instant::now(),
-            logged: 0,
-            dropped: 0,
-        }
-    }
-
-    /// The limit (`task.log.max.lines.per.second`).
-    pub(crate) fn per_second(&self) -> u32 {
-        self.per_second
-    }
-
-    /// Whether a line may be logged now; when a new window starts, the
-    /// number of lines dropped in the last one.
-    pub(crate) fn admit(&mut self, now: Instant) -> (bool, u64) {
-        let mut dropped = 0;
-        if now.duration_since(self.started) >= Duration::from_secs(1) {
-            dropped = std::mem::take(&mut self.dropped);
-            self.started = now;
-            self.logged = 0;
-        }
-        if self.logged < self.per_second {
-            self.logged += 1;
-            (true, dropped)
-        } else {
-            self.dropped += 1;
-            (false, dropped)
-        }
-    }
 }
 
 /// Lines of stderr kept for trap messages.
@@ -95,7 +49,7 @@ impl LogStream {
     /// Log at most `per_second` lines per second (`task.log.max.lines.per.second`).
     pub(crate) fn with_rate(self, per_second: u32) -> Self {
         if let Ok(mut w) = self.rate.lock() {
-            w.per_second = per_second;
+            *w = RateWindow::new(per_second);
         }
         self
     }
@@ -138,7 +92,7 @@ impl LineWriter {
         let (admitted, dropped, limit) = match self.rate.lock() {
             Ok(mut w) => {
                 let (a, d) = w.admit(Instant::now());
-                (a, d, w.per_second)
+                (a, d, w.per_second())
             }
             Err(_) => (true, 0, 0),
         };
@@ -192,27 +146,5 @@ impl AsyncWrite for LineWriter {
             self.emit(&line);
         }
         Poll::Ready(Ok(()))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lines_over_the_rate_are_dropped_and_counted() {
-        let t0 = Instant::now();
-        let mut w = RateWindow {
-            per_second: 2,
-            started: t0,
-            logged: 0,
-            dropped: 0,
-        };
-        assert_eq!(w.admit(t0), (true, 0));
-        assert_eq!(w.admit(t0), (true, 0));
-        assert_eq!(w.admit(t0), (false, 0));
-        assert_eq!(w.admit(t0), (false, 0));
-        // The next window reports the two dropped lines and admits again.
-        assert_eq!(w.admit(t0 + Duration::from_secs(1)), (true, 2));
     }
 }

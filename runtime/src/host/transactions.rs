@@ -4,7 +4,7 @@
 
 use wasmtime::component::Linker;
 
-use super::{Ctx, TaskHost};
+use super::view::Ctx;
 use crate::bindings::transactions;
 use crate::bindings::v0_2::transactions as v0_2;
 
@@ -54,10 +54,10 @@ impl v0_2::Host for TransactionsCtx {
 }
 
 /// Link both contract versions' `transactions`.
-pub(crate) fn add_to_linker(
-    linker: &mut Linker<TaskHost>,
-    get: fn(&mut TaskHost) -> &mut TransactionsCtx,
+pub(crate) fn add_to_linker<T: 'static>(
+    linker: &mut Linker<T>,
+    get: fn(&mut T) -> &mut TransactionsCtx,
 ) -> wasmtime::Result<()> {
-    transactions::add_to_linker::<TaskHost, Ctx<TransactionsCtx>>(linker, get)?;
-    v0_2::add_to_linker::<TaskHost, Ctx<TransactionsCtx>>(linker, get)
+    transactions::add_to_linker::<T, Ctx<TransactionsCtx>>(linker, get)?;
+    v0_2::add_to_linker::<T, Ctx<TransactionsCtx>>(linker, get)
 }

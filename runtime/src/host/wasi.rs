@@ -17,14 +17,12 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
 
 use ipnet::IpNet;
+use wasmtime::component::ResourceTable;
 use wasmtime_wasi::cli::StdoutStream;
 use wasmtime_wasi::sockets::SocketAddrUse;
 use wasmtime_wasi::{FsPerms, WasiCtx};
-use wasmtime_wasi_http::{
-    RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView, default_hooks,
-};
+use wasmtime_wasi_http::{RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, default_hooks};
 
-use super::TaskHost;
 use super::grants::{self, GrantError, Grants, HttpGrants, NetGrants, NetHost};
 
 /// Build the WASI context of one task: deny-by-default, opened up by
@@ -175,6 +173,15 @@ pub(crate) struct HttpState {
 }
 
 impl HttpState {
+    /// The `wasi:http` view over this state and the task's `table`.
+    pub(crate) fn view<'a>(&'a mut self, table: &'a mut ResourceTable) -> WasiHttpCtxView<'a> {
+        WasiHttpCtxView {
+            ctx: &mut self.ctx,
+            table,
+            hooks: &mut self.gate,
+        }
+    }
+
     /// `fields_max_bytes`: `task.http.fields.max.bytes`.
     pub(crate) fn new(grants: &HttpGrants, fields_max_bytes: usize) -> Self {
         let mut ctx = WasiHttpCtx::new();
@@ -241,16 +248,6 @@ impl WasiHttpHooks for HttpGate {
             );
         }
         Box::new(async { Err(wasmtime_wasi_http::Error::HttpRequestDenied) })
-    }
-}
-
-impl WasiHttpView for TaskHost {
-    fn http(&mut self) -> WasiHttpCtxView<'_> {
-        WasiHttpCtxView {
-            ctx: &mut self.http.ctx,
-            table: &mut self.table,
-            hooks: &mut self.http.gate,
-        }
     }
 }
 

@@ -22,7 +22,7 @@ use base64::Engine;
 use sha2::{Digest, Sha256};
 use subtle::{Choice, ConstantTimeEq};
 
-use super::RestError;
+use super::error::RestError;
 use crate::config::RestAuthConfig;
 
 /// The path served without credentials.

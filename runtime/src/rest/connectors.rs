@@ -11,7 +11,9 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{QueryPairs, RestError, RestState, blocking, flag, parse_body};
+use super::error::RestError;
+use super::extract::{QueryPairs, blocking, flag, parse_body};
+use super::state::RestState;
 use crate::config::{ConnectorConfig, Props};
 use crate::connector::Kind;
 use crate::connector::{TargetState, TaskState};

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::{RestAuth, RestState};
+use super::auth::RestAuth;
+use super::state::RestState;
 use crate::config::WorkerConfig;
 use crate::worker::WorkerError;
 

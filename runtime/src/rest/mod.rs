@@ -12,68 +12,28 @@
 pub mod admin;
 pub mod auth;
 pub mod connectors;
+mod error;
+mod extract;
 pub mod listener;
+mod loggers;
 pub mod plugins;
+mod state;
 pub mod tls;
 
 use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use tokio::net::TcpListener;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::herder::Herder;
-use crate::worker::WorkerError;
-
-pub use admin::Loggers;
 pub use auth::RestAuth;
-
-/// What the handlers share. Cheap to clone.
-#[derive(Clone)]
-pub struct RestState {
-    /// Who carries out requests: the worker itself (standalone), or its
-    /// cluster (distributed). The API's one door to the worker.
-    pub herder: Arc<dyn Herder>,
-    /// Live control of the log filter (`/admin/loggers`); `None` when the
-    /// process's subscriber cannot be reloaded.
-    pub loggers: Option<Arc<Loggers>>,
-    /// This worker's id in status bodies (`worker_id`): its `host:port`.
-    pub worker_id: String,
-    /// Who may call the API (`rest.auth.*`); everyone by default.
-    pub auth: Arc<RestAuth>,
-}
-
-impl RestState {
-    /// The state for `herder` (a [`crate::Worker`] or a
-    /// [`crate::cluster::Cluster`]), known to clients as `worker_id`.
-    pub fn new(herder: Arc<dyn Herder>, worker_id: impl Into<String>) -> Self {
-        Self {
-            herder,
-            loggers: None,
-            worker_id: worker_id.into(),
-            auth: Arc::new(RestAuth::None),
-        }
-    }
-
-    /// Requiring these credentials (but for `GET /health`).
-    pub fn with_auth(mut self, auth: RestAuth) -> Self {
-        self.auth = Arc::new(auth);
-        self
-    }
-
-    /// With live log-filter control.
-    pub fn with_loggers(mut self, loggers: Arc<Loggers>) -> Self {
-        self.loggers = Some(loggers);
-        self
-    }
-}
+pub use error::RestError;
+pub use loggers::{ApplyFilter, Loggers};
+pub use state::RestState;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -190,133 +150,14 @@ pub async fn serve(
     axum::serve(listener, app).with_graceful_shutdown(shutdown).await
 }
 
-/// A Kafka Connect error response: `{"error_code": N, "message": "..."}`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{status}: {message}")]
-pub struct RestError {
-    /// The HTTP status (also the body's `error_code`).
-    pub status: StatusCode,
-    /// What went wrong.
-    pub message: String,
-}
-
-impl RestError {
-    /// An error with `status`.
-    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
-        Self {
-            status,
-            message: message.into(),
-        }
-    }
-
-    /// 400: the request is malformed or the config invalid.
-    pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, message)
-    }
-
-    /// 404: no such connector, task, plugin or logger.
-    pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::NOT_FOUND, message)
-    }
-
-    /// 409: the request conflicts with the current state.
-    pub fn conflict(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::CONFLICT, message)
-    }
-
-    /// 500: the worker failed (Kafka unreachable, ...), not the client.
-    pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, message)
-    }
-}
-
-#[derive(Serialize)]
-struct ErrorBody<'a> {
-    error_code: u16,
-    message: &'a str,
-}
-
-impl IntoResponse for RestError {
-    fn into_response(self) -> Response {
-        let body = ErrorBody {
-            error_code: self.status.as_u16(),
-            message: &self.message,
-        };
-        (self.status, Json(body)).into_response()
-    }
-}
-
-impl From<WorkerError> for RestError {
-    fn from(e: WorkerError) -> Self {
-        let message = e.to_string();
-        match e {
-            WorkerError::Config(_) | WorkerError::UnknownClass { .. } | WorkerError::Load(_) => {
-                Self::bad_request(message)
-            }
-            // The connector's own code refused or failed on this config.
-            WorkerError::Guest { .. } => Self::bad_request(message),
-            WorkerError::Duplicate(_) => Self::conflict(message),
-            WorkerError::UnknownConnector(name) => Self::not_found(format!("Connector {name} not found")),
-            WorkerError::UnknownTask(..) => Self::not_found(message),
-            WorkerError::InFile { source, .. } => {
-                let inner = Self::from(*source);
-                Self::new(inner.status, message)
-            }
-            // The new version or config did not start; the old one runs.
-            WorkerError::RolledBack { .. } => Self::bad_request(message),
-            WorkerError::Registry(r) => {
-                use crate::worker::registry::RegistryError as R;
-                match r {
-                    R::BadName(_) | R::BadVersion(_) | R::VersionMismatch { .. } => Self::bad_request(message),
-                    R::TooLarge { .. } => Self::new(StatusCode::PAYLOAD_TOO_LARGE, message),
-                    R::Exists { .. } | R::InUse { .. } | R::NotUploaded { .. } => Self::conflict(message),
-                    R::UnknownPlugin(_) | R::UnknownVersion { .. } => Self::not_found(message),
-                    R::Io { .. } => Self::internal(message),
-                }
-            }
-            WorkerError::Kafka(_) | WorkerError::Start(_) => Self::internal(message),
-        }
-    }
-}
-
-/// Parse a JSON body; a malformed one is a 400 naming serde's complaint.
-pub(crate) fn parse_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, RestError> {
-    serde_json::from_slice(body).map_err(|e| RestError::bad_request(format!("Request body is not valid JSON: {e}")))
-}
-
-/// Run blocking worker code (guest calls, joining task threads, Kafka
-/// admin calls) off the async runtime's threads.
-pub(crate) async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Result<R, RestError> {
-    crate::util::blocking(f)
-        .await
-        .ok_or_else(|| RestError::internal("the request's worker thread panicked".to_owned()))
-}
-
-/// A query string's `key=value` pairs, repeated keys kept (`expand=status&expand=info`).
-pub(crate) type QueryPairs = axum::extract::Query<Vec<(String, String)>>;
-
-/// Whether a boolean query flag is set (`true`, case-insensitive).
-pub(crate) fn flag(q: &[(String, String)], key: &str) -> Result<bool, RestError> {
-    match q
-        .iter()
-        .rev()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.to_ascii_lowercase())
-    {
-        None => Ok(false),
-        Some(v) if v == "true" => Ok(true),
-        Some(v) if v == "false" || v.is_empty() => Ok(false),
-        Some(v) => Err(RestError::bad_request(format!(
-            "query parameter {key}: '{v}' is not true or false"
-        ))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use super::extract::{flag, parse_body};
+    use crate::worker::WorkerError;
     use axum::body::{Body, to_bytes};
     use axum::http::Request;
+    use axum::http::StatusCode;
     use axum::routing::post;
     use serde_json::{Value, json};
     use tower::ServiceExt;

@@ -12,7 +12,9 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::{QueryPairs, RestError, RestState, blocking, flag, parse_body};
+use super::error::RestError;
+use super::extract::{QueryPairs, blocking, flag, parse_body};
+use super::state::RestState;
 use crate::config::{ConfigError, ConnectorConfig, Props};
 use crate::engine::guest::{ConfigKey, ConfigType, Importance, PluginInfo};
 use crate::worker::registry::RegistryError;
