@@ -62,6 +62,7 @@ build: build-connectors
 lint:
     cargo fmt --all --check
     cargo clippy --workspace --all-targets -- -D warnings
+    scripts/check-layers.sh
 
 # Lint, build components, start Kafka, run all tests (broker is left running)
 test *args: lint build-connectors build-examples kafka-start

@@ -65,7 +65,7 @@ pub struct WorkerConfig {
     /// `plugin.compile.timeout.ms` and `plugin.compile.memory.max.bytes`:
     /// bounds of compiling a component (in a child process of the `copycat`
     /// binary).
-    pub compile: crate::engine::compile_child::CompileLimits,
+    pub compile: crate::engine::CompileLimits,
     /// Topics no connector's records may be written to: the worker's own
     /// (`offset.storage.topic`, and in distributed mode
     /// `config.storage.topic` and `status.storage.topic`), Kafka's
@@ -197,8 +197,8 @@ impl WorkerConfig {
             stack_max_bytes: r.parse("task.stack.max.bytes", DEFAULT_STACK_BYTES),
             instances_max: r.parse("worker.instances.max", DEFAULT_MAX_INSTANCES),
             compile: {
-                let d = crate::engine::compile_child::CompileLimits::default();
-                crate::engine::compile_child::CompileLimits {
+                let d = crate::engine::CompileLimits::default();
+                crate::engine::CompileLimits {
                     timeout: Duration::from_millis(r.parse(
                         "plugin.compile.timeout.ms",
                         u64::try_from(d.timeout.as_millis()).unwrap_or(u64::MAX),

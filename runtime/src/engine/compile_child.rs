@@ -20,7 +20,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use super::{EngineConfig, WasmEngine};
+use super::config::EngineConfig;
 
 /// The executable that compiles, once [`enable`]d.
 static EXE: OnceLock<PathBuf> = OnceLock::new();
@@ -36,24 +36,6 @@ pub fn enable(exe: PathBuf) {
 /// The executable to compile with, if child compilation is on.
 pub(crate) fn exe() -> Option<&'static Path> {
     EXE.get().map(PathBuf::as_path)
-}
-
-/// How a child compilation is bounded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CompileLimits {
-    /// `plugin.compile.timeout.ms`.
-    pub timeout: Duration,
-    /// `plugin.compile.memory.max.bytes`: the child's address space.
-    pub memory_bytes: u64,
-}
-
-impl Default for CompileLimits {
-    fn default() -> Self {
-        Self {
-            timeout: Duration::from_secs(120),
-            memory_bytes: 4 << 30,
-        }
-    }
 }
 
 /// Compile `bytes` into `cfg`'s cache in a child process of `exe`; the
@@ -168,14 +150,15 @@ pub fn child_main(args: &ChildArgs) -> ExitCode {
         interruptible: !args.no_epochs,
         ..EngineConfig::default()
     };
-    let engine = match WasmEngine::new(&cfg) {
+    // The worker's engine settings make the worker's cache key.
+    let engine = match cfg.wasmtime_config().and_then(|c| wasmtime::Engine::new(&c)) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("cannot create the engine: {e:#}");
             return ExitCode::FAILURE;
         }
     };
-    match wasmtime::component::Component::new(engine.engine(), &bytes) {
+    match wasmtime::component::Component::new(&engine, &bytes) {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{e:#}");

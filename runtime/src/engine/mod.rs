@@ -4,6 +4,7 @@
 
 pub mod batch;
 pub mod compile_child;
+mod config;
 pub mod guest;
 mod imports;
 
@@ -12,18 +13,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::Thread;
-use std::time::Duration;
 
 use sha2::{Digest, Sha256};
+use wasmtime::Engine;
 use wasmtime::component::{Component, InstancePre, types::ComponentItem};
-use wasmtime::{Cache, CacheConfig, Config, Engine};
 
 pub use self::batch::Contract;
+pub use self::config::{CompileLimits, DEFAULT_MAX_INSTANCES, DEFAULT_STACK_BYTES, EPOCH_TICK, EngineConfig};
 use crate::connector::Kind;
 use crate::host::TaskHost;
-
-/// How often the engine's epoch advances; call deadlines are rounded up to it.
-pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// The interface names that tell which world (and contract version) a
 /// component implements: `copycat:connector/<name>@<version>`.
@@ -117,43 +115,6 @@ impl std::fmt::Debug for Plugin {
     }
 }
 
-/// Engine settings from the worker config.
-#[derive(Debug, Clone)]
-pub struct EngineConfig {
-    /// Directory for wasmtime's cache of compiled code; `None` disables it.
-    pub cache_dir: Option<PathBuf>,
-    /// Most native stack a guest call may use (`task.stack.max.bytes`).
-    /// Engine-wide in wasmtime, so a worker setting only.
-    pub max_stack_bytes: usize,
-    /// Meter fuel (`task.fuel.per.call` set on the worker).
-    pub fuel: bool,
-    /// Most component instances alive at once (`worker.instances.max`).
-    pub max_instances: usize,
-    /// Epoch interruption, which enforces `task.call.timeout.ms`. Always on
-    /// in a worker; off only to measure what the deadline costs.
-    pub interruptible: bool,
-    /// Bounds of a compilation in a child process ([`compile_child`]).
-    pub compile: compile_child::CompileLimits,
-}
-
-impl Default for EngineConfig {
-    fn default() -> Self {
-        Self {
-            cache_dir: None,
-            max_stack_bytes: DEFAULT_STACK_BYTES,
-            fuel: false,
-            max_instances: DEFAULT_MAX_INSTANCES,
-            interruptible: true,
-            compile: compile_child::CompileLimits::default(),
-        }
-    }
-}
-
-/// Default `task.stack.max.bytes`.
-pub const DEFAULT_STACK_BYTES: usize = 1024 * 1024;
-/// Default `worker.instances.max`.
-pub const DEFAULT_MAX_INSTANCES: usize = 4096;
-
 /// The worker's engine and its compiled components.
 pub struct WasmEngine {
     engine: Engine,
@@ -217,22 +178,7 @@ impl Drop for InstanceSlot {
 impl WasmEngine {
     /// Build the engine and start the epoch ticker.
     pub fn new(cfg: &EngineConfig) -> wasmtime::Result<Self> {
-        let mut config = Config::new();
-        config.wasm_component_model(true);
-        config.epoch_interruption(cfg.interruptible);
-        config.max_wasm_stack(cfg.max_stack_bytes);
-        config.consume_fuel(cfg.fuel);
-        // Names guests' compiled functions for `perf` (/tmp/perf-<pid>.map),
-        // as `wasmtime run --profile perfmap` does; for profiling only.
-        if std::env::var_os("COPYCAT_WASM_PERFMAP").is_some_and(|v| v == "1") {
-            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
-        }
-        if let Some(dir) = &cfg.cache_dir {
-            let mut cache = CacheConfig::new();
-            cache.with_directory(dir);
-            config.cache(Some(Cache::new(cache)?));
-        }
-        let engine = Engine::new(&config)?;
+        let engine = Engine::new(&cfg.wasmtime_config()?)?;
         let ticker_stop = Arc::new(AtomicBool::new(false));
         let instances = Arc::new(InstanceCount {
             live: AtomicUsize::new(0),

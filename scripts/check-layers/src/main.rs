@@ -12,6 +12,7 @@
 //!   not exist.
 //!
 //! Run with: `cargo run -p copycat-check-layers -- runtime/src/lib.rs runtime/layers.toml`
+//! (`--graph` first prints which top-level module imports which).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -40,11 +41,29 @@ struct Layer {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let graph = args.first().is_some_and(|a| a == "--graph");
+    if graph {
+        args.remove(0);
+    }
     let [root, layers] = args.as_slice() else {
-        eprintln!("usage: copycat-check-layers <crate root, e.g. runtime/src/lib.rs> <layers.toml>");
+        eprintln!("usage: copycat-check-layers [--graph] <crate root, e.g. runtime/src/lib.rs> <layers.toml>");
         return ExitCode::from(2);
     };
+    if graph {
+        return match Crate::load(Path::new(root)) {
+            Ok(krate) => {
+                for (from, tos) in top_level_edges(&krate) {
+                    println!("{from} -> {}", tos.into_keys().collect::<Vec<_>>().join(", "));
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("check-layers: {e:#}");
+                ExitCode::from(2)
+            }
+        };
+    }
     match run(Path::new(root), Path::new(layers)) {
         Ok(problems) if problems.is_empty() => ExitCode::SUCCESS,
         Ok(problems) => {
@@ -67,6 +86,21 @@ fn run(root: &Path, layers: &Path) -> Result<Vec<String>> {
     let text = std::fs::read_to_string(layers).with_context(|| format!("reading {}", layers.display()))?;
     let layers: Layers = toml::from_str(&text).with_context(|| format!("parsing {}", layers.display()))?;
     check(&krate, &layers)
+}
+
+/// Which top-level module imports which (the crate root left out).
+fn top_level_edges(krate: &Crate) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for (from, tos) in krate.file_edges() {
+        for (to, why) in tos {
+            if let (Some(ft), Some(tt)) = (krate.top_of_file(&from), krate.top_of_file(&to))
+                && ft != tt
+            {
+                out.entry(ft).or_default().entry(tt).or_insert(why);
+            }
+        }
+    }
+    out
 }
 
 fn check(krate: &Crate, layers: &Layers) -> Result<Vec<String>> {
