@@ -1,0 +1,132 @@
+//! Every metric family's definition ([`Def`]): the one place its name and
+//! help text live. Names carry the `copycat_` prefix; counters get `_total`
+//! and histograms with a unit `_seconds` from the encoder.
+
+use prometheus_client::registry::{Registry, Unit};
+
+/// A metric family's definition: the one place its name and help live.
+/// `name` is without the suffixes the encoder adds (`_total` for counters,
+/// the unit for families registered with one).
+#[derive(Debug, Clone)]
+pub struct Def {
+    /// Name without `_total` / unit suffix.
+    pub name: &'static str,
+    /// Help text.
+    pub help: &'static str,
+    /// Unit, appended to the name (`_seconds`, `_bytes`).
+    pub unit: Option<Unit>,
+}
+
+impl Def {
+    const fn plain(name: &'static str, help: &'static str) -> Self {
+        Self { name, help, unit: None }
+    }
+
+    const fn seconds(name: &'static str, help: &'static str) -> Self {
+        Self {
+            name,
+            help,
+            unit: Some(Unit::Seconds),
+        }
+    }
+
+    pub(super) fn register(&self, registry: &mut Registry, metric: impl prometheus_client::registry::Metric) {
+        match &self.unit {
+            Some(unit) => registry.register_with_unit(self.name, self.help, unit.clone(), metric),
+            None => registry.register(self.name, self.help, metric),
+        }
+    }
+}
+
+/// Counter `copycat_source_records_polled_total{connector,task}`.
+pub const SOURCE_RECORDS_POLLED: Def = Def::plain(
+    "copycat_source_records_polled",
+    "Records returned by the source task's poll calls",
+);
+/// Counter `copycat_source_records_produced_total{connector,task}`.
+pub const SOURCE_RECORDS_PRODUCED: Def = Def::plain(
+    "copycat_source_records_produced",
+    "Source records acknowledged by Kafka (offset records not included)",
+);
+/// Counter `copycat_sink_records_put_total{connector,task}`.
+pub const SINK_RECORDS_PUT: Def = Def::plain(
+    "copycat_sink_records_put",
+    "Records handed to the sink task's put calls that it accepted",
+);
+/// Counter `copycat_task_batches_total{connector,task,call}`.
+pub const TASK_BATCHES: Def = Def::plain(
+    "copycat_task_batches",
+    "Non-empty batches: poll calls that returned records, put calls the task accepted",
+);
+/// Histogram `copycat_task_call_duration_seconds{connector,task,call}`.
+pub const TASK_CALL_DURATION: Def = Def::seconds(
+    "copycat_task_call_duration",
+    "Wall-clock duration of guest calls (poll, put, flush, commit), failed ones included",
+);
+/// Counter `copycat_source_offset_commits_total{connector,task}`.
+pub const SOURCE_OFFSET_COMMITS: Def = Def::plain(
+    "copycat_source_offset_commits",
+    "Source offset commits that became durable (offsets topic write acknowledged, or transaction committed)",
+);
+/// Counter `copycat_sink_offset_commits_total{connector,task}`.
+pub const SINK_OFFSET_COMMITS: Def = Def::plain(
+    "copycat_sink_offset_commits",
+    "Consumer-group offset commits after a successful flush",
+);
+/// Gauge `copycat_source_offset_commit_lag_records{connector,task}`.
+pub const SOURCE_OFFSET_COMMIT_LAG: Def = Def::plain(
+    "copycat_source_offset_commit_lag_records",
+    "Records polled whose source offsets are not committed yet (redelivered if the task failed now)",
+);
+/// Gauge `copycat_sink_assigned_partitions{connector,task}`.
+pub const SINK_ASSIGNED_PARTITIONS: Def = Def::plain(
+    "copycat_sink_assigned_partitions",
+    "Partitions the sink task's consumer is assigned now (0: it consumes nothing, e.g. while the group waits out a dead member's session)",
+);
+/// Counter `copycat_task_interruptions_total{connector,task,limit}`.
+pub const TASK_INTERRUPTIONS: Def = Def::plain(
+    "copycat_task_interruptions",
+    "Guest calls interrupted by a per-call limit, by the limit's config key",
+);
+/// Gauge `copycat_task_memory_bytes{connector,task}`.
+pub const TASK_MEMORY: Def = Def::plain(
+    "copycat_task_memory_bytes",
+    "Linear memory held by the task's guest instance, after its last measured call",
+);
+/// Counter `copycat_task_restarts_total{connector,task}`.
+pub const TASK_RESTARTS: Def = Def::plain(
+    "copycat_task_restarts",
+    "Automatic restarts of the task after failures (task.restart.*)",
+);
+/// Gauge `copycat_task_state{connector,task,state}`.
+pub const TASK_STATE: Def = Def::plain("copycat_task_state", "1 for the task's current state, 0 for the others");
+/// Histogram `copycat_connector_swap_pause_seconds{connector}`.
+pub const CONNECTOR_SWAP_PAUSE: Def = Def::seconds(
+    "copycat_connector_swap_pause",
+    "How long records stopped flowing while a connector's component (or config) was replaced: from the drain of the old tasks to the start of the new ones",
+);
+/// Counter `copycat_connector_swaps_total{connector,outcome}`.
+pub const CONNECTOR_SWAPS: Def = Def::plain(
+    "copycat_connector_swaps",
+    "Replacements of a running connector's component version, by outcome (swapped, rolled_back)",
+);
+/// Gauge `copycat_cluster_members` (distributed mode).
+pub const CLUSTER_MEMBERS: Def = Def::plain(
+    "copycat_cluster_members",
+    "Workers in the cluster's group, as this worker last read them from the group coordinator",
+);
+/// Counter `copycat_cluster_membership_changes_total` (distributed mode).
+pub const CLUSTER_MEMBERSHIP_CHANGES: Def = Def::plain(
+    "copycat_cluster_membership_changes",
+    "Times this worker saw the cluster's members change (a worker joined, left or expired): Kafka Connect's completed-rebalances-total",
+);
+/// Gauge `copycat_cluster_membership_changed_timestamp_seconds` (distributed mode).
+pub const CLUSTER_MEMBERSHIP_CHANGED: Def = Def::plain(
+    "copycat_cluster_membership_changed_timestamp_seconds",
+    "When this worker last saw the cluster's members change (Unix time)",
+);
+/// Gauge `copycat_cluster_assigned_tasks` (distributed mode).
+pub const CLUSTER_ASSIGNED_TASKS: Def = Def::plain(
+    "copycat_cluster_assigned_tasks",
+    "Tasks the cluster's assignment gives this worker (running, or waiting for their previous worker to release them)",
+);
