@@ -1,25 +1,37 @@
 //! What the benchmark binaries share: connector/worker property helpers,
-//! tracing set-up, topic admin, a topic's end offsets, the process's RSS and
-//! CPU time, medians and percentiles, and [`results`], the machine-readable
-//! results every scenario appends to and the `report` binary reads.
+//! tracing set-up, compiling components ahead of a run, a free port, the
+//! process's RSS and CPU time, medians and percentiles; [`kafka`] (topic
+//! admin, end offsets, committed counts, producing through a full queue),
+//! [`files`] (a sink's output so far), [`table`] and [`progress`] (what a
+//! run prints), [`throughput`] (the main benchmark's measurements), and
+//! [`results`], the machine-readable results every scenario appends to and
+//! the `report` binary reads ([`report`]).
+//!
+//! Invariant: nothing here changes what a benchmark measures; a helper
+//! shared by several binaries does exactly what each of them did before.
 
+pub mod files;
+pub mod kafka;
+pub mod progress;
 pub mod report;
 pub mod results;
+pub mod table;
+pub mod throughput;
+
+pub use kafka::{Watermarks, admin, create_topics, delete_topics};
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
+use copycat_runtime::WorkerConfig;
 use copycat_runtime::config::Props;
-use rdkafka::ClientConfig;
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
-use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::error::RDKafkaErrorCode;
+use copycat_runtime::engine::WasmEngine;
 
 // ------------------------------------------------------------------ set-up
 
@@ -51,106 +63,34 @@ pub fn workspace() -> PathBuf {
     std::fs::canonicalize(&dir).unwrap_or(dir)
 }
 
-// ------------------------------------------------------------------ Kafka
-
-/// An admin client for `bootstrap`.
-pub fn admin(bootstrap: &str) -> Result<AdminClient<DefaultClientContext>> {
-    ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .context("creating the admin client")
-}
-
-/// Create `topics`, each with `partitions` partitions and replication 1.
-pub async fn create_topics(bootstrap: &str, topics: &[&str], partitions: i32) -> Result<()> {
-    if topics.is_empty() {
-        return Ok(());
-    }
-    let admin = admin(bootstrap)?;
-    let new: Vec<NewTopic<'_>> = topics
-        .iter()
-        .map(|t| NewTopic::new(t, partitions, TopicReplication::Fixed(1)))
-        .collect();
-    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
-    for r in admin.create_topics(&new, &opts).await.context("creating topics")? {
-        r.map_err(|(t, code)| anyhow!("creating topic {t}: {code}"))?;
-    }
-    Ok(())
-}
-
-/// Delete `topics`; a topic that is already gone is fine, other failures
-/// are printed as warnings.
-pub async fn delete_topics(bootstrap: &str, topics: &[String]) -> Result<()> {
-    if topics.is_empty() {
-        return Ok(());
-    }
-    let admin = admin(bootstrap)?;
-    let names: Vec<&str> = topics.iter().map(String::as_str).collect();
-    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
-    for r in admin.delete_topics(&names, &opts).await.context("deleting topics")? {
-        match r {
-            Ok(_) | Err((_, RDKafkaErrorCode::UnknownTopicOrPartition)) => {}
-            Err((t, code)) => eprintln!("warning: deleting topic {t}: {code}"),
+/// Compile `components` (`<plugin_dir>/<name>.wasm`) into the on-disk code
+/// cache of `wcfg`'s engine, so that no measured run pays for compilation
+/// (each run starts a fresh worker or process). `spin`: a spinner on stderr
+/// while each one compiles.
+pub fn warm_up(wcfg: &WorkerConfig, plugin_dir: &Path, components: &[&str], spin: bool) -> Result<()> {
+    let engine =
+        WasmEngine::new(&wcfg.engine_config()).map_err(|e| anyhow!("creating the WebAssembly engine: {e:#}"))?;
+    for name in components {
+        let path = plugin_dir.join(format!("{name}.wasm"));
+        if !path.is_file() {
+            bail!("{} is missing: run `just build-connectors`", path.display());
+        }
+        let sp = spin.then(|| progress::spinner(format!("compiling {} (cached on disk)", path.display())));
+        engine
+            .load(&path)
+            .map_err(|e| anyhow!("loading {}: {e}", path.display()))?;
+        if let Some(sp) = sp {
+            sp.finish_and_clear();
         }
     }
     Ok(())
 }
 
-/// Reads a topic's end offsets.
-pub struct Watermarks {
-    consumer: BaseConsumer,
-    topic: String,
-    partitions: i32,
-}
-
-impl Watermarks {
-    /// A reader of `topic`'s `partitions` end offsets.
-    pub fn new(bootstrap: &str, topic: &str, partitions: i32) -> Result<Self> {
-        let consumer: BaseConsumer = ClientConfig::new()
-            .set("bootstrap.servers", bootstrap)
-            .set("client.id", "copycat-bench-watermarks")
-            .create()
-            .context("creating the watermark consumer")?;
-        Ok(Self {
-            consumer,
-            topic: topic.to_owned(),
-            partitions,
-        })
-    }
-
-    /// Wait until the broker reports every partition of a freshly created
-    /// topic with a leader and answers end-offset requests for all of them.
-    pub fn wait_ready(&self) -> Result<()> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Ok(md) = self.consumer.fetch_metadata(Some(&self.topic), Duration::from_secs(5))
-                && let Some(t) = md.topics().first()
-                && t.error().is_none()
-                && t.partitions().len() == self.partitions as usize
-                && t.partitions().iter().all(|p| p.error().is_none() && p.leader() >= 0)
-                && self.sum().is_ok()
-            {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                bail!("topic {} did not become ready within 30 s", self.topic);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// The sum of the end offsets (the topics are fresh: start offsets are 0).
-    pub fn sum(&self) -> Result<u64> {
-        let mut total = 0;
-        for p in 0..self.partitions {
-            let (_, hi) = self
-                .consumer
-                .fetch_watermarks(&self.topic, p, Duration::from_secs(10))
-                .with_context(|| format!("reading the end offset of {}/{p}", self.topic))?;
-            total += hi.max(0) as u64;
-        }
-        Ok(total)
-    }
+/// A free TCP port on 127.0.0.1 (bound and released; the process it is
+/// meant for binds it right after).
+pub fn free_port() -> Result<u16> {
+    let l = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
+    Ok(l.local_addr().context("finding a free port")?.port())
 }
 
 // ------------------------------------------------------------------ the process

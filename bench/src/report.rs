@@ -2,6 +2,11 @@
 //! summary table rendered from the results file, and splicing it into
 //! docs/BENCHMARKS.md between the summary markers. (The plots are in
 //! `src/bin/report.rs`.)
+//!
+//! Invariant: the block names no path of the machine it ran on. The results
+//! file is named by how it was found (`$CARGO_TARGET_DIR/...`, relative to
+//! the workspace, ...), and the same places are replaced in the command and
+//! the note ([`Places`]).
 
 use std::fmt::Write as _;
 use std::process::Command;
@@ -151,10 +156,72 @@ pub struct Context {
     pub command: String,
     /// E.g. "development run: short record counts, shared machine".
     pub note: Option<String>,
-    /// The results file it was read from.
+    /// The results file it was read from, as [`Places::path`] names it.
     pub source: String,
     /// Plots written, as (title, path relative to the document).
     pub plots: Vec<(String, String)>,
+}
+
+/// Directories of the machine the suite ran on, each with the name the
+/// summary shows instead (e.g. `$CARGO_TARGET_DIR`, or `` for the
+/// workspace: paths under it are shown relative to it), most specific
+/// first.
+#[derive(Debug, Clone, Default)]
+pub struct Places(Vec<(String, String)>);
+
+impl Places {
+    /// `(directory, name)` pairs; empty directories are ignored.
+    pub fn new(places: impl IntoIterator<Item = (String, String)>) -> Self {
+        let mut v: Vec<(String, String)> = places
+            .into_iter()
+            .map(|(dir, name)| (dir.trim_end_matches('/').to_owned(), name))
+            .filter(|(dir, _)| !dir.is_empty())
+            .collect();
+        // Longest first: a target directory inside the workspace or $HOME
+        // is named as itself, not as a path under them.
+        v.sort_by_key(|(dir, _)| std::cmp::Reverse(dir.len()));
+        Self(v)
+    }
+
+    /// This run's places: `$CARGO_TARGET_DIR`, the workspace, the temp
+    /// directory and `~`.
+    pub fn detect() -> Self {
+        let var = |k: &str| std::env::var(k).unwrap_or_default();
+        Self::new([
+            (var("CARGO_TARGET_DIR"), "$CARGO_TARGET_DIR".to_owned()),
+            (crate::workspace().display().to_string(), String::new()),
+            (std::env::temp_dir().display().to_string(), "$TMPDIR".to_owned()),
+            (var("HOME"), "~".to_owned()),
+        ])
+    }
+
+    /// A file's name for the summary: under a place, the place's name and
+    /// the rest of the path; elsewhere, only the file's own name.
+    pub fn path(&self, path: &str) -> String {
+        for (dir, name) in &self.0 {
+            if let Some(rest) = path.strip_prefix(dir.as_str())
+                && let Some(rest) = rest.strip_prefix('/')
+            {
+                return if name.is_empty() {
+                    rest.to_owned()
+                } else {
+                    format!("{name}/{rest}")
+                };
+            }
+        }
+        std::path::Path::new(path)
+            .file_name()
+            .map_or_else(|| path.to_owned(), |f| f.to_string_lossy().into_owned())
+    }
+
+    /// `text` with every place replaced by its name (the workspace by `.`).
+    pub fn text(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for (dir, name) in &self.0 {
+            out = out.replace(dir.as_str(), if name.is_empty() { "." } else { name });
+        }
+        out
+    }
 }
 
 /// A parameter: integers without decimals.
@@ -315,6 +382,31 @@ mod tests {
             source: "target/bench-results.jsonl".into(),
             ..Context::default()
         }
+    }
+
+    #[test]
+    fn places_hide_the_machine_s_paths() {
+        let places = Places::new([
+            ("/home/me".to_owned(), "~".to_owned()),
+            ("/work/copycat".to_owned(), String::new()),
+            (
+                "/home/me/.cache/copycat/target/".to_owned(),
+                "$CARGO_TARGET_DIR".to_owned(),
+            ),
+            (String::new(), "ignored".to_owned()),
+        ]);
+        assert_eq!(
+            places.path("/home/me/.cache/copycat/target/bench-results.jsonl"),
+            "$CARGO_TARGET_DIR/bench-results.jsonl"
+        );
+        assert_eq!(places.path("/work/copycat/target/r.jsonl"), "target/r.jsonl");
+        assert_eq!(places.path("/home/me/r.jsonl"), "~/r.jsonl");
+        assert_eq!(places.path("/srv/results/r.jsonl"), "r.jsonl");
+        assert_eq!(places.path("/work/copycatx/r.jsonl"), "r.jsonl");
+        assert_eq!(
+            places.text("X=/work/copycat/build scripts/bench.sh --sink-dir /home/me/tmp"),
+            "X=./build scripts/bench.sh --sink-dir ~/tmp"
+        );
     }
 
     #[test]

@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Parser;
-use copycat_bench::percentile;
 use copycat_bench::results::{self, Goal, Record};
+use copycat_bench::{free_port, percentile};
 use serde_json::{Value, json};
 
 #[derive(Parser)]
@@ -165,10 +165,6 @@ fn await_on(addr: SocketAddr, name: &str, live: &[String], since: Instant) -> Re
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn free_port() -> Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
 fn write_config(dir: &Path, i: usize, group: &str, args: &Args) -> Result<(PathBuf, SocketAddr)> {

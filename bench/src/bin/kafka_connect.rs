@@ -29,8 +29,7 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::io::{BufWriter, Read, Write};
-use std::net::TcpListener;
+use std::io::{BufWriter, Write};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -38,12 +37,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, ValueEnum};
+use copycat_bench::files::{dir_bytes, dir_lines};
+use copycat_bench::kafka::send_retrying;
 use copycat_bench::results::{self, Goal, Record};
-use copycat_bench::{RssSampler, Watermarks, create_topics, delete_topics, init_tracing, median, unique, workspace};
+use copycat_bench::table::cell;
+use copycat_bench::{
+    RssSampler, Watermarks, create_topics, delete_topics, free_port, init_tracing, median, unique, workspace,
+};
 use copycat_runtime::WorkerConfig;
-use copycat_runtime::engine::WasmEngine;
 use rdkafka::ClientConfig;
-use rdkafka::error::RDKafkaErrorCode;
 
 /// Copycat's file source and sink against Kafka Connect 4.4's
 /// FileStreamSource and FileStreamSink, on the same broker.
@@ -187,13 +189,6 @@ fn tail(path: &Path, n: usize) -> String {
     let text = fs::read_to_string(path).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
-}
-
-/// A free TCP port on 127.0.0.1 (bound and released; Kafka Connect binds it
-/// right after).
-fn free_port() -> Result<u16> {
-    let l = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
-    Ok(l.local_addr().context("finding a free port")?.port())
 }
 
 // ------------------------------------------------------------------ measuring
@@ -492,7 +487,7 @@ impl Bench {
             // Complete lines so far: the output's bytes ÷ bytes per line.
             Ok(dir_bytes(&out_dir).min(want) / line)
         })?;
-        let (lines, bytes) = count_lines(&out_dir)?;
+        let (lines, bytes) = dir_lines(&out_dir)?;
         if lines != self.args.lines || bytes != want {
             eprintln!(
                 "warning: {} sink wrote {lines} lines ({bytes} B) to {}, expected {} ({want} B)",
@@ -503,41 +498,6 @@ impl Bench {
         }
         Ok(m)
     }
-}
-
-/// Total size of the regular files in `dir` (not its hidden temporaries).
-fn dir_bytes(dir: &Path) -> u64 {
-    let Ok(rd) = fs::read_dir(dir) else { return 0 };
-    rd.flatten()
-        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-        .filter_map(|e| e.metadata().ok())
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
-        .sum()
-}
-
-/// Lines and bytes of the regular files in `dir`.
-fn count_lines(dir: &Path) -> Result<(u64, u64)> {
-    let (mut lines, mut bytes) = (0u64, 0u64);
-    let mut buf = vec![0u8; 1 << 20];
-    for e in fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
-        let e = e.with_context(|| format!("listing {}", dir.display()))?;
-        if e.file_name().to_string_lossy().starts_with('.') || !e.path().is_file() {
-            continue;
-        }
-        let mut f = fs::File::open(e.path()).with_context(|| format!("opening {}", e.path().display()))?;
-        loop {
-            let n = f
-                .read(&mut buf)
-                .with_context(|| format!("reading {}", e.path().display()))?;
-            if n == 0 {
-                break;
-            }
-            bytes += n as u64;
-            lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
-        }
-    }
-    Ok((lines, bytes))
 }
 
 /// Produce every line of `input` to `topic` (no key), for a sink-only run.
@@ -552,17 +512,14 @@ fn fill_topic(bootstrap: &str, topic: &str, input: &Path) -> Result<()> {
     let f = fs::File::open(input).with_context(|| format!("opening {}", input.display()))?;
     for line in std::io::BufReader::new(f).lines() {
         let line = line.with_context(|| format!("reading {}", input.display()))?;
-        let mut rec = BaseRecord::<(), [u8]>::to(topic).payload(line.as_bytes());
-        loop {
-            match producer.send(rec) {
-                Ok(()) => break,
-                Err((rdkafka::error::KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
-                    rec = r;
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                Err((e, _)) => bail!("producing to {topic}: {e}"),
-            }
-        }
+        // (`send` hands the record back in its error: large, by rdkafka's design.)
+        #[allow(clippy::result_large_err)]
+        send_retrying(
+            BaseRecord::<(), [u8]>::to(topic).payload(line.as_bytes()),
+            |r| producer.send(r),
+            || std::thread::sleep(Duration::from_millis(1)),
+        )
+        .map_err(|e| anyhow!("producing to {topic}: {e}"))?;
     }
     producer
         .flush(Duration::from_secs(120))
@@ -600,18 +557,7 @@ fn warm_up(args: &Args) -> Result<()> {
     .into_iter()
     .collect();
     let wcfg = WorkerConfig::from_props(props).context("worker config")?;
-    let engine =
-        WasmEngine::new(&wcfg.engine_config()).map_err(|e| anyhow!("creating the WebAssembly engine: {e:#}"))?;
-    for name in ["file-source", "file-sink"] {
-        let path = args.plugin_dir.join(format!("{name}.wasm"));
-        if !path.is_file() {
-            bail!("{} is missing: run `just build-connectors`", path.display());
-        }
-        engine
-            .load(&path)
-            .map_err(|e| anyhow!("loading {}: {e}", path.display()))?;
-    }
-    Ok(())
+    copycat_bench::warm_up(&wcfg, &args.plugin_dir, &["file-source", "file-sink"], false)
 }
 
 // ------------------------------------------------------------------ report
@@ -647,10 +593,6 @@ fn report(title: &str, first_what: &str, n: u64, pairs: &[Pair]) {
     let _ = write!(head, " {:>9} {:>9}", "thr ratio", "mem ratio");
     println!("{head}");
     let mut medians: Vec<Vec<f64>> = vec![Vec::new(); cols.len() * 2 + 2];
-    let cell = |v: Option<f64>, w: usize, d: usize| match v {
-        Some(x) => format!("{x:>w$.d$}"),
-        None => format!("{:>w$}", "-"),
-    };
     for (i, p) in pairs.iter().enumerate() {
         let mut line = format!("{:<7}", i + 1);
         for (s, (sys, m)) in [("KC", p.kc), ("Copycat", p.copycat)].into_iter().enumerate() {

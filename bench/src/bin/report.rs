@@ -15,7 +15,7 @@ use std::time::SystemTime;
 
 use anyhow::{Context as _, Result, anyhow};
 use clap::Parser;
-use copycat_bench::report::{Context, Machine, render_summary, splice};
+use copycat_bench::report::{Context, Machine, Places, render_summary, splice};
 use copycat_bench::results::{self, Record, format_number};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -463,12 +463,18 @@ fn main() -> Result<()> {
             written.push((title.to_owned(), format!("bench/{name}.svg")));
         }
     }
+    // The summary names no path of this machine (see `Places`).
+    let places = Places::detect();
     let ctx = Context {
         machine: Machine::detect(),
         date: httpdate::fmt_http_date(SystemTime::now()),
-        command: args.command.clone(),
-        note: args.note.clone().filter(|n| !n.trim().is_empty()),
-        source: path.display().to_string(),
+        command: places.text(&args.command),
+        note: args
+            .note
+            .as_deref()
+            .filter(|n| !n.trim().is_empty())
+            .map(|n| places.text(n)),
+        source: places.path(&path.display().to_string()),
         plots: written,
     };
     let block = render_summary(&recs, &ctx);
