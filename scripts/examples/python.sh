@@ -19,7 +19,7 @@ source "$(dirname "$0")/lib.sh"
 COMPONENTIZE_PY_VERSION=0.25.1
 PY_TOOLCHAIN="$TOOLCHAINS/python"
 VENV="$PY_TOOLCHAIN/venv-componentize-py-$COMPONENTIZE_PY_VERSION"
-SDK_DIR="$ROOT/sdk/python"
+SDK_DIR="$ROOT/guest-sdk/python"
 
 # Install componentize-py into its venv unless it is there already.
 ensure_componentize_py() {

@@ -5,7 +5,7 @@
 #
 # COPYCAT_HOME (default: {{copycat_home}}, the checkout `copycat new` ran
 # from) is a Copycat checkout: it holds the WIT contract (wit/) and
-# the C SDK (sdk/c/). The first build installs the toolchain (Debian
+# the C SDK (guest-sdk/c/). The first build installs the toolchain (Debian
 # clang-22, lld-22, libclang-rt-22-dev-wasm32, wasi-libc; wit-bindgen and
 # wasm-tools through cargo); later builds take a second or two. Generated
 # bindings and objects go to build/.
@@ -13,8 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 COPYCAT_HOME="${COPYCAT_HOME:-{{copycat_home}}}"
 export COPYCAT_HOME
-if [[ -z "${COPYCAT_HOME:-}" || ! -f "$COPYCAT_HOME/sdk/c/build.sh" ]]; then
-    echo "error: set COPYCAT_HOME to a Copycat checkout (the directory holding wit/ and sdk/c/)" >&2
+if [[ -z "${COPYCAT_HOME:-}" || ! -f "$COPYCAT_HOME/guest-sdk/c/build.sh" ]]; then
+    echo "error: set COPYCAT_HOME to a Copycat checkout (the directory holding wit/ and guest-sdk/c/)" >&2
     exit 1
 fi
-exec "$COPYCAT_HOME/sdk/c/build.sh" --world source --build-dir build --out {{name}}.wasm ./*.c
+exec "$COPYCAT_HOME/guest-sdk/c/build.sh" --world source --build-dir build --out {{name}}.wasm ./*.c

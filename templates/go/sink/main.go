@@ -13,8 +13,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/copycat-connect/copycat/sdk/go/copycat"
-	"github.com/copycat-connect/copycat/sdk/go/sink"
+	"github.com/copycat-connect/copycat/guest-sdk/go/copycat"
+	"github.com/copycat-connect/copycat/guest-sdk/go/sink"
 )
 
 func init() { sink.Export(Connector{}, Start) }

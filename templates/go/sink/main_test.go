@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/copycat-connect/copycat/sdk/go/copycat"
-	"github.com/copycat-connect/copycat/sdk/go/sink"
+	"github.com/copycat-connect/copycat/guest-sdk/go/copycat"
+	"github.com/copycat-connect/copycat/guest-sdk/go/sink"
 )
 
 func TestPutFlush(t *testing.T) {

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 COPYCAT_HOME="${COPYCAT_HOME:-{{copycat_home}}}"
-tool="$COPYCAT_HOME/sdk/js/tools/build-component.sh"
-[[ -x "$tool" ]] || { echo "error: $COPYCAT_HOME is not a Copycat checkout (no sdk/js); set COPYCAT_HOME" >&2; exit 1; }
+tool="$COPYCAT_HOME/guest-sdk/js/tools/build-component.sh"
+[[ -x "$tool" ]] || { echo "error: $COPYCAT_HOME is not a Copycat checkout (no guest-sdk/js); set COPYCAT_HOME" >&2; exit 1; }
 COPYCAT_HOME="$COPYCAT_HOME" "$tool" src/index.js source {{name}}.wasm build
 echo "built $(pwd)/{{name}}.wasm"

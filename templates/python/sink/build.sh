@@ -3,7 +3,7 @@
 #
 # The toolchain (a venv with componentize-py from PyPI) is installed once by
 # the Copycat checkout's scripts/examples/python.sh, which also supplies the
-# WIT contract (wit/connector) and the SDK (sdk/python). Set COPYCAT_HOME to
+# WIT contract (wit/connector) and the SDK (guest-sdk/python). Set COPYCAT_HOME to
 # use another checkout than the one this project was created from.
 set -euo pipefail
 cd "$(dirname "$0")"

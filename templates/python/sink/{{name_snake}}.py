@@ -7,7 +7,7 @@ write files, use plain `open()` under a directory the operator grants with
 `grants.fs.write` (see examples/python/file-sink in the Copycat checkout).
 
 Build: ./build.sh   (-> {{name}}.wasm)
-Test:  PYTHONPATH=$COPYCAT_HOME/sdk/python python3 -m unittest
+Test:  PYTHONPATH=$COPYCAT_HOME/guest-sdk/python python3 -m unittest
 """
 
 # Import everything you need here, at the top: componentize-py snapshots the

@@ -1,6 +1,6 @@
 """Unit tests under plain CPython (no component, no broker):
 
-    PYTHONPATH=$COPYCAT_HOME/sdk/python python3 -m unittest
+    PYTHONPATH=$COPYCAT_HOME/guest-sdk/python python3 -m unittest
 """
 
 import unittest

@@ -7,7 +7,7 @@ per input stream (a file, a table, a shard) and a source offset that says
 where to resume in it.
 
 Build: ./build.sh   (-> {{name}}.wasm)
-Test:  PYTHONPATH=$COPYCAT_HOME/sdk/python python3 -m unittest
+Test:  PYTHONPATH=$COPYCAT_HOME/guest-sdk/python python3 -m unittest
 """
 
 # Import everything you need here, at the top: componentize-py snapshots the

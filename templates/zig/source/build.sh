@@ -5,7 +5,7 @@
 #
 # COPYCAT_HOME (default: {{copycat_home}}, the checkout `copycat new` ran
 # from) is a Copycat checkout: it holds the WIT contract (wit/) and
-# the Zig SDK (sdk/zig/copycat.zig, imported as the module "copycat"). The
+# the Zig SDK (guest-sdk/zig/copycat.zig, imported as the module "copycat"). The
 # first build installs Zig 0.17.1 from PyPI into
 # ~/.cache/copycat/toolchains/zig (and wit-bindgen and wasm-tools through
 # cargo); later builds take a few seconds. Generated bindings go to build/.
@@ -13,8 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 COPYCAT_HOME="${COPYCAT_HOME:-{{copycat_home}}}"
 export COPYCAT_HOME
-if [[ -z "${COPYCAT_HOME:-}" || ! -f "$COPYCAT_HOME/sdk/zig/build.sh" ]]; then
-    echo "error: set COPYCAT_HOME to a Copycat checkout (the directory holding wit/ and sdk/zig/)" >&2
+if [[ -z "${COPYCAT_HOME:-}" || ! -f "$COPYCAT_HOME/guest-sdk/zig/build.sh" ]]; then
+    echo "error: set COPYCAT_HOME to a Copycat checkout (the directory holding wit/ and guest-sdk/zig/)" >&2
     exit 1
 fi
-exec "$COPYCAT_HOME/sdk/zig/build.sh" --world source --build-dir build --out {{name}}.wasm {{name}}.zig
+exec "$COPYCAT_HOME/guest-sdk/zig/build.sh" --world source --build-dir build --out {{name}}.wasm {{name}}.zig
