@@ -5,7 +5,7 @@
 #   scripts/examples/python.sh              install the toolchain if needed, build both
 #   scripts/examples/python.sh toolchain    only install; print the componentize-py path
 #   scripts/examples/python.sh build WORLD APP_DIR MODULE OUT.wasm
-#                                           build any app (used by templates/python/*/build.sh)
+#                                           build any app (used by examples/python/*/build.sh and the projects copied from them)
 #
 # The toolchain is a venv under $TOOLCHAINS/python with componentize-py from
 # PyPI (pinned below). componentize-py bundles its own CPython for
