@@ -195,9 +195,11 @@ fn new_rust_projects_build_and_run() {
     assert!(stderr(&again).contains("already exists"), "{}", stderr(&again));
     let bad = copycat(&["new", "Bad_Name", "--dir", parent]);
     assert!(stderr(&bad).contains("project name 'Bad_Name'"), "{}", stderr(&bad));
+    // The command line offers only the languages there are examples for.
     let none = copycat(&["new", "x-y", "--lang", "cobol", "--dir", parent]);
+    assert!(!none.status.success());
     assert!(
-        stderr(&none).contains("no source template for language 'cobol'"),
+        stderr(&none).contains("invalid value 'cobol' for '--lang <LANG>'"),
         "{}",
         stderr(&none)
     );
