@@ -12,7 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 langs=("$@")
 if ((${#langs[@]} == 0)); then
-    langs=(python js c zig go)
+    langs=(rust python js c zig go)
 fi
 failed=()
 for lang in "${langs[@]}"; do

@@ -70,7 +70,7 @@ enum Command {
         #[command(subcommand)]
         action: PluginsCommand,
     },
-    /// Create a connector project from a template.
+    /// Create a connector project: the example of the language and kind, renamed.
     New {
         /// Project and plugin name (lowercase letters, digits, '-').
         name: String,

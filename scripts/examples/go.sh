@@ -2,22 +2,22 @@
 # Build the Go example connectors (examples/go/{counter-source,file-sink})
 # into build/examples/go/. Uses the system Go (>= 1.25, no TinyGo) and
 # wasm-tools; Go's build cache lives under $TOOLCHAINS/go. The SDK
-# (sdk/go) has no dependencies outside Go's standard library, so nothing is
+# (guest-sdk/go) has no dependencies outside Go's standard library, so nothing is
 # downloaded from the Go module proxy. Its generated bindings are committed
-# (sdk/go/internal/bindings); when wit-bindgen is installed they are checked
+# (guest-sdk/go/internal/bindings); when wit-bindgen is installed they are checked
 # against wit/connector first.
 #
 #   scripts/examples/go.sh
 source "$(dirname "$0")/lib.sh"
 
-SDK="$ROOT/sdk/go"
+SDK="$ROOT/guest-sdk/go"
 OUT="$OUT_ROOT/go"
 mkdir -p "$OUT"
 
 if command -v wit-bindgen >/dev/null 2>&1 && wit-bindgen --version 2>/dev/null | grep -q "$WIT_BINDGEN_VERSION"; then
-    "$SDK/generate.sh" --check || die "sdk/go/internal/bindings is stale: run sdk/go/generate.sh"
+    "$SDK/generate.sh" --check || die "guest-sdk/go/internal/bindings is stale: run guest-sdk/go/generate.sh"
 else
-    say "go: wit-bindgen $WIT_BINDGEN_VERSION not installed; not checking sdk/go/internal/bindings against the WIT"
+    say "go: wit-bindgen $WIT_BINDGEN_VERSION not installed; not checking guest-sdk/go/internal/bindings against the WIT"
 fi
 
 # up_to_date OUT DIR...: OUT exists and no file under DIR... is newer.

@@ -5,7 +5,7 @@
 #   scripts/examples/python.sh              install the toolchain if needed, build both
 #   scripts/examples/python.sh toolchain    only install; print the componentize-py path
 #   scripts/examples/python.sh build WORLD APP_DIR MODULE OUT.wasm
-#                                           build any app (used by templates/python/*/build.sh)
+#                                           build any app (used by examples/python/*/build.sh and the projects copied from them)
 #
 # The toolchain is a venv under $TOOLCHAINS/python with componentize-py from
 # PyPI (pinned below). componentize-py bundles its own CPython for
@@ -19,7 +19,7 @@ source "$(dirname "$0")/lib.sh"
 COMPONENTIZE_PY_VERSION=0.25.1
 PY_TOOLCHAIN="$TOOLCHAINS/python"
 VENV="$PY_TOOLCHAIN/venv-componentize-py-$COMPONENTIZE_PY_VERSION"
-SDK_DIR="$ROOT/sdk/python"
+SDK_DIR="$ROOT/guest-sdk/python"
 
 # Install componentize-py into its venv unless it is there already.
 ensure_componentize_py() {

@@ -1,6 +1,6 @@
 //! The author's tools: `copycat inspect`, `copycat dev run` (a component in
-//! the sandbox without Kafka) and `copycat new` (a project from a template
-//! that builds and runs as is).
+//! the sandbox without Kafka) and `copycat new` (a project copied from an
+//! example, that builds and runs as is).
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -195,10 +195,54 @@ fn new_rust_projects_build_and_run() {
     assert!(stderr(&again).contains("already exists"), "{}", stderr(&again));
     let bad = copycat(&["new", "Bad_Name", "--dir", parent]);
     assert!(stderr(&bad).contains("project name 'Bad_Name'"), "{}", stderr(&bad));
+    // The command line offers only the languages there are examples for.
     let none = copycat(&["new", "x-y", "--lang", "cobol", "--dir", parent]);
+    assert!(!none.status.success());
     assert!(
-        stderr(&none).contains("no source template for language 'cobol'"),
+        stderr(&none).contains("invalid value 'cobol' for '--lang <LANG>'"),
         "{}",
         stderr(&none)
     );
 }
+
+/// `copycat new` in another language: a source and a sink project, each
+/// built with its `build.sh` (the language's toolchain, as
+/// `just build-examples` installs it) and run or inspected under its own
+/// name.
+fn new_projects_build_and_run(lang: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let parent = dir.path().to_str().unwrap();
+    for kind in ["source", "sink"] {
+        let name = format!("my-{lang}-{kind}");
+        let out = copycat(&["new", &name, "--lang", lang, "--kind", kind, "--dir", parent]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let project = dir.path().join(&name);
+        build(&project);
+        let wasm = project.join(format!("{name}.wasm"));
+        let inspected = stdout(&copycat(&["inspect", wasm.to_str().unwrap()]));
+        assert!(
+            inspected.contains(&format!("{name} 0.1.0 ({kind} connector)")),
+            "{inspected}"
+        );
+        if kind == "source" {
+            let out = copycat(&["dev", "run", wasm.to_str().unwrap(), "-c", "topic=t", "-c", "count=2"]);
+            assert!(out.status.success(), "{}", stderr(&out));
+            assert!(stdout(&out).contains("\"key\":\"stream-0:1\""), "{}", stdout(&out));
+        }
+    }
+}
+
+macro_rules! new_projects {
+    ($($lang:ident),*) => {
+        mod new_projects {
+            $(
+                #[test]
+                fn $lang() {
+                    super::new_projects_build_and_run(stringify!($lang));
+                }
+            )*
+        }
+    };
+}
+
+new_projects!(python, js, c, go, zig);

@@ -1,6 +1,6 @@
 //! The conformance suite: one set of checks of the WIT contract that every
 //! connector component must pass, whatever language it is written in
-//! (`examples/SPEC.md` defines the two example connectors; the Rust
+//! (`examples/SPEC.md` defines the two example connectors; Copycat's own
 //! `datagen` and `file-sink` pass the same checks).
 //!
 //! A source: `describe` declares its keys; a bad config yields per-key
@@ -16,7 +16,7 @@
 //! `start` is the `config` variant.
 //!
 //! Components come from `build/examples/<lang>/` (`just build-examples`) and
-//! `build/plugins/` (Rust).
+//! `build/plugins/` (the shipped connectors).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -239,9 +239,9 @@ fn check_sink(component: &Path, extra: &[(&str, &str)]) {
     }
 }
 
-/// The Rust connectors Copycat ships: `datagen` is a counter source, and
+/// The connectors Copycat ships: `datagen` is a counter source, and
 /// `file-sink` keeps its own offsets with `exactly.once=true`.
-mod rust {
+mod shipped {
     use copycat_tests::plugin;
 
     #[test]
@@ -271,6 +271,7 @@ macro_rules! language {
     };
 }
 
+language!(rust);
 language!(python);
 language!(js);
 language!(c);

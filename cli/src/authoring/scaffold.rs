@@ -1,18 +1,34 @@
 //! `copycat new <name> --lang <lang> --kind source|sink`: a working
-//! connector project from the templates in `templates/<lang>/<kind>/`
-//! (compiled into the binary). In file names and contents, `{{name}}`
-//! becomes the project name, `{{name_snake}}` the name with `_` for `-`,
-//! and `{{copycat_home}}` the Copycat checkout the project builds against
-//! (its `wit/` contract and SDKs).
+//! connector project, copied from the example of that language and kind
+//! (`examples/<lang>/counter-source` for a source, `file-sink` for a sink;
+//! `examples/SPEC.md`), which is compiled into the binary by `build.rs`.
+//!
+//! The copy is renamed, in file names and contents: the example's name
+//! (`counter-source`, and `counter_source` where an identifier or module
+//! needs one) becomes the project name (and its `_` form), and the
+//! example's path to the checkout, `../../..`, becomes the Copycat checkout
+//! the project builds against (its `wit/` contract and SDKs). So a project
+//! is the example the conformance suite checks, under another name.
 
 use std::path::{Path, PathBuf};
 
-use include_dir::{Dir, DirEntry, include_dir};
+include!(concat!(env!("OUT_DIR"), "/examples.rs"));
 
-static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../templates");
-
-/// Languages with templates, in the order `--help` lists them.
+/// Languages with examples, in the order `--help` lists them.
 pub const LANGUAGES: &[&str] = &["rust", "python", "js", "c", "go", "zig"];
+
+/// How an example refers to the Copycat checkout: it sits in
+/// `examples/<lang>/<example>/`.
+const CHECKOUT: &str = "../../..";
+
+/// The example a project of `kind` starts from.
+fn example_of(kind: &str) -> Option<&'static str> {
+    match kind {
+        "source" => Some("counter-source"),
+        "sink" => Some("file-sink"),
+        _ => None,
+    }
+}
 
 /// Why a project could not be created.
 #[derive(Debug, thiserror::Error)]
@@ -22,7 +38,8 @@ pub enum ScaffoldError {
         "project name '{0}': use 2 to 64 lowercase ASCII letters, digits and '-', starting with a letter (it becomes a file, package and plugin name)"
     )]
     BadName(String),
-    /// No template for this language and kind.
+    /// No example for this language and kind (the message keeps the
+    /// word "template", which users and scripts know).
     #[error("no {kind} template for language '{lang}' (templates: {available})")]
     NoTemplate {
         /// Requested language.
@@ -69,12 +86,23 @@ fn valid_name(name: &str) -> bool {
         && !name.ends_with('-')
 }
 
-/// The templates there are, as `lang/kind`.
+/// The files of `examples/<lang>/<example>`: (path in the example, contents).
+fn example_files(lang: &str, example: &str) -> impl Iterator<Item = (&'static str, &'static [u8])> {
+    let dir = format!("{lang}/{example}");
+    EXAMPLE_FILES
+        .iter()
+        .filter(move |(d, _, _)| *d == dir)
+        .map(|(_, path, contents)| (*path, *contents))
+}
+
+/// The projects there are, as `lang/kind`.
 pub fn available() -> Vec<String> {
     let mut v = Vec::new();
-    for lang in TEMPLATES.dirs() {
-        for kind in lang.dirs() {
-            v.push(kind.path().display().to_string());
+    for lang in LANGUAGES {
+        for kind in ["source", "sink"] {
+            if example_of(kind).is_some_and(|e| example_files(lang, e).next().is_some()) {
+                v.push(format!("{lang}/{kind}"));
+            }
         }
     }
     v.sort();
@@ -86,53 +114,65 @@ pub fn create(p: &NewProject) -> Result<PathBuf, ScaffoldError> {
     if !valid_name(&p.name) {
         return Err(ScaffoldError::BadName(p.name.clone()));
     }
-    let template = TEMPLATES
-        .get_dir(format!("{}/{}", p.lang, p.kind))
-        .ok_or_else(|| ScaffoldError::NoTemplate {
-            lang: p.lang.clone(),
-            kind: p.kind.clone(),
-            available: available().join(", "),
-        })?;
+    let no_template = || ScaffoldError::NoTemplate {
+        lang: p.lang.clone(),
+        kind: p.kind.clone(),
+        available: available().join(", "),
+    };
+    let example = example_of(&p.kind).ok_or_else(no_template)?;
+    let files: Vec<_> = example_files(&p.lang, example).collect();
+    if files.is_empty() {
+        return Err(no_template());
+    }
     let dest = p.parent.join(&p.name);
     if dest.exists() {
         return Err(ScaffoldError::Exists(dest));
     }
-    let home = p.copycat_home.display().to_string();
-    let snake = p.name.replace('-', "_");
-    let fill = |s: &str| {
-        s.replace("{{name_snake}}", &snake)
-            .replace("{{name}}", &p.name)
-            .replace("{{copycat_home}}", &home)
-    };
-    write_dir(template, template.path(), &dest, &fill)?;
+    let rename = Rename::new(example, &p.name, &p.copycat_home);
+    for (rel, contents) in files {
+        let path = dest.join(rename.apply(rel));
+        let io = |source| ScaffoldError::Write {
+            path: path.clone(),
+            source,
+        };
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io)?;
+        }
+        match std::str::from_utf8(contents) {
+            Ok(text) => std::fs::write(&path, rename.apply(text)).map_err(io)?,
+            Err(_) => std::fs::write(&path, contents).map_err(io)?,
+        }
+        if path.extension().is_some_and(|e| e == "sh") {
+            set_executable(&path).map_err(io)?;
+        }
+    }
     Ok(dest)
 }
 
-fn write_dir(dir: &Dir<'_>, root: &Path, dest: &Path, fill: &dyn Fn(&str) -> String) -> Result<(), ScaffoldError> {
-    for entry in dir.entries() {
-        match entry {
-            DirEntry::Dir(d) => write_dir(d, root, dest, fill)?,
-            DirEntry::File(f) => {
-                let rel = f.path().strip_prefix(root).unwrap_or(f.path());
-                let path = dest.join(fill(&rel.display().to_string()));
-                let io = |source| ScaffoldError::Write {
-                    path: path.clone(),
-                    source,
-                };
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent).map_err(io)?;
-                }
-                match f.contents_utf8() {
-                    Some(text) => std::fs::write(&path, fill(text)).map_err(io)?,
-                    None => std::fs::write(&path, f.contents()).map_err(io)?,
-                }
-                if path.extension().is_some_and(|e| e == "sh") {
-                    set_executable(&path).map_err(io)?;
-                }
-            }
+/// An example's names, and its path to the checkout, replaced by a
+/// project's.
+struct Rename {
+    /// (from, to), applied in order.
+    pairs: [(String, String); 3],
+}
+
+impl Rename {
+    fn new(example: &str, name: &str, copycat_home: &Path) -> Self {
+        Self {
+            pairs: [
+                (example.to_owned(), name.to_owned()),
+                (example.replace('-', "_"), name.replace('-', "_")),
+                // Last: the checkout's path is not renamed.
+                (CHECKOUT.to_owned(), copycat_home.display().to_string()),
+            ],
         }
     }
-    Ok(())
+
+    fn apply(&self, text: &str) -> String {
+        self.pairs
+            .iter()
+            .fold(text.to_owned(), |text, (from, to)| text.replace(from.as_str(), to))
+    }
 }
 
 #[cfg(unix)]
@@ -159,9 +199,73 @@ mod tests {
     }
 
     #[test]
-    fn the_rust_templates_are_compiled_in() {
+    fn every_language_has_both_examples_compiled_in() {
         let all = available();
-        assert!(all.contains(&"rust/source".to_owned()), "{all:?}");
-        assert!(all.contains(&"rust/sink".to_owned()), "{all:?}");
+        for lang in LANGUAGES {
+            for kind in ["source", "sink"] {
+                assert!(all.contains(&format!("{lang}/{kind}")), "{lang}/{kind}: {all:?}");
+            }
+        }
+        assert_eq!(all.len(), 2 * LANGUAGES.len(), "{all:?}");
+    }
+
+    #[test]
+    fn build_output_is_not_compiled_in() {
+        for (dir, path, _) in EXAMPLE_FILES {
+            assert!(
+                !path.ends_with(".wasm") && !path.starts_with("build/") && !path.starts_with("target/"),
+                "{dir}/{path}"
+            );
+        }
+    }
+
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn a_project_is_the_example_renamed() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("no temporary directory");
+        };
+        let home = Path::new("/opt/copycat");
+        for lang in LANGUAGES {
+            for (kind, example) in [("source", "counter-source"), ("sink", "file-sink")] {
+                let project = NewProject {
+                    name: format!("my-{lang}-{kind}"),
+                    lang: (*lang).to_owned(),
+                    kind: kind.to_owned(),
+                    parent: dir.path().to_owned(),
+                    copycat_home: home.to_owned(),
+                };
+                let created = match create(&project) {
+                    Ok(created) => created,
+                    Err(e) => panic!("{lang}/{kind}: {e}"),
+                };
+                let mut paths = Vec::new();
+                walk(&created, &mut paths);
+                for path in &paths {
+                    let rel = path.strip_prefix(&created).unwrap_or(path).display().to_string();
+                    assert!(
+                        !rel.contains(example) && !rel.contains(&example.replace('-', "_")),
+                        "{lang}/{kind}: {rel} is not renamed"
+                    );
+                }
+                let build = std::fs::read_to_string(created.join("build.sh")).unwrap_or_default();
+                assert!(
+                    build.contains(&format!("{}.wasm", project.name)),
+                    "{lang}/{kind}: build.sh does not build {}.wasm",
+                    project.name
+                );
+                assert!(paths.len() >= 3, "{lang}/{kind}: {paths:?}");
+            }
+        }
     }
 }

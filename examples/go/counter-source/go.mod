@@ -1,8 +1,9 @@
-module github.com/copycat-connect/copycat/examples/go/counter-source
+module counter-source
 
 go 1.25
 
-require github.com/copycat-connect/copycat/sdk/go v0.0.0
+require github.com/copycat-connect/copycat/guest-sdk/go v0.0.0
 
-// The SDK lives in this repository (sdk/go); it has no other dependencies.
-replace github.com/copycat-connect/copycat/sdk/go => ../../../sdk/go
+// The Copycat Go SDK, in the Copycat checkout (../../..); it has no other
+// dependencies. build.sh points this at $COPYCAT_HOME when that is set.
+replace github.com/copycat-connect/copycat/guest-sdk/go => ../../../guest-sdk/go

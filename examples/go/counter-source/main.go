@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/copycat-connect/copycat/sdk/go/copycat"
-	"github.com/copycat-connect/copycat/sdk/go/source"
+	"github.com/copycat-connect/copycat/guest-sdk/go/copycat"
+	"github.com/copycat-connect/copycat/guest-sdk/go/source"
 )
 
 func init() { source.Export(Counter{}, Start) }

@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/copycat-connect/copycat/sdk/go/copycat"
-	"github.com/copycat-connect/copycat/sdk/go/source"
+	"github.com/copycat-connect/copycat/guest-sdk/go/copycat"
+	"github.com/copycat-connect/copycat/guest-sdk/go/source"
 )
 
 func TestValidate(t *testing.T) {

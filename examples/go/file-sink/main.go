@@ -22,8 +22,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/copycat-connect/copycat/sdk/go/copycat"
-	"github.com/copycat-connect/copycat/sdk/go/sink"
+	"github.com/copycat-connect/copycat/guest-sdk/go/copycat"
+	"github.com/copycat-connect/copycat/guest-sdk/go/sink"
 )
 
 func init() { sink.Export(FileSink{}, Start) }

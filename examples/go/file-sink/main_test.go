@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/copycat-connect/copycat/sdk/go/copycat"
-	"github.com/copycat-connect/copycat/sdk/go/sink"
+	"github.com/copycat-connect/copycat/guest-sdk/go/copycat"
+	"github.com/copycat-connect/copycat/guest-sdk/go/sink"
 )
 
 func record(topic string, partition int32, offset int64, value string) sink.Record {

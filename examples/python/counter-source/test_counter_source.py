@@ -1,6 +1,6 @@
 """Native unit tests (plain CPython, no component, no broker):
 
-    PYTHONPATH=sdk/python python3 -m unittest discover -s examples/python/counter-source
+    PYTHONPATH=../../../guest-sdk/python python3 -m unittest   (in this directory)
 """
 
 import unittest

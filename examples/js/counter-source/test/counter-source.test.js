@@ -1,5 +1,5 @@
 // Unit tests under Node.js with the SDK's in-memory host: `npm test`
-// (node --import ../../../sdk/js/testing/register.mjs --test).
+// (node --import ../../../guest-sdk/js/testing/register.mjs --test).
 import assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
 import { host } from 'copycat-sdk/testing';

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Build a C Copycat connector into a WebAssembly component.
+#
+#   guest-sdk/c/build.sh --world source|sink --out NAME.wasm [--build-dir DIR] [--cflags "..."] FILE.c...
+#
+# Steps (each skipped when its output is up to date):
+#   1. the toolchain: Debian clang-22, lld-22, libclang-rt-22-dev-wasm32 and
+#      wasi-libc (apt-get install when missing: root, or sudo without a
+#      password), wit-bindgen and wasm-tools (cargo install, pinned in
+#      scripts/examples/lib.sh);
+#   2. the bindings: `wit-bindgen c --world WORLD` of $COPYCAT_HOME/wit/connector
+#      into DIR/wit-c/WORLD/ (generated once per WIT change; the Zig SDK
+#      uses the same directory);
+#   3. clang-22 --target=wasm32-wasi -mexec-model=reactor: your files, the
+#      SDK (guest-sdk/c/src/copycat.c + guest-sdk/c/src/WORLD.c) and the bindings into a
+#      core module DIR/c/NAME.core.wasm;
+#   4. wasm-tools component new with the WASI preview1 reactor adapter.
+#
+# COPYCAT_HOME is the Copycat checkout (default: two levels above this file).
+# DIR defaults to ./build. CFLAGS defaults to -Oz (smallest; -O2 is faster
+# and about three times larger).
+set -euo pipefail
+
+COPYCAT_HOME="${COPYCAT_HOME:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+# shellcheck source=../../scripts/examples/lib.sh
+source "$COPYCAT_HOME/scripts/examples/lib.sh"
+SDK="$COPYCAT_HOME/guest-sdk/c"
+
+world="" out="" build_dir="$PWD/build" cflags="${CFLAGS:--Oz}"
+sources=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+    --world) world="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --build-dir) build_dir="$2"; shift 2 ;;
+    --cflags) cflags="$2"; shift 2 ;;
+    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    -*) die "unknown option $1 (see $0 --help)" ;;
+    *) sources+=("$1"); shift ;;
+    esac
+done
+[[ "$world" == source || "$world" == sink ]] || die "--world source|sink is required"
+[[ -n "$out" ]] || die "--out FILE.wasm is required"
+[[ ${#sources[@]} -gt 0 ]] || die "no C source files given"
+for f in "${sources[@]}"; do [[ -f "$f" ]] || die "no such file: $f"; done
+
+APT_PACKAGES=(clang-22 lld-22 libclang-rt-22-dev-wasm32 wasi-libc)
+CC=clang-22
+
+mkdir -p "$build_dir" "$(dirname "$out")"
+build_dir="$(cd "$build_dir" && pwd)"
+out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
+
+# 1. Toolchain ----------------------------------------------------------------
+c_toolchain_present() {
+    command -v "$CC" >/dev/null 2>&1 && command -v wasm-ld-22 >/dev/null 2>&1 &&
+        [[ -f /usr/lib/wasm32-wasi/libc.a ]] &&
+        ls /usr/lib/llvm-22/lib/clang/22/lib/wasi/libclang_rt.builtins-wasm32.a >/dev/null 2>&1
+}
+
+ensure_c_toolchain() {
+    c_toolchain_present && return
+    local sudo=()
+    if [[ $(id -u) -ne 0 ]]; then
+        sudo -n true 2>/dev/null || die "the C toolchain is missing; install it with:
+    sudo apt-get update && sudo apt-get install -y ${APT_PACKAGES[*]}"
+        sudo=(sudo -n)
+    fi
+    say "installing ${APT_PACKAGES[*]} (apt)"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-cache show clang-22 >/dev/null 2>&1; then
+        "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || die "apt-get update failed"
+    fi
+    "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${APT_PACKAGES[@]}" >&2 ||
+        die "apt-get install ${APT_PACKAGES[*]} failed (clang-22 comes from Debian bookworm-security / trixie)"
+    c_toolchain_present || die "the C toolchain is still incomplete after apt-get install"
+}
+
+ensure_c_toolchain
+ensure_wit_bindgen
+ensure_wasm_tools
+adapter="$(reactor_adapter)"
+
+# 2. Bindings -----------------------------------------------------------------
+# Regenerated when the WIT files or the wit-bindgen version change.
+gen="$build_dir/wit-c/$world"
+stamp="$(cat "$WIT_DIR"/*.wit | sha256sum | cut -c1-16)-$(wit-bindgen --version | tr -dc '0-9.')"
+if [[ "$(cat "$gen/.stamp" 2>/dev/null)" != "$stamp" ]]; then
+    # Generated aside and moved into place: the Zig build may read it.
+    tmp="$(mktemp -d "$build_dir/.wit-c.XXXXXX")" && chmod 755 "$tmp"
+    wit-bindgen c "$WIT_DIR" --world "$world" --out-dir "$tmp" >/dev/null 2>&1 ||
+        die "wit-bindgen c failed for the world $world"
+    echo "$stamp" >"$tmp/.stamp"
+    mkdir -p "$build_dir/wit-c"
+    rm -rf "$gen"
+    mv "$tmp" "$gen"
+fi
+
+# 3 + 4. Compile and componentize (skipped when $out is newer than every input).
+name="$(basename "$out" .wasm)"
+core="$build_dir/c/$name.core.wasm"
+mkdir -p "$build_dir/c" "$(dirname "$out")"
+inputs=("${sources[@]}" "$SDK/include/copycat.h" "$SDK/src/"* "$gen/.stamp" "${BASH_SOURCE[0]}")
+if [[ -f "$out" ]]; then
+    fresh=1
+    for f in "${inputs[@]}"; do [[ "$f" -nt "$out" ]] && fresh=0 && break; done
+    # Headers next to the sources count too.
+    for d in $(dirname "${sources[@]}" | sort -u); do
+        for h in "$d"/*.h; do [[ -e "$h" && "$h" -nt "$out" ]] && fresh=0; done
+    done
+    if [[ $fresh == 1 ]]; then
+        say "up to date: $out"
+        exit 0
+    fi
+fi
+
+# shellcheck disable=SC2086 # cflags is a list of flags
+"$CC" --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor $cflags \
+    -Wall -Wextra -Wno-deprecated -Wno-unused-parameter -Wno-missing-field-initializers \
+    -I "$SDK/include" -I "$SDK/src" -I "$gen" \
+    -Wl,--strip-all \
+    -o "$core" \
+    "${sources[@]}" "$SDK/src/copycat.c" "$SDK/src/$world.c" "$gen/$world.c" "$gen/${world}_component_type.o" ||
+    die "compiling $name failed"
+wasm-tools component new "$core" --adapt "wasi_snapshot_preview1=$adapter" -o "$out" ||
+    die "wasm-tools component new failed for $name"

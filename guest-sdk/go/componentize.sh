@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Build a Go connector package into a Copycat component.
+#
+#   guest-sdk/go/componentize.sh <source|sink> <package-dir> <out.wasm>
+#
+# The package is a Go main package that registers itself with source.Export
+# or sink.Export. Steps (what bytecodealliance/componentize-go does for a
+# synchronous world):
+#   1. GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared: a WASI preview1
+#      reactor core module whose //go:wasmexport functions are the WIT exports;
+#   2. wasm-tools component embed: attach the world's WIT (wit/connector);
+#   3. wasm-tools component new --adapt: wrap it into a component, with the
+#      WASI preview1 -> 0.2 reactor adapter.
+# Intermediate files go to <out>.d/ beside the output. Go's build cache lives
+# under $TOOLCHAINS/go (see scripts/examples/lib.sh), not in the repository.
+set -euo pipefail
+
+SDK="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=../../scripts/examples/lib.sh
+source "$SDK/../../scripts/examples/lib.sh"
+
+[[ $# -eq 3 ]] || die "usage: $0 <source|sink> <package-dir> <out.wasm>"
+world="$1" pkg="$2" out="$3"
+[[ "$world" == source || "$world" == sink ]] || die "world must be source or sink, not '$world'"
+[[ -f "$pkg/go.mod" || -f "$pkg/main.go" ]] || die "$pkg: not a Go package directory"
+
+go_env() {
+    export GOCACHE="$TOOLCHAINS/go/cache" GOMODCACHE="$TOOLCHAINS/go/mod"
+    # Never switch to a downloaded toolchain behind the user's back.
+    export GOTOOLCHAIN=local
+}
+
+# ensure_go: a Go >= 1.24 (//go:wasmexport) on PATH or at /usr/local/go.
+ensure_go() {
+    if ! command -v go >/dev/null 2>&1 && [[ -x /usr/local/go/bin/go ]]; then
+        export PATH="/usr/local/go/bin:$PATH"
+    fi
+    command -v go >/dev/null 2>&1 || die "Go not found: install Go >= 1.25 (https://go.dev/dl) and put it on PATH"
+    local v
+    v="$(go env GOVERSION)"
+    [[ "$v" =~ ^go1\.([0-9]+) ]] || die "cannot read the Go version ($v)"
+    (( BASH_REMATCH[1] >= 25 )) || die "Go $v is too old: the SDK needs Go >= 1.25 (//go:wasmexport, wasip1 c-shared)"
+}
+
+ensure_go
+go_env
+ensure_wasm_tools
+adapter="$(reactor_adapter)"
+
+mkdir -p "$(dirname "$out")"
+out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
+work="${COPYCAT_BUILD_DIR:-$out.d}"
+mkdir -p "$work"
+
+# -s -w: no symbol table or DWARF (Go's own pclntab still names the frames
+# of a panic's stack trace). -checklinkname=0: the SDK's cabi_realloc uses
+# runtime.sbrk before Go's heap is initialized.
+(cd "$pkg" && GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -buildvcs=false \
+    -ldflags='-checklinkname=0 -s -w' -o "$work/core.wasm" .) ||
+    die "go build of $pkg failed"
+wasm-tools component embed "$WIT_DIR" --world "$world" "$work/core.wasm" -o "$work/embed.wasm" ||
+    die "wasm-tools component embed failed"
+wasm-tools component new "$work/embed.wasm" --adapt "wasi_snapshot_preview1=$adapter" -o "$out.tmp" ||
+    die "wasm-tools component new failed: a missing export means $pkg does not register with package $world (${world}.Export)"
+wasm-tools validate "$out.tmp" || die "the component does not validate"
+mv "$out.tmp" "$out"

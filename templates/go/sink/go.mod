@@ -1,9 +1,0 @@
-module {{name}}
-
-go 1.25
-
-require github.com/copycat-connect/copycat/sdk/go v0.0.0
-
-// The Copycat Go SDK, from the Copycat checkout this project was created
-// with. build.sh rewrites the path when COPYCAT_HOME points elsewhere.
-replace github.com/copycat-connect/copycat/sdk/go => {{copycat_home}}/sdk/go
