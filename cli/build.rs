@@ -2,7 +2,8 @@
 //! `--copycat-home`), and compiles the example projects into the binary (the
 //! projects `copycat new` starts from): `$OUT_DIR/examples.rs` lists every
 //! file of every `examples/<lang>/<example>/` that the example's own
-//! `.gitignore` does not name (build output never lands in the binary).
+//! `.gitignore` does not name (build output never lands in the binary; the
+//! `ignore` crate reads the `.gitignore` as git does).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -24,8 +25,7 @@ fn main() {
     let mut files = Vec::new();
     for lang in subdirs(&root.join("examples")) {
         for example in subdirs(&lang) {
-            let ignored = ignore_patterns(&example.join(".gitignore"));
-            collect(&example, &example, &ignored, &mut files);
+            collect(&example, &mut files);
         }
     }
     files.sort();
@@ -55,55 +55,29 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// The patterns of a `.gitignore`, in the subset the examples use: `name`
-/// and `*.ext` (at any depth), `/`-anchored at the example's top, a trailing
-/// `/` for directories only; comments and blank lines skipped.
-fn ignore_patterns(gitignore: &Path) -> Vec<String> {
-    std::fs::read_to_string(gitignore)
-        .unwrap_or_default()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(String::from)
-        .collect()
-}
-
-fn ignored(patterns: &[String], name: &str, top: bool, dir: bool) -> bool {
-    patterns.iter().any(|p| {
-        let (anchored, p) = p.strip_prefix('/').map_or((false, p.as_str()), |p| (true, p));
-        let (dir_only, p) = p.strip_suffix('/').map_or((false, p), |p| (true, p));
-        (!anchored || top)
-            && (!dir_only || dir)
-            && match p.strip_prefix('*') {
-                Some(suffix) => name.ends_with(suffix),
-                None => name == p,
-            }
-    })
-}
-
-/// Add the files under `dir` (inside `example`) to `files` as
-/// (`<lang>/<example>`, relative path, absolute path).
-fn collect(example: &Path, dir: &Path, patterns: &[String], files: &mut Vec<(String, String, String)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+/// Add the files of `example` that its `.gitignore` does not name to
+/// `files` as (`<lang>/<example>`, relative path, absolute path).
+fn collect(example: &Path, files: &mut Vec<(String, String, String)>) {
+    let (Some(lang), Some(name)) = (example.parent().and_then(Path::file_name), example.file_name()) else {
         return;
     };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let is_dir = path.is_dir();
-        if ignored(patterns, &name, dir == example, is_dir) {
+    let id = format!("{}/{}", lang.to_string_lossy(), name.to_string_lossy());
+    let walk = ignore::WalkBuilder::new(example)
+        .hidden(false)
+        .parents(false)
+        .git_global(false)
+        .git_exclude(false)
+        .require_git(false)
+        .build();
+    for entry in walk.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        if is_dir {
-            collect(example, &path, patterns, files);
-        } else if let (Ok(rel), Some(parent)) = (path.strip_prefix(example), example.parent()) {
-            let (Some(lang), Some(name)) = (parent.file_name(), example.file_name()) else {
-                continue;
-            };
+        if let Ok(rel) = entry.path().strip_prefix(example) {
             files.push((
-                format!("{}/{}", lang.to_string_lossy(), name.to_string_lossy()),
+                id.clone(),
                 rel.to_string_lossy().replace('\\', "/"),
-                path.to_string_lossy().into_owned(),
+                entry.path().to_string_lossy().into_owned(),
             ));
         }
     }
