@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use rdkafka::ClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext, Rebalance};
 
-use crate::config::{Props, WorkerConfig};
-use crate::kafka::{KafkaError, client_config};
+use crate::config::WorkerConfig;
+use crate::kafka::{KafkaError, worker_client_config};
 
 /// Counts the group's rebalances this member took part in.
 struct Generations(Arc<AtomicU64>);
@@ -62,7 +62,7 @@ impl Membership {
         heartbeat_interval: Duration,
     ) -> Result<Self, KafkaError> {
         let generation = Arc::new(AtomicU64::new(0));
-        let consumer: BaseConsumer<Generations> = client_config(worker, &worker.consumer, &Props::new())
+        let consumer: BaseConsumer<Generations> = worker_client_config(worker, &worker.consumer)
             .set("group.id", group)
             .set("client.id", worker_id)
             .set("enable.auto.commit", "false")

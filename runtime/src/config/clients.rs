@@ -4,7 +4,32 @@
 
 use rdkafka::ClientConfig;
 
+use super::security;
 use crate::connector::Props;
+
+/// The librdkafka settings of one client's keys (those after `prefix`):
+/// Kafka Connect's security keys translated ([`security::translate`]), the
+/// result checked against librdkafka. Problems (named with the prefix) go
+/// to `problems`; keys accepted without effect are logged.
+pub fn client_settings(prefix: &str, raw: &Props, problems: &mut Vec<(String, String)>) -> Props {
+    let t = security::translate(prefix, raw);
+    problems.extend(t.problems);
+    for (key, note) in t.notes {
+        tracing::warn!(key, "{note}");
+    }
+    problems.extend(
+        client_setting_problems(prefix, &t.settings)
+            .into_iter()
+            .map(|(k, why)| {
+                if security::is_password(&k) {
+                    (k, "librdkafka refused the value".to_owned())
+                } else {
+                    (k, why)
+                }
+            }),
+    );
+    t.settings
+}
 
 /// `max.poll.records` (`consumer.max.poll.records`,
 /// `consumer.override.max.poll.records`): how many records a sink task is

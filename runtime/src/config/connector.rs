@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::clients::{MAX_POLL_RECORDS, client_setting_problems};
+use super::clients::{MAX_POLL_RECORDS, client_settings};
 use super::limits::{RestartPolicy, read_limits, read_restart};
 use super::reader::{ConfigError, Reader, load_properties};
 use super::worker::WorkerConfig;
@@ -141,12 +141,10 @@ impl ConnectorConfig {
                 ));
             }
         }
-        let consumer_overrides = r.prefixed("consumer.override.");
-        let producer_overrides = r.prefixed("producer.override.");
-        r.problems
-            .extend(client_setting_problems("producer.override.", &producer_overrides));
-        r.problems
-            .extend(client_setting_problems("consumer.override.", &consumer_overrides));
+        let raw_consumer = r.prefixed("consumer.override.");
+        let raw_producer = r.prefixed("producer.override.");
+        let consumer_overrides = client_settings("consumer.override.", &raw_consumer, &mut r.problems);
+        let producer_overrides = client_settings("producer.override.", &raw_producer, &mut r.problems);
         let batch_default = consumer_overrides
             .get(MAX_POLL_RECORDS)
             .or_else(|| worker.consumer.get(MAX_POLL_RECORDS))

@@ -8,6 +8,7 @@ pub mod distributed;
 pub(crate) mod limits;
 mod reader;
 pub(crate) mod rest;
+pub mod security;
 mod worker;
 
 pub use clients::{MAX_POLL_RECORDS, client_setting_problems};

@@ -3,10 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::clients::client_setting_problems;
+use super::clients::client_settings;
 use super::limits::{LIMIT_KEYS, RestartPolicy, read_limits, read_restart};
 use super::reader::{ConfigError, Reader, load_properties};
 use super::rest::{REST_KEYS, RestListener, STRICT_PREFIXES, read_rest};
+use super::security;
 use crate::connector::Props;
 use crate::engine::{DEFAULT_MAX_INSTANCES, DEFAULT_STACK_BYTES, EngineConfig};
 use crate::host::TaskLimits;
@@ -83,6 +84,9 @@ pub struct WorkerConfig {
     pub consumer: Props,
     /// `admin.*` client settings.
     pub admin: Props,
+    /// The worker's own clients' security settings (top-level
+    /// `security.protocol`, `ssl.*`, `sasl.*`), in librdkafka's names.
+    pub security: Props,
     /// `listeners`: where the REST API listens, as `host:port` (from the
     /// first `http://host:port` or `https://host:port` of the list; default
     /// `127.0.0.1:8083`; port 0 picks a free port).
@@ -224,22 +228,23 @@ impl WorkerConfig {
             producer: {
                 let mut p = r.prefixed("producer.");
                 p.remove("shared");
-                p
+                client_settings("producer.", &p, &mut r.problems)
             },
-            consumer: r.prefixed("consumer."),
-            admin: r.prefixed("admin."),
+            consumer: client_settings("consumer.", &r.prefixed("consumer."), &mut r.problems),
+            admin: client_settings("admin.", &r.prefixed("admin."), &mut r.problems),
+            security: {
+                let own: Props = props
+                    .iter()
+                    .filter(|(k, _)| security::is_security_key(k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                client_settings("", &own, &mut r.problems)
+            },
             listen_addr: rest.addr.clone(),
             rest,
             state_dir,
             raw: props.clone(),
         };
-        for (prefix, settings) in [
-            ("producer.", &cfg.producer),
-            ("consumer.", &cfg.consumer),
-            ("admin.", &cfg.admin),
-        ] {
-            r.problems.extend(client_setting_problems(prefix, settings));
-        }
         let mut cfg = cfg;
         match r.str("exactly.once.source.support").unwrap_or("disabled") {
             "enabled" => cfg.exactly_once_source = true,
@@ -277,6 +282,7 @@ impl WorkerConfig {
                 || DISTRIBUTED_KEYS.contains(&key.as_str())
                 || REST_KEYS.contains(&key.as_str())
                 || LIMIT_KEYS.contains(&key.as_str())
+                || security::is_security_key(key)
                 || ["producer.", "consumer.", "admin."].iter().any(|p| key.starts_with(p));
             if DISTRIBUTED_IGNORED.contains(&key.as_str()) {
                 tracing::info!(
@@ -372,6 +378,60 @@ pub(crate) const DISTRIBUTED_IGNORED: &[&str] = &[
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    fn with(pairs: &[(&str, &str)]) -> Result<WorkerConfig, ConfigError> {
+        let mut props: Props = [("bootstrap.servers", "b:9092")]
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        props.extend(pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        WorkerConfig::from_props(props)
+    }
+
+    #[test]
+    fn top_level_security_keys_configure_the_worker_clients_only() {
+        let cfg = with(&[
+            ("security.protocol", "SASL_SSL"),
+            ("sasl.mechanism", "SCRAM-SHA-512"),
+            (
+                "sasl.jaas.config",
+                r#"org.apache.kafka.common.security.scram.ScramLoginModule required username="w" password="s3cret";"#,
+            ),
+            ("ssl.truststore.type", "PEM"),
+            ("ssl.truststore.location", "/ca.pem"),
+            ("producer.security.protocol", "SSL"),
+        ])
+        .unwrap();
+        assert_eq!(
+            cfg.security.get("security.protocol").map(String::as_str),
+            Some("sasl_ssl")
+        );
+        assert_eq!(cfg.security.get("sasl.username").map(String::as_str), Some("w"));
+        assert_eq!(cfg.security.get("ssl.ca.location").map(String::as_str), Some("/ca.pem"));
+        // Task clients inherit nothing: only what `producer.*` says.
+        assert_eq!(cfg.producer.get("security.protocol").map(String::as_str), Some("ssl"));
+        assert!(!cfg.producer.contains_key("sasl.username"));
+        assert!(cfg.consumer.is_empty());
+    }
+
+    #[test]
+    fn a_misspelt_or_unusable_security_key_is_an_error_naming_it() {
+        let err = with(&[
+            ("ssl.truststore.locaton", "/ca.pem"),
+            ("consumer.ssl.keystore.location", "/k.jks"),
+            ("admin.sasl.jaas.config", "nonsense password=\"hunter2\""),
+        ])
+        .unwrap_err()
+        .to_string();
+        for key in [
+            "ssl.truststore.locaton",
+            "consumer.ssl.keystore.location",
+            "admin.sasl.jaas.config",
+        ] {
+            assert!(err.contains(key), "{key} not named: {err}");
+        }
+        assert!(!err.contains("hunter2"), "{err}");
+    }
 
     #[test]
     fn listeners_and_state_dir() {

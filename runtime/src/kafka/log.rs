@@ -20,8 +20,8 @@ use rdkafka::producer::{BaseRecord, DeliveryResult, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::shared_producer::{AckSink, Delivery, SourceProducer};
-use super::{KafkaError, client_config};
-use crate::config::{Props, WorkerConfig};
+use super::{KafkaError, worker_client_config};
+use crate::config::WorkerConfig;
 
 /// One record as read: its key and value (`None`: a tombstone).
 pub type LogRecord = (String, Option<Vec<u8>>);
@@ -83,13 +83,13 @@ impl TopicLog {
     pub fn open(worker: &WorkerConfig, topic: &str) -> Result<Self, KafkaError> {
         let timeout = worker.offset_flush_timeout.max(Duration::from_secs(10));
         let producer = SourceProducer::create(
-            client_config(worker, &worker.producer, &Props::new())
+            worker_client_config(worker, &worker.producer)
                 .set("enable.idempotence", "true")
                 .set("acks", "all")
                 .set("linger.ms", "0"),
         )
         .map_err(|e| KafkaError::new(format!("creating the writer of {topic}"), e))?;
-        let consumer: BaseConsumer = client_config(worker, &worker.consumer, &Props::new())
+        let consumer: BaseConsumer = worker_client_config(worker, &worker.consumer)
             .set("group.id", "copycat-log-reader")
             .set("enable.auto.commit", "false")
             .set("enable.partition.eof", "false")

@@ -50,8 +50,11 @@ impl KafkaError {
     }
 }
 
-/// A client config: `bootstrap.servers`, then the worker's `<kind>.*`
-/// settings, then the connector's overrides.
+/// A connector task's client config: `bootstrap.servers`, then the
+/// worker's `<kind>.*` settings, then the connector's overrides. The
+/// worker's top-level security settings are not inherited (as in Kafka
+/// Connect): a secure cluster needs them under `producer.`, `consumer.`,
+/// `admin.` too.
 pub fn client_config(worker: &WorkerConfig, base: &Props, overrides: &Props) -> ClientConfig {
     let mut cfg = ClientConfig::new();
     cfg.set("bootstrap.servers", &worker.bootstrap_servers);
@@ -61,6 +64,18 @@ pub fn client_config(worker: &WorkerConfig, base: &Props, overrides: &Props) -> 
         if k != MAX_POLL_RECORDS {
             cfg.set(k, v);
         }
+    }
+    cfg
+}
+
+/// A client of the worker's own (the offsets, config and status topics,
+/// group membership, admin and metadata): `bootstrap.servers`, the worker's
+/// `<kind>.*` settings, then its top-level `security.protocol`, `ssl.*` and
+/// `sasl.*` settings (translated to librdkafka's names).
+pub fn worker_client_config(worker: &WorkerConfig, base: &Props) -> ClientConfig {
+    let mut cfg = client_config(worker, base, &Props::new());
+    for (k, v) in &worker.security {
+        cfg.set(k, v);
     }
     cfg
 }
@@ -191,7 +206,7 @@ impl std::fmt::Debug for Admin {
 impl Admin {
     /// An admin client with the worker's `admin.*` settings.
     pub fn new(worker: &WorkerConfig) -> Result<Self, KafkaError> {
-        let client = client_config(worker, &worker.admin, &Props::new())
+        let client = worker_client_config(worker, &worker.admin)
             .create()
             .map_err(|e| KafkaError::new("creating the admin client", e))?;
         Ok(Self { client })
@@ -238,7 +253,7 @@ impl Admin {
 /// The Kafka cluster's id (`GET /`'s `kafka_cluster_id`), from an admin
 /// client; `None` if the cluster cannot be reached in 10 s. Blocking.
 pub fn cluster_id(worker: &WorkerConfig) -> Option<String> {
-    let admin: AdminClient<DefaultClientContext> = client_config(worker, &worker.admin, &Props::new()).create().ok()?;
+    let admin: AdminClient<DefaultClientContext> = worker_client_config(worker, &worker.admin).create().ok()?;
     admin.inner().fetch_cluster_id(Duration::from_secs(10))
 }
 
@@ -249,7 +264,7 @@ pub async fn ensure_compacted_topic(
     partitions: i32,
     replication: i32,
 ) -> Result<(), KafkaError> {
-    let admin: AdminClient<DefaultClientContext> = client_config(worker, &worker.admin, &Props::new())
+    let admin: AdminClient<DefaultClientContext> = worker_client_config(worker, &worker.admin)
         .create()
         .map_err(|e| KafkaError::new("creating the admin client", e))?;
     // Fail fast, and say so, when the cluster cannot be reached at all.

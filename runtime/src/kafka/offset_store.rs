@@ -12,8 +12,8 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 
-use super::{KafkaError, client_config};
-use crate::config::{Props, WorkerConfig};
+use super::{KafkaError, worker_client_config};
+use crate::config::WorkerConfig;
 use crate::host::OffsetSnapshot;
 
 /// The key of `partition`'s offset for `connector`.
@@ -106,7 +106,7 @@ const READ_ON_AT_MOST: Duration = Duration::from_secs(600);
 impl ReaderClients {
     fn new(worker: &WorkerConfig) -> Result<Self, KafkaError> {
         let reader = |isolation: &str| -> Result<BaseConsumer, KafkaError> {
-            let mut cfg = client_config(worker, &worker.consumer, &Props::new());
+            let mut cfg = worker_client_config(worker, &worker.consumer);
             cfg.set("enable.auto.commit", "false")
                 .set("isolation.level", isolation)
                 .set("group.id", "copycat-offset-reader")

@@ -37,7 +37,7 @@ use rdkafka::consumer::BaseConsumer;
 use rdkafka::producer::{BaseProducer, DeliveryResult, Producer, ProducerContext};
 use rdkafka::{ClientConfig, ClientContext};
 
-use super::{KafkaError, client_config, producer_config};
+use super::{KafkaError, producer_config, worker_client_config};
 use crate::config::{Props, WorkerConfig};
 
 /// Where a task's delivery reports go; implemented by the source task's
@@ -341,7 +341,7 @@ impl ProducerRegistry {
         if let Some(c) = slot.upgrade() {
             return Ok(c);
         }
-        let mut cfg = client_config(worker, &worker.consumer, &Props::new());
+        let mut cfg = worker_client_config(worker, &worker.consumer);
         cfg.set("allow.auto.create.topics", "false");
         if !worker.consumer.contains_key("client.id") {
             cfg.set("client.id", format!("copycat-worker-{}-metadata", std::process::id()));

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use super::error::RestError;
 use super::extract::{QueryPairs, blocking, flag, parse_body};
 use super::state::RestState;
+use crate::config::security::redacted;
 use crate::config::{ConnectorConfig, Props};
 use crate::connector::Kind;
 use crate::connector::{TargetState, TaskState};
@@ -92,7 +93,7 @@ fn info_json(st: &RestState, name: &str) -> Result<Value, RestError> {
         .iter()
         .map(|t| json!({"connector": name, "task": t.id}))
         .collect();
-    Ok(json!({"name": name, "config": cfg.props, "tasks": tasks, "type": status.kind}))
+    Ok(json!({"name": name, "config": redacted(&cfg.props), "tasks": tasks, "type": status.kind}))
 }
 
 fn connector_config(st: &RestState, props: Props) -> Result<ConnectorConfig, RestError> {
@@ -207,7 +208,7 @@ pub async fn delete(State(st): State<RestState>, Path(connector): Path<String>) 
     responses((status = 200, description = "The config map"), (status = 404, description = "No such connector")))]
 pub async fn get_config(State(st): State<RestState>, Path(connector): Path<String>) -> Result<Json<Props>, RestError> {
     let (cfg, _) = st.herder.connector_config(&connector)?;
-    Ok(Json(cfg.props.clone()))
+    Ok(Json(redacted(&cfg.props)))
 }
 
 async fn put_props(st: &RestState, connector: &str, mut props: Props) -> Result<Response, RestError> {
@@ -287,6 +288,7 @@ pub async fn tasks(State(st): State<RestState>, Path(connector): Path<String>) -
         .into_iter()
         .map(|(id, config)| {
             let config: BTreeMap<String, String> = config.into_iter().collect();
+            let config = redacted(&config);
             json!({"id": {"connector": connector, "task": id}, "config": config})
         })
         .collect();

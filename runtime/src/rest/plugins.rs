@@ -279,6 +279,7 @@ pub async fn validate(
         info.config_def
             .iter()
             .any(|k| k.name == name && matches!(k.type_, ConfigType::Password))
+            || crate::config::security::is_password(name)
     };
     let value = |name: &str| {
         let shown = props

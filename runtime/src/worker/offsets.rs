@@ -36,7 +36,7 @@ use serde_json::{Value, json};
 use crate::config::{ConnectorConfig, Props, WorkerConfig};
 use crate::connector::Kind;
 use crate::kafka::offset_store::{offset_key, offset_value, read_connector};
-use crate::kafka::{KafkaError, client_config, producer_config};
+use crate::kafka::{KafkaError, client_config, producer_config, worker_client_config};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -274,7 +274,7 @@ pub async fn reset(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result
         Kind::Sink => {
             ensure_group_inactive(worker, connector)?;
             let group = group_id(&connector.name);
-            let admin: AdminClient<DefaultClientContext> = client_config(worker, &worker.admin, &Props::new())
+            let admin: AdminClient<DefaultClientContext> = worker_client_config(worker, &worker.admin)
                 .create()
                 .map_err(|e| kafka(connector)(KafkaError::new("creating the admin client", e)))?;
             let opts = AdminOptions::new().operation_timeout(Some(TIMEOUT));
@@ -311,7 +311,7 @@ fn group_consumer(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result<
 /// A sink's offsets may be changed only while its group has no member.
 fn ensure_group_inactive(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result<(), OffsetsError> {
     let group = group_id(&connector.name);
-    let consumer: BaseConsumer = client_config(worker, &worker.consumer, &Props::new())
+    let consumer: BaseConsumer = worker_client_config(worker, &worker.consumer)
         .create()
         .map_err(|e| kafka(connector)(KafkaError::new("creating a client", e)))?;
     let list = consumer
