@@ -31,6 +31,53 @@ pub fn client_settings(prefix: &str, raw: &Props, problems: &mut Vec<(String, St
     t.settings
 }
 
+/// `connector.client.config.override.policy`: which client settings a
+/// connector may override (`producer.override.*`, `consumer.override.*`,
+/// `admin.override.*`), as Kafka Connect's policies of the same names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OverridePolicy {
+    /// No overrides.
+    None,
+    /// Only the principal: `security.protocol`, `sasl.mechanism`, `sasl.jaas.config`.
+    Principal,
+    /// Any client setting (Kafka Connect 4.x's default).
+    #[default]
+    All,
+}
+
+/// The worker key naming the [`OverridePolicy`].
+pub const OVERRIDE_POLICY: &str = "connector.client.config.override.policy";
+
+impl OverridePolicy {
+    /// The policy a config value names: `None`, `Principal`, `All`, or
+    /// Kafka Connect's class names for them.
+    pub fn parse(value: &str) -> Option<Self> {
+        let v = value
+            .strip_prefix("org.apache.kafka.connect.connector.policy.")
+            .and_then(|c| c.strip_suffix("ConnectorClientConfigOverridePolicy"))
+            .unwrap_or(value);
+        match v.to_ascii_lowercase().as_str() {
+            "none" => Some(Self::None),
+            "principal" => Some(Self::Principal),
+            "all" => Some(Self::All),
+            _ => None,
+        }
+    }
+
+    /// Why the override `key` (such as `producer.override.linger.ms`, whose
+    /// setting is `setting`) is not allowed, if it is not.
+    pub fn refuses(self, setting: &str) -> Option<String> {
+        match self {
+            Self::All => None,
+            Self::Principal if ["security.protocol", "sasl.mechanism", "sasl.jaas.config"].contains(&setting) => None,
+            Self::Principal => Some(format!(
+                "{OVERRIDE_POLICY}=Principal allows only security.protocol, sasl.mechanism and sasl.jaas.config to be overridden"
+            )),
+            Self::None => Some(format!("{OVERRIDE_POLICY}=None allows no client overrides")),
+        }
+    }
+}
+
 /// `max.poll.records` (`consumer.max.poll.records`,
 /// `consumer.override.max.poll.records`): how many records a sink task is
 /// given per `put`, as with Kafka Connect's Java consumer.

@@ -79,6 +79,9 @@ pub struct ConnectorConfig {
     pub producer_overrides: Props,
     /// `consumer.override.*` client settings.
     pub consumer_overrides: Props,
+    /// `admin.override.*` client settings (the admin client of the
+    /// connector's offsets operations).
+    pub admin_overrides: Props,
     /// Every key as given.
     pub props: Props,
 }
@@ -143,6 +146,19 @@ impl ConnectorConfig {
         }
         let raw_consumer = r.prefixed("consumer.override.");
         let raw_producer = r.prefixed("producer.override.");
+        let raw_admin = r.prefixed("admin.override.");
+        for (prefix, raw) in [
+            ("producer.override.", &raw_producer),
+            ("consumer.override.", &raw_consumer),
+            ("admin.override.", &raw_admin),
+        ] {
+            for k in raw.keys() {
+                if let Some(why) = worker.override_policy.refuses(k) {
+                    r.problems.push((format!("{prefix}{k}"), why));
+                }
+            }
+        }
+        let admin_overrides = client_settings("admin.override.", &raw_admin, &mut r.problems);
         let consumer_overrides = client_settings("consumer.override.", &raw_consumer, &mut r.problems);
         let producer_overrides = client_settings("producer.override.", &raw_producer, &mut r.problems);
         let batch_default = consumer_overrides
@@ -228,6 +244,7 @@ impl ConnectorConfig {
             idle_backoff_max,
             producer_overrides,
             consumer_overrides,
+            admin_overrides,
             props: props.clone(),
         };
         let context = if name.is_empty() {
@@ -264,6 +281,60 @@ mod tests {
         props.insert("name".into(), "c".into());
         props.insert("connector.class".into(), "datagen".into());
         ConnectorConfig::from_props(props, &WorkerConfig::for_bootstrap("b:9092").unwrap())
+    }
+
+    fn under_policy(policy: &str, pairs: &[(&str, &str)]) -> Result<ConnectorConfig, ConfigError> {
+        let mut props: Props = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        props.insert("name".into(), "c".into());
+        props.insert("connector.class".into(), "datagen".into());
+        let mut worker = WorkerConfig::for_bootstrap("b:9092").unwrap();
+        worker.override_policy = crate::config::OverridePolicy::parse(policy).unwrap();
+        ConnectorConfig::from_props(props, &worker)
+    }
+
+    #[test]
+    fn client_overrides_follow_the_override_policy() {
+        let jaas = r#"org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="p";"#;
+        let all = under_policy(
+            "All",
+            &[
+                ("producer.override.linger.ms", "7"),
+                ("admin.override.sasl.jaas.config", jaas),
+            ],
+        )
+        .unwrap();
+        assert_eq!(all.producer_overrides.get("linger.ms").map(String::as_str), Some("7"));
+        assert_eq!(all.admin_overrides.get("sasl.username").map(String::as_str), Some("u"));
+
+        let principal = under_policy(
+            "org.apache.kafka.connect.connector.policy.PrincipalConnectorClientConfigOverridePolicy",
+            &[
+                ("consumer.override.sasl.jaas.config", jaas),
+                ("consumer.override.security.protocol", "SASL_SSL"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            principal.consumer_overrides.get("sasl.password").map(String::as_str),
+            Some("p")
+        );
+        let err = under_policy("Principal", &[("producer.override.linger.ms", "7")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("producer.override.linger.ms") && err.contains("Principal"),
+            "{err}"
+        );
+
+        let err = under_policy("None", &[("consumer.override.sasl.jaas.config", jaas)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("consumer.override.sasl.jaas.config") && err.contains("None"),
+            "{err}"
+        );
+        assert!(!err.contains("password=\"p\""), "{err}");
+        assert!(under_policy("None", &[]).is_ok());
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub(crate) mod rest;
 pub mod security;
 mod worker;
 
-pub use clients::{MAX_POLL_RECORDS, client_setting_problems};
+pub use clients::{MAX_POLL_RECORDS, OVERRIDE_POLICY, OverridePolicy, client_setting_problems};
 pub use connector::{ConnectorConfig, DeliveryGuarantee, TransactionBoundary, whole_name};
 pub use distributed::DistributedConfig;
 pub use limits::RestartPolicy;

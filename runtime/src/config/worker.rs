@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::clients::client_settings;
+use super::clients::{OVERRIDE_POLICY, OverridePolicy, client_settings};
 use super::limits::{LIMIT_KEYS, RestartPolicy, read_limits, read_restart};
 use super::reader::{ConfigError, Reader, load_properties};
 use super::rest::{REST_KEYS, RestListener, STRICT_PREFIXES, read_rest};
@@ -84,6 +84,8 @@ pub struct WorkerConfig {
     pub consumer: Props,
     /// `admin.*` client settings.
     pub admin: Props,
+    /// `connector.client.config.override.policy` (default All).
+    pub override_policy: OverridePolicy,
     /// The worker's own clients' security settings (top-level
     /// `security.protocol`, `ssl.*`, `sasl.*`), in librdkafka's names.
     pub security: Props,
@@ -137,6 +139,7 @@ const KNOWN: &[&str] = &[
     "worker.protected.topics",
     "state.dir",
     PRODUCER_SHARED,
+    OVERRIDE_POLICY,
 ];
 
 /// `producer.shared`: whether source tasks share a producer (a Copycat key
@@ -232,6 +235,16 @@ impl WorkerConfig {
             },
             consumer: client_settings("consumer.", &r.prefixed("consumer."), &mut r.problems),
             admin: client_settings("admin.", &r.prefixed("admin."), &mut r.problems),
+            override_policy: match r.str(OVERRIDE_POLICY) {
+                None => OverridePolicy::All,
+                Some(v) => OverridePolicy::parse(v).unwrap_or_else(|| {
+                    r.problems.push((
+                        OVERRIDE_POLICY.into(),
+                        format!("'{v}' is not one of None, Principal, All"),
+                    ));
+                    OverridePolicy::All
+                }),
+            },
             security: {
                 let own: Props = props
                     .iter()
@@ -431,6 +444,17 @@ mod tests {
             assert!(err.contains(key), "{key} not named: {err}");
         }
         assert!(!err.contains("hunter2"), "{err}");
+    }
+
+    #[test]
+    fn the_override_policy_is_read_and_checked() {
+        assert_eq!(with(&[]).unwrap().override_policy, OverridePolicy::All);
+        assert_eq!(
+            with(&[(OVERRIDE_POLICY, "None")]).unwrap().override_policy,
+            OverridePolicy::None
+        );
+        let err = with(&[(OVERRIDE_POLICY, "Some")]).unwrap_err().to_string();
+        assert!(err.contains(OVERRIDE_POLICY) && err.contains("'Some'"), "{err}");
     }
 
     #[test]

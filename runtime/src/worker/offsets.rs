@@ -274,9 +274,10 @@ pub async fn reset(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result
         Kind::Sink => {
             ensure_group_inactive(worker, connector)?;
             let group = group_id(&connector.name);
-            let admin: AdminClient<DefaultClientContext> = worker_client_config(worker, &worker.admin)
-                .create()
-                .map_err(|e| kafka(connector)(KafkaError::new("creating the admin client", e)))?;
+            let admin: AdminClient<DefaultClientContext> =
+                client_config(worker, &worker.admin, &connector.admin_overrides)
+                    .create()
+                    .map_err(|e| kafka(connector)(KafkaError::new("creating the admin client", e)))?;
             let opts = AdminOptions::new().operation_timeout(Some(TIMEOUT));
             let results = admin
                 .delete_groups(&[group.as_str()], &opts)
