@@ -25,6 +25,7 @@ mod offsets;
 mod rebalance;
 mod rest;
 mod sandbox;
+mod secure;
 mod shared_producer;
 mod swap;
 mod topic_log;

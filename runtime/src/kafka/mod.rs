@@ -257,6 +257,66 @@ pub fn cluster_id(worker: &WorkerConfig) -> Option<String> {
     admin.inner().fetch_cluster_id(Duration::from_secs(10))
 }
 
+/// A client context that keeps the last error librdkafka reported (a
+/// failed SASL handshake, a certificate that does not verify), which a
+/// failed request alone reports only as a transport failure.
+#[derive(Default)]
+pub struct LastError(std::sync::Mutex<Option<String>>);
+
+impl LastError {
+    /// The last error's reason, if any.
+    pub fn last(&self) -> Option<String> {
+        crate::util::lock(&self.0).clone()
+    }
+}
+
+impl ProducerContext for LastError {
+    type DeliveryOpaque = ();
+    fn delivery(&self, _: &rdkafka::message::DeliveryResult<'_>, _: Self::DeliveryOpaque) {}
+}
+
+impl rdkafka::ClientContext for LastError {
+    fn log(&self, level: rdkafka::config::RDKafkaLogLevel, fac: &str, log_message: &str) {
+        // A failed connection (SASL, TLS, refused) is logged as `FAIL`.
+        use rdkafka::config::RDKafkaLogLevel as L;
+        if fac == "FAIL" || matches!(level, L::Emerg | L::Alert | L::Critical | L::Error) {
+            *crate::util::lock(&self.0) = Some(log_message.to_owned());
+        }
+        DefaultClientContext.log(level, fac, log_message);
+    }
+
+    fn error(&self, error: rdkafka::error::KafkaError, reason: &str) {
+        *crate::util::lock(&self.0) = Some(reason.to_owned());
+        DefaultClientContext.error(error, reason);
+    }
+}
+
+/// Fail fast, and say so, when the cluster cannot be reached at all: with
+/// the broker's reason (authentication, TLS) when librdkafka logged one.
+fn reachable(worker: &WorkerConfig) -> Result<(), KafkaError> {
+    let probe: rdkafka::producer::BaseProducer<LastError> = worker_client_config(worker, &worker.admin)
+        // librdkafka logs nothing below the `log` crate's level unless told.
+        .set_log_level(rdkafka::config::RDKafkaLogLevel::Warning)
+        .create_with_context(LastError::default())
+        .map_err(|e| KafkaError::new("creating a client", e))?;
+    probe
+        .client()
+        .fetch_metadata(None, Duration::from_secs(10))
+        .map(|_| ())
+        .map_err(|e| {
+            // The logs wait on the client's queue until polled.
+            probe.poll(Duration::ZERO);
+            let cause = probe.context().last().map(|r| format!(" ({r})")).unwrap_or_default();
+            KafkaError::new(
+                format!(
+                    "cannot reach Kafka at bootstrap.servers={} within 10 s{cause}",
+                    worker.bootstrap_servers
+                ),
+                e,
+            )
+        })
+}
+
 /// Create `topic` (compacted) if it does not exist yet.
 pub async fn ensure_compacted_topic(
     worker: &WorkerConfig,
@@ -264,22 +324,10 @@ pub async fn ensure_compacted_topic(
     partitions: i32,
     replication: i32,
 ) -> Result<(), KafkaError> {
+    reachable(worker)?;
     let admin: AdminClient<DefaultClientContext> = worker_client_config(worker, &worker.admin)
         .create()
         .map_err(|e| KafkaError::new("creating the admin client", e))?;
-    // Fail fast, and say so, when the cluster cannot be reached at all.
-    admin
-        .inner()
-        .fetch_metadata(None, Duration::from_secs(10))
-        .map_err(|e| {
-            KafkaError::new(
-                format!(
-                    "cannot reach Kafka at bootstrap.servers={} within 10 s",
-                    worker.bootstrap_servers
-                ),
-                e,
-            )
-        })?;
     let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(replication)).set("cleanup.policy", "compact");
     let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
     let results = admin

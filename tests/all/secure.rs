@@ -1,0 +1,248 @@
+//! Secure clusters: a worker reaches the test broker's SSL, mutual TLS,
+//! SASL_SSL (SCRAM) and SASL_PLAINTEXT (PLAIN, OAUTHBEARER) listeners
+//! (`scripts/kafka.sh secure-env`) with Kafka Connect's keys only, runs
+//! datagen → Kafka → file-sink over them, and refuses a wrong password or an
+//! untrusted broker with a clear error within seconds.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use copycat_runtime::{Worker, WorkerConfig};
+use copycat_tests::*;
+
+/// The listeners and credentials `scripts/kafka.sh secure-env` prints.
+fn secure_env() -> BTreeMap<String, String> {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/kafka.sh");
+    let out = std::process::Command::new(script).arg("secure-env").output().unwrap();
+    assert!(out.status.success(), "scripts/kafka.sh secure-env failed");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+/// Whether the secure listeners are the test broker's (not an external
+/// cluster given by KAFKA_BOOTSTRAP, which has other listeners).
+fn local_broker() -> bool {
+    std::env::var("COPYCAT_LOCAL_KAFKA").map_or(true, |v| v == "1")
+}
+
+/// The worker keys for `listener` with the security `keys`, repeated under
+/// `producer.`, `consumer.` and `admin.` (tasks inherit nothing, as in
+/// Kafka Connect).
+fn secure_worker(bootstrap: &str, keys: &[(&str, String)]) -> Result<WorkerConfig, String> {
+    let dir = plugin_dir();
+    let mut p = props(&[
+        ("bootstrap.servers", bootstrap),
+        ("plugin.path", dir.to_str().unwrap()),
+        ("offset.storage.topic", &unique("secure-offsets")),
+        ("offset.storage.partitions", "1"),
+        ("offset.flush.interval.ms", "200"),
+    ]);
+    for (k, v) in keys {
+        p.insert((*k).to_owned(), v.clone());
+        for prefix in ["producer.", "consumer.", "admin."] {
+            p.insert(format!("{prefix}{k}"), v.clone());
+        }
+    }
+    WorkerConfig::from_props(p).map_err(|e| e.to_string())
+}
+
+fn jaas(module: &str, user: &str, password: &str) -> String {
+    format!(r#"org.apache.kafka.common.security.{module} required username="{user}" password="{password}";"#)
+}
+
+/// Security keys and their values.
+type Keys = Vec<(&'static str, String)>;
+
+/// Each listener (what, bootstrap) with the keys that reach it.
+fn listeners(env: &BTreeMap<String, String>) -> Vec<(&'static str, String, Keys)> {
+    let ca = env["KAFKA_TLS_CA"].clone();
+    let (user, password) = (&env["KAFKA_SASL_USER"], &env["KAFKA_SASL_PASSWORD"]);
+    let tls = vec![
+        ("ssl.truststore.type", "PEM".to_owned()),
+        ("ssl.truststore.location", ca.clone()),
+    ];
+    vec![
+        (
+            "SSL",
+            env["KAFKA_SSL_BOOTSTRAP"].clone(),
+            [vec![("security.protocol", "SSL".to_owned())], tls.clone()].concat(),
+        ),
+        (
+            "mutual TLS",
+            env["KAFKA_MTLS_BOOTSTRAP"].clone(),
+            [
+                vec![
+                    ("security.protocol", "SSL".to_owned()),
+                    ("ssl.keystore.type", "PEM".to_owned()),
+                    ("ssl.keystore.location", env["KAFKA_TLS_CLIENT"].clone()),
+                ],
+                tls.clone(),
+            ]
+            .concat(),
+        ),
+        (
+            "SASL_SSL SCRAM-SHA-512",
+            env["KAFKA_SASL_SSL_BOOTSTRAP"].clone(),
+            [
+                vec![
+                    ("security.protocol", "SASL_SSL".to_owned()),
+                    ("sasl.mechanism", "SCRAM-SHA-512".to_owned()),
+                    ("sasl.jaas.config", jaas("scram.ScramLoginModule", user, password)),
+                ],
+                tls.clone(),
+            ]
+            .concat(),
+        ),
+        (
+            "SASL_PLAINTEXT PLAIN",
+            env["KAFKA_SASL_PLAINTEXT_BOOTSTRAP"].clone(),
+            vec![
+                ("security.protocol", "SASL_PLAINTEXT".to_owned()),
+                ("sasl.mechanism", "PLAIN".to_owned()),
+                ("sasl.jaas.config", jaas("plain.PlainLoginModule", user, password)),
+            ],
+        ),
+        (
+            "SASL_PLAINTEXT OAUTHBEARER (unsecured JWT)",
+            env["KAFKA_SASL_PLAINTEXT_BOOTSTRAP"].clone(),
+            vec![
+                ("security.protocol", "SASL_PLAINTEXT".to_owned()),
+                ("sasl.mechanism", "OAUTHBEARER".to_owned()),
+                (
+                    "sasl.jaas.config",
+                    r#"org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="copycat";"#
+                        .to_owned(),
+                ),
+            ],
+        ),
+    ]
+}
+
+#[test]
+fn datagen_to_file_sink_over_every_secure_listener() {
+    if !local_broker() {
+        eprintln!("skipped: KAFKA_BOOTSTRAP names an external cluster without the test listeners");
+        return;
+    }
+    init_logging();
+    let env = secure_env();
+    for (what, bootstrap, keys) in listeners(&env) {
+        let cfg = secure_worker(&bootstrap, &keys).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let worker = block_on(Worker::start(cfg)).unwrap_or_else(|e| panic!("{what}: worker start: {e}"));
+        let topic = unique("secure");
+        block_on(create_topic(&topic, 1));
+        let out_dir = std::env::temp_dir().join(unique("secure-out"));
+        std::fs::create_dir_all(&out_dir).unwrap();
+        let (source, sink) = (unique("secure-dg"), unique("secure-sink"));
+        worker
+            .start_connector(connector(
+                &worker,
+                &[
+                    ("name", &source),
+                    ("connector.class", "datagen"),
+                    ("topic", &topic),
+                    ("count", "50"),
+                    ("value.size", "20"),
+                ],
+            ))
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        worker
+            .start_connector(connector(
+                &worker,
+                &[
+                    ("name", &sink),
+                    ("connector.class", "file-sink"),
+                    ("topics", &topic),
+                    ("directory", out_dir.to_str().unwrap()),
+                    ("grants.fs.write", out_dir.to_str().unwrap()),
+                ],
+            ))
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let file = out_dir.join(format!("{topic}-0.txt"));
+        eventually(
+            &format!("{what}: 50 lines in the sink's file"),
+            Duration::from_secs(60),
+            || {
+                let text = std::fs::read_to_string(&file).ok()?;
+                (text.lines().count() >= 50).then_some(())
+            },
+        );
+        assert_eq!(topic_size(&topic), 50, "{what}: exactly the records datagen made");
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(text.lines().count(), 50, "{what}: no duplicates in the file");
+        worker.shutdown();
+        let _ = std::fs::remove_dir_all(&out_dir);
+    }
+}
+
+/// A worker that cannot authenticate, or does not trust the broker, fails
+/// to start with the cause, within seconds, rather than hanging.
+#[test]
+fn a_wrong_password_or_an_untrusted_broker_is_refused_quickly_with_the_cause() {
+    if !local_broker() {
+        eprintln!("skipped: KAFKA_BOOTSTRAP names an external cluster without the test listeners");
+        return;
+    }
+    init_logging();
+    let env = secure_env();
+    let ca = env["KAFKA_TLS_CA"].clone();
+    let cases = [
+        (
+            "wrong password",
+            env["KAFKA_SASL_SSL_BOOTSTRAP"].clone(),
+            vec![
+                ("security.protocol", "SASL_SSL".to_owned()),
+                ("sasl.mechanism", "SCRAM-SHA-512".to_owned()),
+                (
+                    "sasl.jaas.config",
+                    jaas("scram.ScramLoginModule", &env["KAFKA_SASL_USER"], "not-the-password"),
+                ),
+                ("ssl.truststore.type", "PEM".to_owned()),
+                ("ssl.truststore.location", ca.clone()),
+            ],
+            "authentication",
+        ),
+        (
+            "untrusted broker certificate",
+            env["KAFKA_SSL_BOOTSTRAP"].clone(),
+            vec![
+                ("security.protocol", "SSL".to_owned()),
+                ("ssl.truststore.type", "PEM".to_owned()),
+                // The system's CAs, none of which signed the test broker's certificate.
+                (
+                    "ssl.truststore.location",
+                    "/etc/ssl/certs/ca-certificates.crt".to_owned(),
+                ),
+            ],
+            "certificate verify failed",
+        ),
+    ];
+    for (what, bootstrap, keys, cause) in cases {
+        let cfg = secure_worker(&bootstrap, &keys).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let started = Instant::now();
+        let err = match block_on(Worker::start(cfg)) {
+            Ok(w) => {
+                w.shutdown();
+                panic!("{what}: the worker started");
+            }
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{what}: took {:?}",
+            started.elapsed()
+        );
+        assert!(
+            err.to_lowercase().contains(cause),
+            "{what}: the error names the cause: {err}"
+        );
+        assert!(
+            !err.contains("not-the-password"),
+            "{what}: the password is not shown: {err}"
+        );
+    }
+}
