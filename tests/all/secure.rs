@@ -1,7 +1,7 @@
 //! Secure clusters: a worker reaches the test broker's SSL, mutual TLS,
 //! SASL_SSL (SCRAM) and SASL_PLAINTEXT (PLAIN, OAUTHBEARER) listeners
 //! (`scripts/kafka.sh secure-env`) with Kafka Connect's keys only, runs
-//! datagen → Kafka → file-sink over them, and refuses a wrong password or an
+//! datagen → Kafka → file-sink exactly-once over them, and refuses a wrong password or an
 //! untrusted broker with a clear error within seconds.
 
 use std::collections::BTreeMap;
@@ -40,6 +40,7 @@ fn secure_worker(bootstrap: &str, keys: &[(&str, String)]) -> Result<WorkerConfi
         ("offset.storage.topic", &unique("secure-offsets")),
         ("offset.storage.partitions", "1"),
         ("offset.flush.interval.ms", "200"),
+        ("exactly.once.source.support", "enabled"),
     ]);
     for (k, v) in keys {
         p.insert((*k).to_owned(), v.clone());
@@ -123,7 +124,7 @@ fn listeners(env: &BTreeMap<String, String>) -> Vec<(&'static str, String, Keys)
 }
 
 #[test]
-fn datagen_to_file_sink_over_every_secure_listener() {
+fn datagen_to_file_sink_exactly_once_over_every_secure_listener() {
     if !local_broker() {
         eprintln!("skipped: KAFKA_BOOTSTRAP names an external cluster without the test listeners");
         return;
@@ -147,6 +148,7 @@ fn datagen_to_file_sink_over_every_secure_listener() {
                     ("topic", &topic),
                     ("count", "50"),
                     ("value.size", "20"),
+                    ("delivery.guarantee", "exactly-once"),
                 ],
             ))
             .unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -156,24 +158,53 @@ fn datagen_to_file_sink_over_every_secure_listener() {
                 &[
                     ("name", &sink),
                     ("connector.class", "file-sink"),
+                    ("exactly.once", "true"),
                     ("topics", &topic),
                     ("directory", out_dir.to_str().unwrap()),
                     ("grants.fs.write", out_dir.to_str().unwrap()),
                 ],
             ))
             .unwrap_or_else(|e| panic!("{what}: {e}"));
-        let file = out_dir.join(format!("{topic}-0.txt"));
+        // The exactly-once file sink writes `<topic>-<partition>-<first offset>.txt` files.
+        let lines = || -> Vec<String> {
+            let mut names: Vec<std::path::PathBuf> = std::fs::read_dir(&out_dir)
+                .map(|rd| rd.flatten().map(|e| e.path()).collect())
+                .unwrap_or_default();
+            names.retain(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&format!("{topic}-0-")) && n.ends_with(".txt"))
+            });
+            names.sort();
+            names
+                .iter()
+                .flat_map(|p| {
+                    std::fs::read_to_string(p)
+                        .unwrap_or_default()
+                        .lines()
+                        .map(str::to_owned)
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
         eventually(
             &format!("{what}: 50 lines in the sink's file"),
             Duration::from_secs(60),
             || {
-                let text = std::fs::read_to_string(&file).ok()?;
-                (text.lines().count() >= 50).then_some(())
+                for name in [&source, &sink] {
+                    let states = task_states(&worker, name);
+                    if let Some((_, trace)) = states.into_iter().find(|(s, _)| s == "FAILED") {
+                        panic!("{what}: a task of {name} failed: {}", trace.unwrap_or_default());
+                    }
+                }
+                (lines().len() >= 50).then_some(())
             },
         );
-        assert_eq!(topic_size(&topic), 50, "{what}: exactly the records datagen made");
-        let text = std::fs::read_to_string(&file).unwrap();
-        assert_eq!(text.lines().count(), 50, "{what}: no duplicates in the file");
+        assert_eq!(read_topic(&topic).len(), 50, "{what}: exactly the records datagen made");
+        let got = lines();
+        let distinct: std::collections::BTreeSet<&String> = got.iter().collect();
+        assert_eq!(got.len(), 50, "{what}: 50 lines in the files");
+        assert_eq!(distinct.len(), 50, "{what}: no line twice");
         worker.shutdown();
         let _ = std::fs::remove_dir_all(&out_dir);
     }
