@@ -13,6 +13,8 @@
 # `scripts/check-layers.sh --graph` prints which top-level module imports which.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# Build output lives outside the clone, shared with `just` (warm after any build).
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/copycat/target}"
 graph=()
 [[ "${1:-}" == "--graph" ]] && graph=(--graph)
 exec cargo run --quiet --locked -p copycat-check-layers -- "${graph[@]}" runtime/src/lib.rs runtime/layers.toml
