@@ -96,7 +96,12 @@ const JAVA_ONLY: &[(&str, &str)] = &[
 pub fn translate(prefix: &str, settings: &Props) -> Translated {
     let mut out = Translated::default();
     let key = |k: &str| format!("{prefix}{k}");
-    let get = |k: &str| settings.get(k).map(String::as_str);
+    // The keys read below; every other security key passes through.
+    let read = std::cell::RefCell::new(std::collections::BTreeSet::new());
+    let get = |k: &'static str| {
+        read.borrow_mut().insert(k);
+        settings.get(k).map(String::as_str)
+    };
     for (k, v) in settings {
         if !is_security_key(k) {
             out.settings.insert(k.clone(), v.clone());
@@ -272,27 +277,9 @@ pub fn translate(prefix: &str, settings: &Props) -> Translated {
 
     // Every other security key is librdkafka's own name: passed through (the
     // caller's check against librdkafka names a misspelt one).
-    const READ: &[&str] = &[
-        "security.protocol",
-        "ssl.truststore.location",
-        "ssl.truststore.type",
-        "ssl.truststore.certificates",
-        "ssl.truststore.password",
-        "ssl.keystore.location",
-        "ssl.keystore.type",
-        "ssl.keystore.password",
-        "ssl.keystore.key",
-        "ssl.keystore.certificate.chain",
-        "ssl.endpoint.identification.algorithm",
-        "ssl.protocol",
-        "ssl.enabled.protocols",
-        "sasl.mechanism",
-        "sasl.jaas.config",
-        "sasl.oauthbearer.token.endpoint.url",
-        "sasl.login.callback.handler.class",
-    ];
+    let read = read.into_inner();
     for (k, v) in settings {
-        if is_security_key(k) && !READ.contains(&k.as_str()) && !JAVA_ONLY.iter().any(|(j, _)| j == k) {
+        if is_security_key(k) && !read.contains(k.as_str()) {
             out.settings.insert(k.clone(), v.clone());
         }
     }
