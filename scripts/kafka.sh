@@ -13,14 +13,23 @@
 #   scripts/kafka.sh logs [N]              tail the broker log
 #   scripts/kafka.sh reset                 stop and delete the broker's data (next start reformats)
 #   scripts/kafka.sh secure-env            print the secure listeners and test credentials (KEY=value lines)
+#   scripts/kafka.sh acl ARGS              kafka-acls.sh against the broker (e.g. --add --deny-principal User:copycat ...)
 #
 # Besides PLAINTEXT on KAFKA_PORT the broker listens, for the secure-cluster
 # tests, on KAFKA_PORT+2 SSL (server certificate only), +3 SASL_SSL (SCRAM-SHA-256,
 # SCRAM-SHA-512, PLAIN), +4 SASL_PLAINTEXT (PLAIN, SCRAM-SHA-512, OAUTHBEARER
-# with unsecured JWTs) and +5 SSL with client certificates required (mutual TLS).
-# A test CA, the broker's certificate (for 127.0.0.1 and localhost) and a client
-# certificate are generated with openssl under $RUN_DIR/tls; the SCRAM and PLAIN
-# user is copycat / copycat-secret.
+# with unsecured JWTs), +5 SSL with client certificates required (mutual TLS),
+# +6 SSL serving an expired certificate and +7 SSL serving a certificate for
+# another host name (both for the failure tests).
+# A test CA, the broker's certificates and a client certificate are generated
+# with openssl under $RUN_DIR/tls; the SCRAM and PLAIN user is copycat /
+# copycat-secret. The broker runs Kafka's StandardAuthorizer with
+# allow.everyone.if.no.acl.found=true (a resource without ACLs is open to all;
+# User:ANONYMOUS, the PLAINTEXT principal, is a super user), so a test can deny
+# one principal one topic with `scripts/kafka.sh acl`.
+#
+# A running broker whose configuration differs from what this script would
+# write (an older checkout's) is restarted, keeping its data.
 #
 # Environment:
 #   KAFKA_BOOTSTRAP        use this existing cluster: start/stop do nothing, bootstrap prints it
@@ -63,6 +72,8 @@ SSL_PORT=$((PORT + 2))
 SASL_SSL_PORT=$((PORT + 3))
 SASL_PLAINTEXT_PORT=$((PORT + 4))
 MTLS_PORT=$((PORT + 5))
+EXPIRED_PORT=$((PORT + 6))
+WRONG_HOST_PORT=$((PORT + 7))
 SASL_USER=copycat
 SASL_PASSWORD=copycat-secret
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
@@ -202,20 +213,49 @@ random_cluster_id() {
 }
 
 # The test CA, the broker's key and certificate (one PEM file, for 127.0.0.1
-# and localhost) and a client's, made once per data directory.
+# and localhost), a client's, an expired one and one for another host name,
+# made once per run directory.
 tls_material() {
-    [[ -f "$TLS_DIR/client.pem" ]] && return 0
+    [[ -f "$TLS_DIR/wrong-host.pem" ]] && return 0
     command -v openssl >/dev/null || die "openssl is needed for the broker's TLS listeners (apt-get install openssl)"
+    rm -rf "$TLS_DIR"
     mkdir -p "$TLS_DIR"
     local d="$TLS_DIR" name
     openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=copycat-test-ca" \
         -keyout "$d/ca.key" -out "$d/ca.pem" 2>/dev/null
-    for name in broker client; do
+    # `openssl ca` rather than `openssl x509 -req`: it alone can set a validity
+    # window in the past (OpenSSL 3.0).
+    cat >"$d/ca.cnf" <<CNF
+[ca]
+default_ca = test
+[test]
+database = $d/index.txt
+new_certs_dir = $d
+serial = $d/serial
+default_md = sha256
+policy = any
+copy_extensions = none
+unique_subject = no
+[any]
+commonName = supplied
+[local]
+subjectAltName = IP:127.0.0.1,DNS:localhost
+[elsewhere]
+subjectAltName = DNS:kafka.elsewhere.invalid
+CNF
+    : >"$d/index.txt"
+    echo 01 >"$d/serial"
+    for name in broker client expired wrong-host; do
         openssl req -newkey rsa:2048 -nodes -subj "/CN=$name" \
             -keyout "$d/$name.key" -out "$d/$name.csr" 2>/dev/null
-        printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$d/$name.ext"
-        openssl x509 -req -in "$d/$name.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial \
-            -days 3650 -extfile "$d/$name.ext" -out "$d/$name.crt" 2>/dev/null
+        local validity=(-days 3650) ext=local
+        [[ $name == expired ]] && validity=(-startdate 20200101000000Z -enddate 20200102000000Z)
+        [[ $name == wrong-host ]] && ext=elsewhere
+        openssl ca -batch -notext -config "$d/ca.cnf" -cert "$d/ca.pem" -keyfile "$d/ca.key" \
+            -in "$d/$name.csr" -out "$d/$name.crt" -extensions "$ext" "${validity[@]}" 2>"$d/ca.log" || {
+            cat "$d/ca.log" >&2
+            die "signing the test certificate $name failed"
+        }
         # PKCS#8 key then certificate: Kafka's PEM keystore format.
         openssl pkcs8 -topk8 -nocrypt -in "$d/$name.key" -out "$d/$name.p8"
         cat "$d/$name.p8" "$d/$name.crt" >"$d/$name.pem"
@@ -242,6 +282,8 @@ KAFKA_SSL_BOOTSTRAP=127.0.0.1:$SSL_PORT
 KAFKA_SASL_SSL_BOOTSTRAP=127.0.0.1:$SASL_SSL_PORT
 KAFKA_SASL_PLAINTEXT_BOOTSTRAP=127.0.0.1:$SASL_PLAINTEXT_PORT
 KAFKA_MTLS_BOOTSTRAP=127.0.0.1:$MTLS_PORT
+KAFKA_EXPIRED_CERT_BOOTSTRAP=127.0.0.1:$EXPIRED_PORT
+KAFKA_WRONG_HOST_BOOTSTRAP=127.0.0.1:$WRONG_HOST_PORT
 KAFKA_TLS_CA=$TLS_DIR/ca.pem
 KAFKA_TLS_CLIENT=$TLS_DIR/client.pem
 KAFKA_SASL_USER=$SASL_USER
@@ -250,22 +292,31 @@ ENV
 }
 
 write_config() {
-    cat >"$CONF" <<EOF
+    local out="${1:-$CONF}"
+    cat >"$out" <<EOF
 # Generated by scripts/kafka.sh -- single-node KRaft (combined broker+controller) for tests.
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$CONTROLLER_PORT
-listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT,SSL://127.0.0.1:$SSL_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT,SASL_PLAINTEXT://127.0.0.1:$SASL_PLAINTEXT_PORT,MTLS://127.0.0.1:$MTLS_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$PORT,SSL://127.0.0.1:$SSL_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT,SASL_PLAINTEXT://127.0.0.1:$SASL_PLAINTEXT_PORT,MTLS://127.0.0.1:$MTLS_PORT
+listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT,SSL://127.0.0.1:$SSL_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT,SASL_PLAINTEXT://127.0.0.1:$SASL_PLAINTEXT_PORT,MTLS://127.0.0.1:$MTLS_PORT,EXPIRED://127.0.0.1:$EXPIRED_PORT,WRONG_HOST://127.0.0.1:$WRONG_HOST_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$PORT,SSL://127.0.0.1:$SSL_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT,SASL_PLAINTEXT://127.0.0.1:$SASL_PLAINTEXT_PORT,MTLS://127.0.0.1:$MTLS_PORT,EXPIRED://127.0.0.1:$EXPIRED_PORT,WRONG_HOST://127.0.0.1:$WRONG_HOST_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_SSL:SASL_SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,MTLS:SSL
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_SSL:SASL_SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,MTLS:SSL,EXPIRED:SSL,WRONG_HOST:SSL
 # TLS (PEM files from tls_material); mutual TLS only on MTLS.
 ssl.keystore.type=PEM
 ssl.keystore.location=$TLS_DIR/broker.pem
 ssl.truststore.type=PEM
 ssl.truststore.location=$TLS_DIR/ca.pem
 listener.name.mtls.ssl.client.auth=required
+listener.name.expired.ssl.keystore.type=PEM
+listener.name.expired.ssl.keystore.location=$TLS_DIR/expired.pem
+listener.name.wrong_host.ssl.keystore.type=PEM
+listener.name.wrong_host.ssl.keystore.location=$TLS_DIR/wrong-host.pem
+# ACLs: open unless a test adds one for a resource.
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+allow.everyone.if.no.acl.found=true
+super.users=User:ANONYMOUS
 # SASL: SCRAM users live in the cluster metadata (added after start), PLAIN's in
 # the JAAS config; OAUTHBEARER takes unsecured JWTs (Kafka's default validator).
 listener.name.sasl_ssl.sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512,PLAIN
@@ -309,6 +360,15 @@ start() {
 
     local pid addr
     if pid="$(our_pid)"; then
+        write_config "$CONF.wanted"
+        if ! cmp -s "$CONF" "$CONF.wanted"; then
+            log "the running broker's configuration is not this script's; restarting it (data kept)"
+            rm -f "$CONF.wanted"
+            stop
+            start keep-data
+            return
+        fi
+        rm -f "$CONF.wanted"
         addr="$(running_bootstrap)"
         if [[ -n "${KAFKA_PORT:-}" && "$addr" != "127.0.0.1:$KAFKA_PORT" ]]; then
             die "our broker is already running at $addr (pid $pid) but KAFKA_PORT=$KAFKA_PORT; run 'scripts/kafka.sh stop' first"
@@ -322,7 +382,7 @@ start() {
     fi
     rm -f "$PID_FILE" "$ADDR_FILE"
 
-    for p in "$PORT" "$CONTROLLER_PORT" "$SSL_PORT" "$SASL_SSL_PORT" "$SASL_PLAINTEXT_PORT" "$MTLS_PORT"; do
+    for p in "$PORT" "$CONTROLLER_PORT" "$SSL_PORT" "$SASL_SSL_PORT" "$SASL_PLAINTEXT_PORT" "$MTLS_PORT" "$EXPIRED_PORT" "$WRONG_HOST_PORT"; do
         if port_open "$p"; then
             die "port $p on 127.0.0.1 is already in use by something else; set KAFKA_PORT (and/or KAFKA_CONTROLLER_PORT), or KAFKA_BOOTSTRAP to use an existing cluster"
         fi
@@ -523,6 +583,7 @@ run-class)
     ;;
 logs) tail -n "${1:-100}" "$LOG_FILE" ;;
 secure-env) secure_env ;;
+acl) tool org.apache.kafka.tools.AclCommand --bootstrap-server "$(bootstrap)" "$@" ;;
 reset)
     lock
     stop
