@@ -6,6 +6,7 @@ pub mod batch_produce;
 pub mod log;
 pub mod offset_store;
 pub(crate) mod shared_producer;
+mod tls_check;
 
 use std::time::{Duration, Instant};
 
@@ -293,28 +294,55 @@ impl rdkafka::ClientContext for LastError {
 
 /// Fail fast, and say so, when the cluster cannot be reached at all: with
 /// the broker's reason (authentication, TLS) when librdkafka logged one.
+/// An authentication or TLS failure ends the wait at once (retrying does
+/// not change a password); an unanswered address is given 10 s.
 fn reachable(worker: &WorkerConfig) -> Result<(), KafkaError> {
-    let probe: rdkafka::producer::BaseProducer<LastError> = worker_client_config(worker, &worker.admin)
+    const PATIENCE: Duration = Duration::from_secs(10);
+    let cfg = worker_client_config(worker, &worker.admin);
+    let probe: rdkafka::producer::BaseProducer<LastError> = cfg
+        .clone()
         // librdkafka logs nothing below the `log` crate's level unless told.
         .set_log_level(rdkafka::config::RDKafkaLogLevel::Warning)
         .create_with_context(LastError::default())
         .map_err(|e| KafkaError::new("creating a client", e))?;
-    probe
-        .client()
-        .fetch_metadata(None, Duration::from_secs(10))
-        .map(|_| ())
-        .map_err(|e| {
-            // The logs wait on the client's queue until polled.
-            probe.poll(Duration::ZERO);
-            let cause = probe.context().last().map(|r| format!(" ({r})")).unwrap_or_default();
-            KafkaError::new(
-                format!(
-                    "cannot reach Kafka at bootstrap.servers={} within 10 s{cause}",
-                    worker.bootstrap_servers
-                ),
-                e,
-            )
-        })
+    let deadline = Instant::now() + PATIENCE;
+    let err = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let err = match probe.client().fetch_metadata(None, left.min(Duration::from_secs(1))) {
+            Ok(_) => return Ok(()),
+            Err(e) => e,
+        };
+        // The logs wait on the client's queue until polled.
+        probe.poll(Duration::ZERO);
+        let refused = probe.context().last().is_some_and(|r| {
+            [
+                "SSL handshake failed",
+                "SASL authentication error",
+                "Authentication failed",
+            ]
+            .iter()
+            .any(|m| r.contains(m))
+        });
+        if refused || left.is_zero() {
+            break err;
+        }
+    };
+    let last = probe.context().last();
+    // librdkafka says only "certificate verify failed": find out why.
+    let why = last
+        .as_deref()
+        .filter(|r| r.contains("certificate verify failed"))
+        .and_then(|_| tls_check::certificate_problem(&cfg))
+        .map(|w| format!(": {w}"))
+        .unwrap_or_default();
+    let cause = last.map(|r| format!(" ({r})")).unwrap_or_default();
+    Err(KafkaError::new(
+        format!(
+            "cannot reach Kafka at bootstrap.servers={}{why}{cause}",
+            worker.bootstrap_servers
+        ),
+        err,
+    ))
 }
 
 /// Create `topic` (compacted) if it does not exist yet.
