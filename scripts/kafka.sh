@@ -19,8 +19,13 @@
 # tests, on KAFKA_PORT+2 SSL (server certificate only), +3 SASL_SSL (SCRAM-SHA-256,
 # SCRAM-SHA-512, PLAIN), +4 SASL_PLAINTEXT (PLAIN, SCRAM-SHA-512, OAUTHBEARER
 # with unsecured JWTs), +5 SSL with client certificates required (mutual TLS),
-# +6 SSL serving an expired certificate and +7 SSL serving a certificate for
-# another host name (both for the failure tests).
+# +6 SSL serving an expired certificate, +7 SSL serving a certificate for
+# another host name (both for the failure tests) and +8 OIDC, SASL_SSL with
+# OAUTHBEARER tokens that Kafka's OAuthBearerValidatorCallbackHandler checks:
+# signed with an RSA key made here ($RUN_DIR/tls/oidc.key, published to the
+# broker as a JWKS file), issued by http://127.0.0.1:$OAUTH_PORT/realms/copycat
+# for the audience kafka. scripts/oauth.sh runs Keycloak signing with that key;
+# the broker does not need it running to start.
 # A test CA, the broker's certificates and a client certificate are generated
 # with openssl under $RUN_DIR/tls; the SCRAM and PLAIN user is copycat /
 # copycat-secret. The broker runs Kafka's StandardAuthorizer with
@@ -39,6 +44,7 @@
 #   KAFKA_MAX_PARTITIONS   start deletes the data first when it holds more partitions
 #                          than this (tests never delete their topics), default 1000
 #   KAFKA_HEAP_OPTS        broker heap, default "-Xms256m -Xmx512m"
+#   OAUTH_PORT             the port of scripts/oauth.sh's Keycloak (the OIDC listener's issuer), default 9180
 #   COPYCAT_CACHE          cache root, default ~/.cache/copycat
 #
 # Useful tool classes (Kafka 4.4):
@@ -74,6 +80,10 @@ SASL_PLAINTEXT_PORT=$((PORT + 4))
 MTLS_PORT=$((PORT + 5))
 EXPIRED_PORT=$((PORT + 6))
 WRONG_HOST_PORT=$((PORT + 7))
+OIDC_PORT=$((PORT + 8))
+OIDC_ISSUER="http://127.0.0.1:${OAUTH_PORT:-9180}/realms/copycat"
+OIDC_AUDIENCE=kafka
+OIDC_JWKS_URL="file://$TLS_DIR/oidc-jwks.json"
 SASL_USER=copycat
 SASL_PASSWORD=copycat-secret
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
@@ -263,6 +273,26 @@ CNF
     log "generated the test CA and certificates in $TLS_DIR"
 }
 
+# The OIDC listener's token signing key (PKCS#8 PEM, for the identity
+# provider) and its public half as a JWKS file (for the broker), made once
+# per run directory. The key id is Keycloak's: the base64url SHA-256 of the
+# public key's DER encoding.
+oidc_material() {
+    [[ -f "$TLS_DIR/oidc-jwks.json" ]] && return 0
+    local d="$TLS_DIR" kid hex bytes="" i
+    openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$d/oidc.key" 2>/dev/null ||
+        die "generating the OIDC signing key failed"
+    kid="$(openssl pkey -in "$d/oidc.key" -pubout -outform DER | openssl dgst -sha256 -binary | base64 -w0 | tr '+/' '-_' | tr -d '=')"
+    # The modulus, hex to bytes to base64url; the exponent is openssl's 65537 (AQAB).
+    hex="$(openssl rsa -in "$d/oidc.key" -noout -modulus 2>/dev/null | cut -d= -f2)"
+    for ((i = 0; i < ${#hex}; i += 2)); do bytes+="\\x${hex:i:2}"; done
+    printf '{"keys":[{"kty":"RSA","use":"sig","alg":"RS256","kid":"%s","e":"AQAB","n":"%s"}]}\n' "$kid" \
+        "$(printf '%b' "$bytes" | base64 -w0 | tr '+/' '-_' | tr -d '=')" \
+        >"$d/oidc-jwks.json.tmp"
+    mv "$d/oidc-jwks.json.tmp" "$d/oidc-jwks.json"
+    log "generated the OIDC signing key and JWKS (kid $kid) in $TLS_DIR"
+}
+
 # SCRAM credentials of the test user (idempotent; needs the broker up).
 add_scram_user() {
     local mech
@@ -284,6 +314,11 @@ KAFKA_SASL_PLAINTEXT_BOOTSTRAP=127.0.0.1:$SASL_PLAINTEXT_PORT
 KAFKA_MTLS_BOOTSTRAP=127.0.0.1:$MTLS_PORT
 KAFKA_EXPIRED_CERT_BOOTSTRAP=127.0.0.1:$EXPIRED_PORT
 KAFKA_WRONG_HOST_BOOTSTRAP=127.0.0.1:$WRONG_HOST_PORT
+KAFKA_OIDC_BOOTSTRAP=127.0.0.1:$OIDC_PORT
+KAFKA_OIDC_ISSUER=$OIDC_ISSUER
+KAFKA_OIDC_AUDIENCE=$OIDC_AUDIENCE
+KAFKA_OIDC_SIGNING_KEY=$TLS_DIR/oidc.key
+KAFKA_OIDC_JWKS=$TLS_DIR/oidc-jwks.json
 KAFKA_TLS_CA=$TLS_DIR/ca.pem
 KAFKA_TLS_CLIENT=$TLS_DIR/client.pem
 KAFKA_SASL_USER=$SASL_USER
@@ -298,11 +333,11 @@ write_config() {
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$CONTROLLER_PORT
-listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT,SSL://127.0.0.1:$SSL_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT,SASL_PLAINTEXT://127.0.0.1:$SASL_PLAINTEXT_PORT,MTLS://127.0.0.1:$MTLS_PORT,EXPIRED://127.0.0.1:$EXPIRED_PORT,WRONG_HOST://127.0.0.1:$WRONG_HOST_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$PORT,SSL://127.0.0.1:$SSL_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT,SASL_PLAINTEXT://127.0.0.1:$SASL_PLAINTEXT_PORT,MTLS://127.0.0.1:$MTLS_PORT,EXPIRED://127.0.0.1:$EXPIRED_PORT,WRONG_HOST://127.0.0.1:$WRONG_HOST_PORT
+listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT,SSL://127.0.0.1:$SSL_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT,SASL_PLAINTEXT://127.0.0.1:$SASL_PLAINTEXT_PORT,MTLS://127.0.0.1:$MTLS_PORT,EXPIRED://127.0.0.1:$EXPIRED_PORT,WRONG_HOST://127.0.0.1:$WRONG_HOST_PORT,OIDC://127.0.0.1:$OIDC_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$PORT,SSL://127.0.0.1:$SSL_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT,SASL_PLAINTEXT://127.0.0.1:$SASL_PLAINTEXT_PORT,MTLS://127.0.0.1:$MTLS_PORT,EXPIRED://127.0.0.1:$EXPIRED_PORT,WRONG_HOST://127.0.0.1:$WRONG_HOST_PORT,OIDC://127.0.0.1:$OIDC_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_SSL:SASL_SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,MTLS:SSL,EXPIRED:SSL,WRONG_HOST:SSL
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_SSL:SASL_SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,MTLS:SSL,EXPIRED:SSL,WRONG_HOST:SSL,OIDC:SASL_SSL
 # TLS (PEM files from tls_material); mutual TLS only on MTLS.
 ssl.keystore.type=PEM
 ssl.keystore.location=$TLS_DIR/broker.pem
@@ -327,6 +362,16 @@ listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.com
 listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_$SASL_USER="$SASL_PASSWORD";
 listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_$SASL_USER="$SASL_PASSWORD";
 listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="admin";
+# OIDC: signed OAUTHBEARER tokens checked against the JWKS file (the broker's
+# JVM runs with -Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=$OIDC_JWKS_URL);
+# the principal is the token's azp claim, the client id (User:copycat).
+listener.name.oidc.sasl.enabled.mechanisms=OAUTHBEARER
+listener.name.oidc.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;
+listener.name.oidc.oauthbearer.sasl.server.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler
+listener.name.oidc.oauthbearer.sasl.oauthbearer.jwks.endpoint.url=$OIDC_JWKS_URL
+listener.name.oidc.oauthbearer.sasl.oauthbearer.expected.issuer=$OIDC_ISSUER
+listener.name.oidc.oauthbearer.sasl.oauthbearer.expected.audience=$OIDC_AUDIENCE
+listener.name.oidc.oauthbearer.sasl.oauthbearer.sub.claim.name=azp
 log.dirs=$DATA_DIR
 num.partitions=1
 auto.create.topics.enable=true
@@ -382,7 +427,7 @@ start() {
     fi
     rm -f "$PID_FILE" "$ADDR_FILE"
 
-    for p in "$PORT" "$CONTROLLER_PORT" "$SSL_PORT" "$SASL_SSL_PORT" "$SASL_PLAINTEXT_PORT" "$MTLS_PORT" "$EXPIRED_PORT" "$WRONG_HOST_PORT"; do
+    for p in "$PORT" "$CONTROLLER_PORT" "$SSL_PORT" "$SASL_SSL_PORT" "$SASL_PLAINTEXT_PORT" "$MTLS_PORT" "$EXPIRED_PORT" "$WRONG_HOST_PORT" "$OIDC_PORT"; do
         if port_open "$p"; then
             die "port $p on 127.0.0.1 is already in use by something else; set KAFKA_PORT (and/or KAFKA_CONTROLLER_PORT), or KAFKA_BOOTSTRAP to use an existing cluster"
         fi
@@ -390,6 +435,7 @@ start() {
 
     write_config
     tls_material
+    oidc_material
     [[ "$keep_data" == keep-data ]] || drop_data_if_overgrown
     if [[ ! -f "$DATA_DIR/meta.properties" ]]; then
         local cluster_id
@@ -412,6 +458,7 @@ start() {
         java ${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m} \
         -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
         -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true \
+        -Dorg.apache.kafka.sasl.oauthbearer.allowed.urls="$OIDC_JWKS_URL" \
         -Dlog4j2.configurationFile="$KAFKA_HOME/log4j2-broker.properties" \
         -Dkafka.logs.dir="$RUN_DIR" \
         -cp "$LIBS/*" kafka.Kafka "$CONF" \
