@@ -23,6 +23,7 @@ pub const PASSWORD_KEYS: &[&str] = &[
     "sasl.jaas.config",
     "sasl.password",
     "sasl.oauthbearer.client.secret",
+    "sasl.oauthbearer.client.credentials.client.secret",
     "sasl.oauthbearer.config",
 ];
 
@@ -249,6 +250,22 @@ pub fn translate(prefix: &str, settings: &Props) -> Translated {
         match jaas_settings(jaas) {
             Ok(pairs) => out.settings.extend(pairs),
             Err(why) => problem("sasl.jaas.config", why),
+        }
+    }
+    // Kafka 4.1's names for the client credentials (the JAAS options'
+    // successors; they take precedence over them, as in Kafka).
+    for (k, setting) in [
+        (
+            "sasl.oauthbearer.client.credentials.client.id",
+            "sasl.oauthbearer.client.id",
+        ),
+        (
+            "sasl.oauthbearer.client.credentials.client.secret",
+            "sasl.oauthbearer.client.secret",
+        ),
+    ] {
+        if let Some(v) = get(k) {
+            out.settings.insert(setting.into(), v.to_owned());
         }
     }
     if let Some(url) = get("sasl.oauthbearer.token.endpoint.url") {
@@ -532,6 +549,26 @@ mod tests {
         assert_eq!(t.settings.get("sasl.oauthbearer.method").unwrap(), "oidc");
         assert_eq!(t.settings.get("sasl.oauthbearer.client.secret").unwrap(), "s");
         assert_eq!(t.settings.get("sasl.oauthbearer.scope").unwrap(), "kafka");
+    }
+
+    #[test]
+    fn kafka_4_1_client_credentials_keys_are_translated_and_win_over_jaas() {
+        let s = settings(&[
+            ("sasl.mechanism", "OAUTHBEARER"),
+            ("sasl.oauthbearer.token.endpoint.url", "http://idp/token"),
+            ("sasl.oauthbearer.client.credentials.client.id", "c"),
+            ("sasl.oauthbearer.client.credentials.client.secret", "s"),
+            (
+                "sasl.jaas.config",
+                &format!("{JAAS_OAUTH} required clientId=\"old\" clientSecret=\"old-secret\";"),
+            ),
+        ]);
+        assert_eq!(s.get("sasl.oauthbearer.client.id").unwrap(), "c");
+        assert_eq!(s.get("sasl.oauthbearer.client.secret").unwrap(), "s");
+        assert!(!s.contains_key("sasl.oauthbearer.client.credentials.client.id"));
+        assert!(is_password(
+            "consumer.sasl.oauthbearer.client.credentials.client.secret"
+        ));
     }
 
     #[test]
