@@ -301,3 +301,183 @@ fn a_wrong_password_or_an_untrusted_broker_is_refused_quickly_with_the_cause() {
         );
     }
 }
+
+/// `scripts/kafka.sh acl ARGS` (kafka-acls.sh against the test broker).
+fn acl(args: &[&str]) {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/kafka.sh");
+    let out = std::process::Command::new(script)
+        .arg("acl")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "scripts/kafka.sh acl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// ACLs that deny the connector's principal one topic fail exactly the
+/// tasks that use it, with the broker's authorization error; the worker
+/// and the other connectors keep running and deliver.
+#[test]
+fn a_topic_the_acls_deny_fails_only_the_tasks_that_use_it() {
+    if !local_broker() {
+        eprintln!("skipped: KAFKA_BOOTSTRAP names an external cluster without the test listeners");
+        return;
+    }
+    init_logging();
+    let env = secure_env();
+    let keys: Keys = vec![
+        ("security.protocol", "SASL_SSL".to_owned()),
+        ("sasl.mechanism", "SCRAM-SHA-512".to_owned()),
+        (
+            "sasl.jaas.config",
+            jaas(
+                "scram.ScramLoginModule",
+                &env["KAFKA_SASL_USER"],
+                &env["KAFKA_SASL_PASSWORD"],
+            ),
+        ),
+        ("ssl.truststore.type", "PEM".to_owned()),
+        ("ssl.truststore.location", env["KAFKA_TLS_CA"].clone()),
+    ];
+    let (allowed, denied, unwritable) = (unique("acl-open"), unique("acl-denied"), unique("acl-read-only"));
+    for t in [&allowed, &denied, &unwritable] {
+        block_on(create_topic(t, 1));
+    }
+    // Records for the sink that may not read them (written as the super user).
+    produce(&denied, Some(0), &[("k".to_owned(), "v".to_owned())]);
+    let principal = format!("User:{}", env["KAFKA_SASL_USER"]);
+    acl(&[
+        "--add",
+        "--deny-principal",
+        &principal,
+        "--operation",
+        "All",
+        "--topic",
+        &denied,
+    ]);
+    // Described but not written: the task sees the topic, and the refusal
+    // comes from the transactional producer. (Once a resource has ACLs,
+    // allow.everyone.if.no.acl.found no longer opens it.)
+    acl(&[
+        "--add",
+        "--allow-principal",
+        &principal,
+        "--operation",
+        "Describe",
+        "--topic",
+        &unwritable,
+    ]);
+    acl(&[
+        "--add",
+        "--deny-principal",
+        &principal,
+        "--operation",
+        "Write",
+        "--topic",
+        &unwritable,
+    ]);
+
+    let cfg = secure_worker(&env["KAFKA_SASL_SSL_BOOTSTRAP"], &keys).unwrap();
+    let worker = block_on(Worker::start(cfg)).unwrap();
+    let out_dir = std::env::temp_dir().join(unique("acl-out"));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let dir = out_dir.to_str().unwrap();
+    let start = |name: &str, pairs: &[(&str, &str)]| {
+        let mut all = vec![("name", name)];
+        all.extend_from_slice(pairs);
+        worker.start_connector(connector(&worker, &all)).unwrap();
+    };
+    fn source(topic: &str) -> [(&'static str, &str); 5] {
+        [
+            ("connector.class", "datagen"),
+            ("count", "50"),
+            ("value.size", "20"),
+            ("delivery.guarantee", "exactly-once"),
+            ("topic", topic),
+        ]
+    }
+    fn sink<'a>(topic: &'a str, dir: &'a str) -> [(&'static str, &'a str); 5] {
+        [
+            ("connector.class", "file-sink"),
+            ("exactly.once", "true"),
+            ("directory", dir),
+            ("grants.fs.write", dir),
+            ("topics", topic),
+        ]
+    }
+    let names: Vec<String> = [
+        "denied-source",
+        "denied-sink",
+        "unwritable-source",
+        "open-source",
+        "open-sink",
+    ]
+    .iter()
+    .map(|n| unique(n))
+    .collect();
+    start(&names[0], &source(&denied));
+    start(&names[1], &sink(&denied, dir));
+    start(&names[2], &source(&unwritable));
+    start(&names[3], &source(&allowed));
+    start(&names[4], &sink(&allowed, dir));
+
+    for name in &names[..3] {
+        let trace = eventually(&format!("{name}'s task FAILED"), Duration::from_secs(60), || {
+            task_states(&worker, name)
+                .into_iter()
+                .find(|(s, _)| s == "FAILED")
+                .map(|(_, t)| t.unwrap_or_default())
+        });
+        assert!(
+            trace.to_lowercase().contains("authoriz"),
+            "{name}: the trace names the authorization error: {trace}"
+        );
+        assert!(
+            trace.starts_with("not authorized: "),
+            "{name}: a refusal fails the task at once, without automatic restarts: {trace}"
+        );
+        eprintln!("{name}: {trace}");
+    }
+    // The open pipeline delivers all its records, its tasks still RUNNING.
+    let lines = || -> usize {
+        std::fs::read_dir(&out_dir)
+            .map(|rd| {
+                rd.flatten()
+                    .filter(|e| {
+                        let n = e.file_name().to_string_lossy().into_owned();
+                        n.starts_with(&format!("{allowed}-0-")) && n.ends_with(".txt")
+                    })
+                    .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default().lines().count())
+                    .sum()
+            })
+            .unwrap_or(0)
+    };
+    eventually("50 lines from the open topic", Duration::from_secs(60), || {
+        (lines() >= 50).then_some(())
+    });
+    assert_eq!(lines(), 50);
+    assert_eq!(read_topic(&denied).len(), 1, "nothing written to the denied topic");
+    assert_eq!(
+        read_topic(&unwritable).len(),
+        0,
+        "nothing written to the read-only topic"
+    );
+    for name in &names[3..] {
+        assert!(
+            task_states(&worker, name).iter().all(|(s, _)| s == "RUNNING"),
+            "{name}: {:?}",
+            task_states(&worker, name)
+        );
+    }
+    let leftover = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&denied))
+        .count();
+    assert_eq!(leftover, 0, "the denied sink wrote nothing");
+    worker.shutdown();
+    let _ = std::fs::remove_dir_all(&out_dir);
+}

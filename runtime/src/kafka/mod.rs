@@ -51,6 +51,24 @@ impl KafkaError {
     }
 }
 
+/// Whether `e` is the broker refusing this client (ACLs, authentication):
+/// permanent until an operator changes the grants, so retrying is useless.
+pub fn denied(e: &rdkafka::error::KafkaError) -> bool {
+    use RDKafkaErrorCode as C;
+    matches!(
+        e.rdkafka_error_code(),
+        Some(
+            C::TopicAuthorizationFailed
+                | C::GroupAuthorizationFailed
+                | C::ClusterAuthorizationFailed
+                | C::TransactionalIdAuthorizationFailed
+                | C::DelegationTokenAuthorizationFailed
+                | C::SaslAuthenticationFailed
+                | C::Authentication
+        )
+    )
+}
+
 /// A connector task's client config: `bootstrap.servers`, then the
 /// worker's `<kind>.*` settings, then the connector's overrides. The
 /// worker's top-level security settings are not inherited (as in Kafka

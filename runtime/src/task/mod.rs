@@ -248,10 +248,39 @@ pub(crate) struct TaskFailure(pub String);
 /// so restarting this one would only fence that one in turn.
 pub(crate) const FENCED: &str = "fenced: ";
 
+/// How a failure the broker's ACLs or authentication caused starts: it
+/// lasts until an operator changes the grants, so no automatic restart.
+pub(crate) const DENIED: &str = "not authorized: ";
+
 impl TaskFailure {
     /// Whether an automatic restart may help.
     fn restartable(&self) -> bool {
-        !self.0.starts_with(FENCED)
+        !self.0.starts_with(FENCED) && !self.denied()
+    }
+
+    /// Whether the broker refused the task's principal. Failures are
+    /// messages by the time they get here, so besides [`DENIED`] this
+    /// looks for librdkafka's names of the refusals (its error codes'
+    /// names, e.g. `TopicAuthorizationFailed`).
+    fn denied(&self) -> bool {
+        let text = self.0.to_ascii_lowercase();
+        self.0.starts_with(DENIED)
+            || [
+                "authorizationfailed",
+                "authorization failed",
+                "saslauthenticationfailed",
+            ]
+            .iter()
+            .any(|m| text.contains(m))
+    }
+
+    /// The status trace: a refusal says so first.
+    fn trace(&self) -> String {
+        if self.denied() && !self.0.starts_with(DENIED) {
+            format!("{DENIED}{}", self.0)
+        } else {
+            self.0.clone()
+        }
     }
 }
 
@@ -263,7 +292,29 @@ impl From<crate::engine::guest::GuestError> for TaskFailure {
 
 impl From<crate::kafka::KafkaError> for TaskFailure {
     fn from(e: crate::kafka::KafkaError) -> Self {
-        Self(e.to_string())
+        if crate::kafka::denied(&e.source) {
+            Self(format!("{DENIED}{e}"))
+        } else {
+            Self(e.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod failure_tests {
+    use super::*;
+
+    #[test]
+    fn refusals_are_not_restarted_and_say_so() {
+        let f = TaskFailure(
+            "reading the metadata of topic 't': TopicAuthorizationFailed (Broker: Topic authorization failed)".into(),
+        );
+        assert!(!f.restartable());
+        assert!(f.trace().starts_with(DENIED), "{}", f.trace());
+        let f = TaskFailure("producing: MessageTimedOut".into());
+        assert!(f.restartable());
+        assert_eq!(f.trace(), "producing: MessageTimedOut");
+        assert!(!TaskFailure(format!("{FENCED}x")).restartable());
     }
 }
 
@@ -297,7 +348,7 @@ pub(crate) fn run_task(ctx: TaskContext, body: fn(&TaskContext) -> Result<(), Ta
             attempts = 0;
             ctx.status.set_attempts(0);
         }
-        let reason = failure.0.clone();
+        let reason = failure.trace();
         if ctx.stopping() || !failure.restartable() || attempts >= policy.max_attempts {
             let reason = if attempts > 0 && attempts >= policy.max_attempts && !ctx.stopping() {
                 format!(

@@ -406,6 +406,7 @@ fn consume_loop<'c>(
                     push(&mut batch, &m, only_topic)?;
                 }
                 Some(Err(e)) => {
+                    refused(&e)?;
                     tracing::warn!(error = %e, "consumer error");
                     break;
                 }
@@ -418,6 +419,7 @@ fn consume_loop<'c>(
                 Ok(None) => break,
                 Ok(Some(m)) => {
                     if let Some(e) = m.error() {
+                        refused(&e)?;
                         tracing::warn!(error = %e, "consumer error");
                         break;
                     }
@@ -425,6 +427,7 @@ fn consume_loop<'c>(
                     push_fetched(&mut batch, &m, only_topic)?;
                 }
                 Err(e) => {
+                    refused(&e)?;
                     tracing::warn!(error = %e, "consumer error");
                     break;
                 }
@@ -472,6 +475,16 @@ fn route_assignment(consumer: &BaseConsumer<SinkContext>, queue: &mut MessageQue
 
 /// Whether a rebalance ran since the last call (a plain load per message;
 /// the swap only when one did).
+/// A consumer error is logged and polling goes on (librdkafka retries),
+/// unless the broker refused the task's principal (ACLs, authentication):
+/// then the task fails, as Kafka Connect's does.
+fn refused(e: &rdkafka::error::KafkaError) -> Result<(), TaskFailure> {
+    if crate::kafka::denied(e) {
+        return Err(crate::kafka::KafkaError::new("consuming", e.clone()).into());
+    }
+    Ok(())
+}
+
 fn take_rebalanced(flag: &AtomicBool) -> bool {
     flag.load(Ordering::Relaxed) && flag.swap(false, Ordering::AcqRel)
 }
