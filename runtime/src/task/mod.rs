@@ -300,24 +300,6 @@ impl From<crate::kafka::KafkaError> for TaskFailure {
     }
 }
 
-#[cfg(test)]
-mod failure_tests {
-    use super::*;
-
-    #[test]
-    fn refusals_are_not_restarted_and_say_so() {
-        let f = TaskFailure(
-            "reading the metadata of topic 't': TopicAuthorizationFailed (Broker: Topic authorization failed)".into(),
-        );
-        assert!(!f.restartable());
-        assert!(f.trace().starts_with(DENIED), "{}", f.trace());
-        let f = TaskFailure("producing: MessageTimedOut".into());
-        assert!(f.restartable());
-        assert_eq!(f.trace(), "producing: MessageTimedOut");
-        assert!(!TaskFailure(format!("{FENCED}x")).restartable());
-    }
-}
-
 /// Run a task body on the current thread inside its tracing span, turning
 /// the outcome into the task's final state, and restart it after failures
 /// as the connector's [`crate::config::RestartPolicy`] allows.
@@ -394,5 +376,23 @@ pub(crate) fn pause(ctx: &TaskContext, d: Duration) {
         }
         // A spurious or stale wake-up only goes round the loop again.
         std::thread::park_timeout(deadline - now);
+    }
+}
+
+#[cfg(test)]
+mod failure_tests {
+    use super::*;
+
+    #[test]
+    fn refusals_are_not_restarted_and_say_so() {
+        let f = TaskFailure(
+            "reading the metadata of topic 't': TopicAuthorizationFailed (Broker: Topic authorization failed)".into(),
+        );
+        assert!(!f.restartable());
+        assert!(f.trace().starts_with(DENIED), "{}", f.trace());
+        let f = TaskFailure("producing: MessageTimedOut".into());
+        assert!(f.restartable());
+        assert_eq!(f.trace(), "producing: MessageTimedOut");
+        assert!(!TaskFailure(format!("{FENCED}x")).restartable());
     }
 }
