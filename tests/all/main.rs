@@ -21,6 +21,7 @@ mod file;
 mod hostile;
 mod limits;
 mod metrics;
+mod oauth;
 mod offsets;
 mod rebalance;
 mod rest;
