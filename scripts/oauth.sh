@@ -274,16 +274,16 @@ start() {
         stop
     fi
     rm -f "$PID_FILE"
+    local java
+    java="$(pick_java)"
+    port_open "$PORT" && die "port $PORT on 127.0.0.1 is already in use by something else; set OAUTH_PORT (for both scripts/oauth.sh and scripts/kafka.sh)"
     if ! cmp -s "$RUN_DIR/realm.wanted" "$REALM_FILE"; then
         # --import-realm skips a realm the database has: start from an empty one.
         rm -rf "$KC_HOME/data/h2"
         mv -f "$RUN_DIR/realm.wanted" "$REALM_FILE"
     fi
     rm -f "$RUN_DIR/realm.wanted"
-    port_open "$PORT" && die "port $PORT on 127.0.0.1 is already in use by something else; set OAUTH_PORT (for both scripts/oauth.sh and scripts/kafka.sh)"
 
-    local java
-    java="$(pick_java)"
     [[ -f "$LOG_FILE" ]] && mv -f "$LOG_FILE" "$LOG_FILE.1"
     log "starting Keycloak $KEYCLOAK_VERSION at $BASE_URL with $java (Java $(java_major "$java"), log $LOG_FILE)"
     # setsid: own session, so Keycloak outlives the caller (a test, CI's shell).
@@ -310,6 +310,9 @@ start() {
     fi
     log_tail
     kill -0 "$pid" 2>/dev/null && stop >/dev/null 2>&1
+    # The next start begins on a new database rather than on whatever this
+    # one left.
+    rm -f "$REALM_FILE"
     die "Keycloak failed to start"
 }
 
