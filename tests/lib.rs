@@ -459,6 +459,12 @@ impl ClusterWorker {
     /// Write `<dir>/<name>.properties` for the cluster `group` (topics named
     /// after it) with `extra` lines, and start the worker.
     pub fn start(dir: &std::path::Path, name: &str, group: &str, extra: &str) -> Self {
+        Self::start_on(dir, name, group, &bootstrap(), extra)
+    }
+
+    /// [`ClusterWorker::start`] with the cluster at `bootstrap` (e.g. one
+    /// of the broker's secure listeners).
+    pub fn start_on(dir: &std::path::Path, name: &str, group: &str, bootstrap: &str, extra: &str) -> Self {
         let port = free_port();
         let fixtures = fixture("tagged-v1").parent().unwrap().to_owned();
         let config = dir.join(format!("{name}.properties"));
@@ -468,7 +474,7 @@ impl ClusterWorker {
                 "bootstrap.servers={}\nplugin.path={},{}\ngroup.id={group}\nconfig.storage.topic={group}-configs\n\
                  status.storage.topic={group}-status\noffset.storage.topic={group}-offsets\noffset.storage.partitions=3\n\
                  offset.flush.interval.ms=200\nlisteners=http://127.0.0.1:{port}\nstate.dir={}/{name}\n{extra}\n",
-                bootstrap(),
+                bootstrap,
                 plugin_dir().display(),
                 fixtures.display(),
                 dir.display(),

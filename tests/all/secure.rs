@@ -481,3 +481,237 @@ fn a_topic_the_acls_deny_fails_only_the_tasks_that_use_it() {
     worker.shutdown();
     let _ = std::fs::remove_dir_all(&out_dir);
 }
+
+/// The secrets of the secure listeners: what must never appear outside
+/// the operator's own worker config file.
+fn secrets(env: &BTreeMap<String, String>) -> Vec<String> {
+    let client = std::fs::read_to_string(&env["KAFKA_TLS_CLIENT"]).unwrap();
+    // A line from the middle of the client's private key.
+    let key_line = client
+        .lines()
+        .skip_while(|l| !l.contains("BEGIN PRIVATE KEY"))
+        .nth(5)
+        .unwrap()
+        .to_owned();
+    vec![env["KAFKA_SASL_PASSWORD"].clone(), key_line]
+}
+
+/// Every file under `dir`, as text, with its path.
+fn files_under(dir: &std::path::Path) -> Vec<(std::path::PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_owned()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if let Ok(bytes) = std::fs::read(&p) {
+                out.push((p, String::from_utf8_lossy(&bytes).into_owned()));
+            }
+        }
+    }
+    out
+}
+
+/// A distributed cluster of 2 `copycat worker` processes on one secure
+/// listener, configured with the documented keys only, runs datagen →
+/// Kafka → file-sink exactly-once and survives a SIGKILL of one worker;
+/// afterwards no secret appears in the logs, the cluster's topics, the
+/// state directories or any REST answer.
+fn cluster_over_listener(which: &str) {
+    if !local_broker() {
+        eprintln!("skipped: KAFKA_BOOTSTRAP names an external cluster without the test listeners");
+        return;
+    }
+    let env = secure_env();
+    let (what, bootstrap, keys) = listeners(&env).into_iter().find(|(w, ..)| *w == which).unwrap();
+    let mut extra =
+        String::from("exactly.once.source.support=enabled\nsession.timeout.ms=6000\nheartbeat.interval.ms=1000\n");
+    for (k, v) in &keys {
+        for prefix in ["", "producer.", "consumer.", "admin."] {
+            extra.push_str(&format!("{prefix}{k}={}\n", v.replace('\\', "\\\\")));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let group = unique("secure-cluster");
+    let mut workers: Vec<ClusterWorker> = ["w0", "w1"]
+        .iter()
+        .map(|n| ClusterWorker::start_on(dir.path(), n, &group, &bootstrap, &extra))
+        .collect();
+    let ids: Vec<String> = workers.iter().map(ClusterWorker::id).collect();
+    let topic = unique("secure-cluster");
+    block_on(create_topic(&topic, 2));
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let (source, sink) = (unique("secure-dg"), unique("secure-sink"));
+    let per_stream = 1500;
+    let (code, body) = workers[0].send(
+        "POST",
+        "/connectors",
+        &serde_json::json!({"name": source, "config": {
+            "connector.class": "datagen", "topic": topic, "streams": "2", "tasks.max": "2",
+            "count": per_stream.to_string(), "rate": "150", "value.size": "30",
+            "delivery.guarantee": "exactly-once",
+        }}),
+    );
+    assert_eq!(code, 201, "{what}: {body}");
+    let (code, body) = workers[1].send(
+        "POST",
+        "/connectors",
+        &serde_json::json!({"name": sink, "config": {
+            "connector.class": "file-sink", "topics": topic, "tasks.max": "2", "exactly.once": "true",
+            "directory": out.display().to_string(), "grants.fs.write": out.display().to_string(),
+        }}),
+    );
+    assert_eq!(code, 201, "{what}: {body}");
+    // Both connectors' tasks RUNNING; the source's spread over both workers.
+    let running = |w: &ClusterWorker, name: &str| -> Option<Vec<String>> {
+        let (code, s) = w.get(&format!("/connectors/{name}/status"));
+        let tasks = s["tasks"].as_array().filter(|_| code == 200)?;
+        if let Some(t) = tasks.iter().find(|t| t["state"] == "FAILED") {
+            panic!("{what}: a task of {name} FAILED: {}", t["trace"]);
+        }
+        let on: Vec<String> = tasks
+            .iter()
+            .filter(|t| t["state"] == "RUNNING")
+            .map(|t| t["worker_id"].as_str().unwrap_or("").to_owned())
+            .collect();
+        (on.len() == 2).then_some(on)
+    };
+    let placed = eventually(&format!("{what}: the tasks RUNNING"), Duration::from_secs(90), || {
+        running(&workers[0], &sink)?;
+        running(&workers[0], &source)
+    });
+    // A worker dies midway: the one with source task 0.
+    eventually(&format!("{what}: records flowing"), Duration::from_secs(60), || {
+        (topic_size(&topic) >= 300).then_some(())
+    });
+    let victim = ids.iter().position(|id| *id == placed[0]).unwrap();
+    workers[victim].kill();
+    let survivor = &workers[1 - victim];
+    eventually(
+        &format!("{what}: every task RUNNING on the survivor"),
+        Duration::from_secs(90),
+        || {
+            let on = running(survivor, &source)?;
+            let sink_on = running(survivor, &sink)?;
+            on.iter().chain(&sink_on).all(|w| *w == survivor.id()).then_some(())
+        },
+    );
+    // Everything exactly once: in Kafka (read_committed) and in the files.
+    let lines = || -> Vec<String> {
+        files_under(&out)
+            .into_iter()
+            .filter(|(p, _)| p.extension().is_some_and(|e| e == "txt"))
+            .flat_map(|(_, text)| text.lines().map(str::to_owned).collect::<Vec<_>>())
+            .collect()
+    };
+    let total = 2 * per_stream;
+    eventually(
+        &format!("{what}: {total} lines in the sink's files"),
+        Duration::from_secs(120),
+        || {
+            running(survivor, &source)?;
+            (lines().len() >= total).then_some(())
+        },
+    );
+    let mut seqs: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for r in read_topic(&topic) {
+        let key = r.key.unwrap();
+        let (stream, seq) = key.rsplit_once(':').unwrap();
+        seqs.entry(stream.to_owned()).or_default().push(seq.parse().unwrap());
+    }
+    assert_eq!(seqs.len(), 2, "{what}: two streams");
+    for (stream, mut s) in seqs {
+        s.sort_unstable();
+        assert_eq!(
+            s,
+            (0..per_stream as u64).collect::<Vec<_>>(),
+            "{what}: {stream} exactly once"
+        );
+    }
+    let got = lines();
+    let distinct: std::collections::BTreeSet<&String> = got.iter().collect();
+    assert_eq!(
+        (got.len(), distinct.len()),
+        (total, total),
+        "{what}: every record once in the files"
+    );
+
+    // No secret anywhere a worker writes or answers.
+    let mut places: Vec<(String, String)> = Vec::new();
+    for w in &workers {
+        places.push((format!("the log of {}", w.id()), w.log()));
+    }
+    for suffix in ["configs", "offsets", "status"] {
+        let t = format!("{group}-{suffix}");
+        let text: String = read_topic(&t)
+            .into_iter()
+            .map(|r| format!("{:?} {:?}\n", r.key, r.value))
+            .collect();
+        places.push((format!("topic {t}"), text));
+    }
+    for name in ["w0", "w1"] {
+        for (p, text) in files_under(&dir.path().join(name)) {
+            places.push((format!("state file {}", p.display()), text));
+        }
+    }
+    let paths = [
+        "/".to_owned(),
+        "/connectors?expand=status&expand=info".to_owned(),
+        format!("/connectors/{source}"),
+        format!("/connectors/{source}/config"),
+        format!("/connectors/{source}/tasks"),
+        format!("/connectors/{source}/status"),
+        format!("/connectors/{source}/offsets"),
+        format!("/connectors/{sink}/config"),
+        "/connector-plugins".to_owned(),
+        "/metrics".to_owned(),
+        "/admin/loggers".to_owned(),
+    ];
+    for path in &paths {
+        places.push((format!("GET {path}"), survivor.get(path).1.to_string()));
+    }
+    // A validation request that carries a secret does not echo it.
+    let jaas_secret = jaas("plain.PlainLoginModule", "someone", &env["KAFKA_SASL_PASSWORD"]);
+    let (_, validated) = survivor.send(
+        "PUT",
+        "/connector-plugins/datagen/config/validate",
+        &serde_json::json!({"connector.class": "datagen", "topic": "t",
+            "producer.override.sasl.jaas.config": jaas_secret}),
+    );
+    places.push(("PUT .../config/validate".into(), validated.to_string()));
+    for secret in secrets(&env) {
+        for (place, text) in &places {
+            assert!(!text.contains(&secret), "{what}: a secret appears in {place}");
+        }
+    }
+    for w in &mut workers {
+        w.kill();
+    }
+}
+
+#[test]
+fn a_two_worker_cluster_over_ssl_survives_a_sigkill_and_keeps_no_secret() {
+    cluster_over_listener("SSL");
+}
+
+#[test]
+fn a_two_worker_cluster_over_mutual_tls_survives_a_sigkill_and_keeps_no_secret() {
+    cluster_over_listener("mutual TLS");
+}
+
+#[test]
+fn a_two_worker_cluster_over_sasl_ssl_scram_survives_a_sigkill_and_keeps_no_secret() {
+    cluster_over_listener("SASL_SSL SCRAM-SHA-512");
+}
+
+#[test]
+fn a_two_worker_cluster_over_sasl_plaintext_plain_survives_a_sigkill_and_keeps_no_secret() {
+    cluster_over_listener("SASL_PLAINTEXT PLAIN");
+}
+
+#[test]
+fn a_two_worker_cluster_over_oauthbearer_survives_a_sigkill_and_keeps_no_secret() {
+    cluster_over_listener("SASL_PLAINTEXT OAUTHBEARER (unsecured JWT)");
+}

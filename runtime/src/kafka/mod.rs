@@ -337,6 +337,12 @@ fn reachable(worker: &WorkerConfig) -> Result<(), KafkaError> {
                 "SSL handshake failed",
                 "SASL authentication error",
                 "Authentication failed",
+                // The identity provider refused the client (RFC 6749's
+                // error codes); one that does not answer is waited for.
+                "\"invalid_client\"",
+                "\"unauthorized_client\"",
+                "\"invalid_grant\"",
+                "\"invalid_scope\"",
             ]
             .iter()
             .any(|m| r.contains(m))
