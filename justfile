@@ -86,6 +86,13 @@ demo: build kafka-start
 
 # Throughput benchmark against the local broker
 bench: build-connectors kafka-start
+    # The local broker's SSL listener and CA, for the TLS rows (not with
+    # KAFKA_BOOTSTRAP: an external cluster's own are set by hand, if any).
+    if [ -z "${KAFKA_BOOTSTRAP:-}" ]; then \
+        while IFS='=' read -r k v; do \
+            case "$k" in KAFKA_SSL_BOOTSTRAP|KAFKA_TLS_CA) [ -n "${!k:-}" ] || export "$k=$v" ;; esac; \
+        done < <(scripts/kafka.sh secure-env); \
+    fi; \
     KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" COPYCAT_PLUGIN_DIR="{{plugin_dir}}" scripts/bench.sh
 
 # Run a Kafka tool class, e.g. `just kafka-tool org.apache.kafka.tools.TopicCommand --bootstrap-server 127.0.0.1:9092 --list`

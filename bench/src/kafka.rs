@@ -21,6 +21,26 @@ use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 
 use crate::unique;
 
+/// Kafka Connect's keys for an SSL listener whose certificate the CA in
+/// `ca` (PEM) signed, server verified: `security.protocol=SSL`,
+/// `ssl.truststore.type=PEM`, `ssl.truststore.location=<ca>`, top-level
+/// (a worker's own clients) and again under `producer.`, `consumer.` and
+/// `admin.` (a task's clients inherit nothing from the top level), as
+/// docs/operations.md's "Secure clusters" writes them. Copycat and Kafka
+/// Connect read the same keys.
+pub fn tls_keys(ca: &std::path::Path) -> Result<Vec<(String, String)>> {
+    let ca = std::fs::canonicalize(ca).with_context(|| format!("the TLS CA file {}", ca.display()))?;
+    let keys = [
+        ("security.protocol", "SSL".to_owned()),
+        ("ssl.truststore.type", "PEM".to_owned()),
+        ("ssl.truststore.location", ca.display().to_string()),
+    ];
+    Ok(["", "producer.", "consumer.", "admin."]
+        .into_iter()
+        .flat_map(|prefix| keys.iter().map(move |(k, v)| (format!("{prefix}{k}"), v.clone())))
+        .collect())
+}
+
 /// An admin client for `bootstrap`.
 pub fn admin(bootstrap: &str) -> Result<AdminClient<DefaultClientContext>> {
     ClientConfig::new()

@@ -16,6 +16,16 @@
 //!   exactly `lines × (line-size + 1)` bytes, polled every 10 ms); the lines
 //!   are counted afterwards.
 //!
+//! Over TLS (`--security`; by default also over TLS when the broker's SSL
+//! listener and CA are known, `--tls-bootstrap`/`--tls-ca`, as `just bench`
+//! sets them): the same scenarios again with both workers' clients on the
+//! SSL listener, configured with the same Kafka Connect keys
+//! (`security.protocol=SSL`, `ssl.truststore.type=PEM`,
+//! `ssl.truststore.location`, top-level and under `producer.`,
+//! `consumer.`, `admin.`), in the same runs; the sinks of both transports
+//! read the same topic. Each transport gets its own tables, and TLS ÷
+//! plaintext per system is printed.
+//!
 //! Reported per process: records/s over the whole time (start-up
 //! included), time to the first record in the topic (first byte in the
 //! output), records/s after that, and peak RSS of the process tree (the
@@ -38,9 +48,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, ValueEnum};
 use copycat_bench::files::{dir_bytes, dir_lines};
-use copycat_bench::kafka::send_retrying;
+use copycat_bench::kafka::{send_retrying, tls_keys};
 use copycat_bench::results::{self, Goal, Record};
 use copycat_bench::table::cell;
+use copycat_bench::throughput::Security;
 use copycat_bench::{
     RssSampler, Watermarks, create_topics, delete_topics, free_port, init_tracing, median, unique, workspace,
 };
@@ -104,6 +115,46 @@ struct Args {
     /// (e.g. `plugin.discovery=service_load`); repeatable.
     #[arg(long, value_name = "KEY=VALUE")]
     kc_worker: Vec<String>,
+    /// Transports, comma-separated: plaintext, tls (both systems' clients
+    /// on the broker's SSL listener, --tls-bootstrap, with Kafka Connect's
+    /// `security.protocol=SSL` and PEM truststore keys, top-level and under
+    /// `producer.`/`consumer.`/`admin.`). Default: plaintext, plus tls when
+    /// --tls-bootstrap and --tls-ca are known.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    security: Vec<Security>,
+    /// The broker's SSL listener (`scripts/kafka.sh secure-env`'s
+    /// KAFKA_SSL_BOOTSTRAP; `just bench` sets it for the local broker).
+    #[arg(long, env = "KAFKA_SSL_BOOTSTRAP")]
+    tls_bootstrap: Option<String>,
+    /// The CA certificate (PEM) of the SSL listener (KAFKA_TLS_CA).
+    #[arg(long, env = "KAFKA_TLS_CA")]
+    tls_ca: Option<PathBuf>,
+}
+
+impl Args {
+    /// The transports measured over (see `--security`).
+    fn securities(&self) -> Vec<Security> {
+        let tls = if self.security.is_empty() {
+            self.tls_bootstrap.is_some() && self.tls_ca.is_some()
+        } else {
+            self.security.contains(&Security::Tls)
+        };
+        Security::ALL
+            .into_iter()
+            .filter(|s| match s {
+                Security::Plaintext => self.security.is_empty() || self.security.contains(s),
+                Security::Tls => tls,
+            })
+            .collect()
+    }
+
+    /// The SSL listener and the CA file, or why they are missing.
+    fn tls(&self) -> Result<(&str, &Path)> {
+        match (&self.tls_bootstrap, &self.tls_ca) {
+            (Some(b), Some(ca)) => Ok((b, ca)),
+            _ => bail!("--security tls needs --tls-bootstrap and --tls-ca (KAFKA_SSL_BOOTSTRAP, KAFKA_TLS_CA)"),
+        }
+    }
 }
 
 /// `KEY=VALUE` flags as property pairs.
@@ -307,12 +358,27 @@ impl Bench {
         Duration::from_secs(self.args.phase_timeout_secs)
     }
 
-    fn kc_worker(&self, run: &Path, what: &str) -> Result<PathBuf> {
+    /// The listener and the security keys for `sec` (Kafka Connect's
+    /// names, which Copycat reads too), then the `flag`'s extra lines.
+    fn transport(&self, sec: Security, flag: &str, extra: &[String]) -> Result<(String, Vec<(String, String)>)> {
+        let (bootstrap, mut keys) = match sec {
+            Security::Plaintext => (self.args.bootstrap.clone(), Vec::new()),
+            Security::Tls => {
+                let (bootstrap, ca) = self.args.tls()?;
+                (bootstrap.to_owned(), tls_keys(ca)?)
+            }
+        };
+        keys.extend(extra_props(flag, extra)?);
+        Ok((bootstrap, keys))
+    }
+
+    fn kc_worker(&self, run: &Path, what: &str, sec: Security) -> Result<PathBuf> {
         let path = run.join(format!("kc-{what}-worker.properties"));
+        let (bootstrap, extra) = self.transport(sec, "kc-worker", &self.args.kc_worker)?;
         write_props_with(
             &path,
             &[
-                ("bootstrap.servers", self.args.bootstrap.clone()),
+                ("bootstrap.servers", bootstrap),
                 (
                     "key.converter",
                     "org.apache.kafka.connect.storage.StringConverter".into(),
@@ -327,13 +393,14 @@ impl Bench {
                 ),
                 ("listeners", format!("http://127.0.0.1:{}", free_port()?)),
             ],
-            &extra_props("kc-worker", &self.args.kc_worker)?,
+            &extra,
         )?;
         Ok(path)
     }
 
-    fn copycat_worker(&self, run: &Path, what: &str) -> Result<PathBuf> {
+    fn copycat_worker(&self, run: &Path, what: &str, sec: Security) -> Result<PathBuf> {
         let path = run.join(format!("copycat-{what}-worker.properties"));
+        let (bootstrap, extra) = self.transport(sec, "copycat-worker", &self.args.copycat_worker)?;
         let offsets = unique("copycat-bench-kc-offsets");
         if let Ok(mut v) = self.offsets_topics.lock() {
             v.push(offsets.clone());
@@ -343,7 +410,7 @@ impl Bench {
         write_props_with(
             &path,
             &[
-                ("bootstrap.servers", self.args.bootstrap.clone()),
+                ("bootstrap.servers", bootstrap),
                 ("plugin.path", self.args.plugin_dir.display().to_string()),
                 ("offset.storage.topic", offsets),
                 (
@@ -352,7 +419,7 @@ impl Bench {
                 ),
                 ("listeners", "http://127.0.0.1:0".into()),
             ],
-            &extra_props("copycat-worker", &self.args.copycat_worker)?,
+            &extra,
         )?;
         Ok(path)
     }
@@ -387,7 +454,8 @@ impl Bench {
         Ok((proc, started))
     }
 
-    fn source(&self, system: System, run: &Path, topic: &str) -> Result<Measurement> {
+    /// `system`'s file source into `topic`, its clients over `sec`.
+    fn source(&self, system: System, run: &Path, topic: &str, sec: Security) -> Result<Measurement> {
         const WHAT: &str = "source";
         let marks = Watermarks::new(&self.args.bootstrap, topic, self.args.partitions)?;
         marks.wait_ready()?;
@@ -408,7 +476,7 @@ impl Bench {
                         ("topic", topic.into()),
                     ],
                 )?;
-                (self.kc_worker(run, WHAT)?, c)
+                (self.kc_worker(run, WHAT, sec)?, c)
             }
             System::Copycat => {
                 let c = run.join("copycat-source.properties");
@@ -423,7 +491,7 @@ impl Bench {
                         ("grants.fs.read", self.dir.display().to_string()),
                     ],
                 )?;
-                (self.copycat_worker(run, WHAT)?, c)
+                (self.copycat_worker(run, WHAT, sec)?, c)
             }
         };
         let (proc, started) = self.spawn(system, run, &worker, &connector, "source")?;
@@ -439,7 +507,8 @@ impl Bench {
         Ok(m)
     }
 
-    fn sink(&self, system: System, run: &Path, topic: &str) -> Result<Measurement> {
+    /// `system`'s file sink out of `topic`, its clients over `sec`.
+    fn sink(&self, system: System, run: &Path, topic: &str, sec: Security) -> Result<Measurement> {
         const WHAT: &str = "sink";
         let out_dir = run.join(match system {
             System::KafkaConnect => "kc-out",
@@ -462,7 +531,7 @@ impl Bench {
                         ("topics", topic.into()),
                     ],
                 )?;
-                (self.kc_worker(run, WHAT)?, c)
+                (self.kc_worker(run, WHAT, sec)?, c)
             }
             System::Copycat => {
                 let c = run.join("copycat-sink.properties");
@@ -477,7 +546,7 @@ impl Bench {
                         ("grants.fs.write", out_dir.display().to_string()),
                     ],
                 )?;
-                (self.copycat_worker(run, WHAT)?, c)
+                (self.copycat_worker(run, WHAT, sec)?, c)
             }
         };
         let want = self.args.lines * (self.args.line_size as u64 + 1);
@@ -642,46 +711,74 @@ fn report(title: &str, first_what: &str, n: u64, pairs: &[Pair]) {
 /// The results file's records for one table: Copycat's throughput against
 /// Kafka Connect's (goal ≥ 3×) and its peak RSS against Kafka Connect's
 /// (goal ≤ 1/10); values are medians, ratios medians of per-run ratios.
-fn records(scenario: &str, n: u64, pairs: &[Pair]) -> Vec<Record> {
+/// Over TLS (both systems on the SSL listener) the same figures, without
+/// the goals (the issue set them for plaintext).
+fn records(scenario: &str, n: u64, pairs: &[Pair], sec: Security) -> Vec<Record> {
     let both: Vec<(Measurement, Measurement)> = pairs.iter().filter_map(|p| p.kc.zip(p.copycat)).collect();
     if both.is_empty() {
         return Vec::new();
     }
     let runs = both.len();
     let med = |f: &dyn Fn(&(Measurement, Measurement)) -> f64| median(both.iter().map(f).collect());
-    let note = format!("median of {runs} runs; ratio = Copycat ÷ Kafka Connect, median of per-run ratios");
+    let mut note = format!("median of {runs} runs; ratio = Copycat ÷ Kafka Connect, median of per-run ratios");
+    let vs = match sec {
+        Security::Plaintext => "Kafka Connect 4.4",
+        Security::Tls => {
+            note.push_str("; both over TLS (security.protocol=SSL, server certificate verified)");
+            "Kafka Connect 4.4 over TLS"
+        }
+    };
+    let with_goal = |r: Record, g: Goal| if sec == Security::Plaintext { r.goal(g) } else { r };
     let rate = |m: &Measurement| m.rate(n);
     let rss = |m: &Measurement| m.rss_kib as f64 / 1024.0;
     let mut out = Vec::new();
     if let Some(v) = med(&|(_, c)| rate(c)) {
-        out.push(
-            Record::new(scenario, "throughput", v, "rec/s")
-                .vs(
-                    "Kafka Connect 4.4",
-                    med(&|(k, _)| rate(k)),
-                    med(&|(k, c)| rate(c) / rate(k)),
-                )
-                .goal(Goal::ratio_at_least(3.0))
-                .samples(both.iter().map(|(_, c)| rate(c)).collect())
-                .note(note.clone())
-                .param("records", n as f64),
-        );
+        let r = Record::new(scenario, "throughput", v, "rec/s")
+            .vs(vs, med(&|(k, _)| rate(k)), med(&|(k, c)| rate(c) / rate(k)))
+            .samples(both.iter().map(|(_, c)| rate(c)).collect())
+            .note(note.clone())
+            .param("records", n as f64);
+        out.push(with_goal(r, Goal::ratio_at_least(3.0)));
     }
     if let Some(v) = med(&|(_, c)| rss(c)) {
-        out.push(
-            Record::new(scenario, "peak-rss", v, "MiB")
-                .vs(
-                    "Kafka Connect 4.4",
-                    med(&|(k, _)| rss(k)),
-                    med(&|(k, c)| if rss(k) > 0.0 { rss(c) / rss(k) } else { f64::NAN }),
-                )
-                .goal(Goal::ratio_at_most(0.1))
-                .samples(both.iter().map(|(_, c)| rss(c)).collect())
-                .note(note.clone())
-                .param("records", n as f64),
-        );
+        let r = Record::new(scenario, "peak-rss", v, "MiB")
+            .vs(
+                vs,
+                med(&|(k, _)| rss(k)),
+                med(&|(k, c)| if rss(k) > 0.0 { rss(c) / rss(k) } else { f64::NAN }),
+            )
+            .samples(both.iter().map(|(_, c)| rss(c)).collect())
+            .note(note.clone())
+            .param("records", n as f64);
+        out.push(with_goal(r, Goal::ratio_at_most(0.1)));
     }
     out
+}
+
+/// What TLS costs each system in `scenario`: rec/s over TLS ÷ over
+/// plaintext in the same run, the median of those per-run ratios
+/// (`pairs` indexed by `Security::index`).
+fn tls_cost(scenario: &str, n: u64, pairs: &[Vec<Pair>; 2]) {
+    let [plain, tls] = pairs;
+    let cost = |get: fn(&Pair) -> Option<Measurement>| {
+        median(
+            plain
+                .iter()
+                .zip(tls)
+                .filter_map(|(p, t)| Some(get(t)?.rate(n) / get(p)?.rate(n)))
+                .collect(),
+        )
+    };
+    let (kc, copycat) = (cost(|p| p.kc), cost(|p| p.copycat));
+    if kc.is_none() && copycat.is_none() {
+        return;
+    }
+    let show = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.3}"));
+    println!(
+        "{scenario}: TLS ÷ plaintext rec/s (median of per-run ratios): Kafka Connect {}, Copycat {}",
+        show(kc),
+        show(copycat)
+    );
 }
 
 // ------------------------------------------------------------------ main
@@ -756,73 +853,111 @@ fn main() -> Result<()> {
         offsets_topics: std::sync::Mutex::new(Vec::new()),
     };
     let args = &bench.args;
+    let securities = args.securities();
+    if securities.contains(&Security::Tls) {
+        eprintln!("kafka_connect: also over TLS at {}", args.tls()?.0);
+    }
     let mut created: Vec<String> = Vec::new();
-    let mut sources: Vec<Pair> = Vec::new();
-    let mut sinks: Vec<Pair> = Vec::new();
+    // Per transport (`Security::index`), a pair per run.
+    let mut sources: [Vec<Pair>; 2] = [Vec::new(), Vec::new()];
+    let mut sinks: [Vec<Pair>; 2] = [Vec::new(), Vec::new()];
     let outcome = (|| -> Result<()> {
         for i in 0..args.runs {
             let run = dir.join(format!("run-{}", i + 1));
-            fs::create_dir_all(&run).with_context(|| format!("creating {}", run.display()))?;
-            let kc_topic = unique("copycat-bench-kc-source");
-            let cc_topic = unique("copycat-bench-copycat-source");
-            rt.block_on(create_topics(&args.bootstrap, &[&kc_topic, &cc_topic], args.partitions))?;
-            created.extend([kc_topic.clone(), cc_topic.clone()]);
+            // Each transport's configs, logs and outputs in their own place.
+            let run_dir = |sec: Security| -> Result<PathBuf> {
+                let d = match sec {
+                    Security::Plaintext => run.clone(),
+                    Security::Tls => run.join(sec.name()),
+                };
+                fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+                Ok(d)
+            };
+            // Each transport's sources write their own topics: (Kafka
+            // Connect's, Copycat's).
+            let topics = Security::ALL.map(|sec| {
+                (
+                    unique(&format!("copycat-bench-kc-source{}", sec.tag())),
+                    unique(&format!("copycat-bench-copycat-source{}", sec.tag())),
+                )
+            });
+            for &sec in &securities {
+                let (kc_topic, cc_topic) = &topics[sec.index()];
+                rt.block_on(create_topics(&args.bootstrap, &[kc_topic, cc_topic], args.partitions))?;
+                created.extend([kc_topic.clone(), cc_topic.clone()]);
+            }
             let order = if i % 2 == 0 {
                 [System::KafkaConnect, System::Copycat]
             } else {
                 [System::Copycat, System::KafkaConnect]
             };
             let order: Vec<System> = order.into_iter().filter(|s| args.systems.contains(s)).collect();
-            let mut src = Pair::default();
-            for &sys in order.iter().filter(|_| args.only.contains(&Scenario::Source)) {
-                let topic = if sys == System::Copycat { &cc_topic } else { &kc_topic };
-                let m = bench
-                    .source(sys, &run, topic)
-                    .with_context(|| format!("run {}: {} source", i + 1, sys.label()))?;
-                eprintln!(
-                    "run {}: source {:<13} {:>9.0} rec/s ({:.2} s, first record after {} ms, peak RSS {:.1} MiB)",
-                    i + 1,
-                    sys.label(),
-                    m.rate(args.lines),
-                    m.elapsed.as_secs_f64(),
-                    m.first.as_millis(),
-                    m.rss_kib as f64 / 1024.0
-                );
-                match sys {
-                    System::KafkaConnect => src.kc = Some(m),
-                    System::Copycat => src.copycat = Some(m),
-                }
+            // Both systems over one transport back to back; which transport
+            // goes first alternates by run.
+            let mut order_sec = securities.clone();
+            if i % 2 == 1 {
+                order_sec.reverse();
             }
-            sources.push(src);
+            for &sec in &order_sec {
+                let mut src = Pair::default();
+                let (kc_topic, cc_topic) = &topics[sec.index()];
+                for &sys in order.iter().filter(|_| args.only.contains(&Scenario::Source)) {
+                    let topic = if sys == System::Copycat { cc_topic } else { kc_topic };
+                    let m = bench
+                        .source(sys, &run_dir(sec)?, topic, sec)
+                        .with_context(|| format!("run {}: {} source{}", i + 1, sys.label(), sec.suffix()))?;
+                    eprintln!(
+                        "run {}: source {:<13} {:>9.0} rec/s ({:.2} s, first record after {} ms, peak RSS {:.1} MiB){}",
+                        i + 1,
+                        sys.label(),
+                        m.rate(args.lines),
+                        m.elapsed.as_secs_f64(),
+                        m.first.as_millis(),
+                        m.rss_kib as f64 / 1024.0,
+                        sec.suffix()
+                    );
+                    match sys {
+                        System::KafkaConnect => src.kc = Some(m),
+                        System::Copycat => src.copycat = Some(m),
+                    }
+                }
+                sources[sec.index()].push(src);
+            }
             if !args.only.contains(&Scenario::Sink) {
                 continue;
             }
-            if src.kc.is_none() {
-                // The sinks read Kafka Connect's source topic; fill it.
-                fill_topic(&args.bootstrap, &kc_topic, &bench.input)?;
+            // The sinks (over every transport) read Kafka Connect's source
+            // topic of the first transport; fill it if no source wrote it.
+            let Some(&first) = securities.first() else { break };
+            let sink_topic = &topics[first.index()].0;
+            if sources[first.index()].last().and_then(|p| p.kc).is_none() {
+                fill_topic(&args.bootstrap, sink_topic, &bench.input)?;
             }
-            let mut snk = Pair::default();
-            for &sys in &order {
-                let m = bench
-                    .sink(sys, &run, &kc_topic)
-                    .with_context(|| format!("run {}: {} sink", i + 1, sys.label()))?;
-                eprintln!(
-                    "run {}: sink   {:<13} {:>9.0} rec/s ({:.2} s, first line after {} ms, peak RSS {:.1} MiB)",
-                    i + 1,
-                    sys.label(),
-                    m.rate(args.lines),
-                    m.elapsed.as_secs_f64(),
-                    m.first.as_millis(),
-                    m.rss_kib as f64 / 1024.0
-                );
-                match sys {
-                    System::KafkaConnect => snk.kc = Some(m),
-                    System::Copycat => snk.copycat = Some(m),
+            for &sec in &order_sec {
+                let mut snk = Pair::default();
+                for &sys in &order {
+                    let m = bench
+                        .sink(sys, &run_dir(sec)?, sink_topic, sec)
+                        .with_context(|| format!("run {}: {} sink{}", i + 1, sys.label(), sec.suffix()))?;
+                    eprintln!(
+                        "run {}: sink   {:<13} {:>9.0} rec/s ({:.2} s, first line after {} ms, peak RSS {:.1} MiB){}",
+                        i + 1,
+                        sys.label(),
+                        m.rate(args.lines),
+                        m.elapsed.as_secs_f64(),
+                        m.first.as_millis(),
+                        m.rss_kib as f64 / 1024.0,
+                        sec.suffix()
+                    );
+                    match sys {
+                        System::KafkaConnect => snk.kc = Some(m),
+                        System::Copycat => snk.copycat = Some(m),
+                    }
                 }
+                sinks[sec.index()].push(snk);
             }
-            sinks.push(snk);
             if !args.keep {
-                // The outputs of this run are ~2 × 100 MB.
+                // The outputs of this run are ~2 × 100 MB per transport.
                 let _ = fs::remove_dir_all(&run);
             }
         }
@@ -833,24 +968,46 @@ fn main() -> Result<()> {
         "Copycat vs Kafka Connect 4.4 (standalone), {} lines × {} B, {} partitions, same broker",
         args.lines, args.line_size, args.partitions
     );
-    if args.only.contains(&Scenario::Source) {
-        report(
-            "Source: file → FileStreamSource / file-source → topic",
-            "in the topic",
+    let mut out = Vec::new();
+    for &sec in &securities {
+        let over = match sec {
+            Security::Plaintext => String::new(),
+            Security::Tls => format!(", over TLS ({})", args.tls_bootstrap.as_deref().unwrap_or("?")),
+        };
+        let (srcs, snks) = (&sources[sec.index()], &sinks[sec.index()]);
+        if args.only.contains(&Scenario::Source) {
+            report(
+                &format!("Source: file → FileStreamSource / file-source → topic{over}"),
+                "in the topic",
+                args.lines,
+                srcs,
+            );
+        }
+        if args.only.contains(&Scenario::Sink) {
+            report(
+                &format!("Sink: topic → FileStreamSink / file-sink → file{over}"),
+                "in the output file",
+                args.lines,
+                snks,
+            );
+        }
+        out.extend(records(
+            &format!("vs-kafka-connect-source{}", sec.tag()),
             args.lines,
-            &sources,
-        );
-    }
-    if args.only.contains(&Scenario::Sink) {
-        report(
-            "Sink: topic → FileStreamSink / file-sink → file",
-            "in the output file",
+            srcs,
+            sec,
+        ));
+        out.extend(records(
+            &format!("vs-kafka-connect-sink{}", sec.tag()),
             args.lines,
-            &sinks,
-        );
+            snks,
+            sec,
+        ));
     }
-    let mut out = records("vs-kafka-connect-source", args.lines, &sources);
-    out.extend(records("vs-kafka-connect-sink", args.lines, &sinks));
+    if securities.contains(&Security::Tls) {
+        tls_cost("source", args.lines, &sources);
+        tls_cost("sink", args.lines, &sinks);
+    }
     if let Err(e) = results::append(&out) {
         eprintln!("warning: recording the results: {e:#}");
     }

@@ -29,7 +29,7 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message as _;
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
 
-use super::{Args, Measurement};
+use super::{Args, Measurement, Security};
 use crate::files::file_lines;
 use crate::kafka::{Watermarks, send_retrying};
 use crate::progress::bar;
@@ -376,16 +376,19 @@ pub fn fill_sink_topic(args: &Args, worker: &WorkerConfig, topic: &str, warmup_t
 /// `batched`: the messages come in runs through
 /// `copycat_runtime::kafka::batch_consume` (the partitions routed to a
 /// `MessageQueue` once assigned), as a sink task takes them; otherwise one
-/// `poll` per message.
+/// `poll` per message. The consumer's settings are `worker`'s (its
+/// `consumer.*`, so its transport too); `sec` only names it.
 pub fn run_sink_ceiling(
     args: &Args,
     worker: &WorkerConfig,
     topic: &str,
     dir: &Path,
     batched: bool,
+    sec: Security,
 ) -> Result<Measurement> {
-    let label = if batched { "sink-ceiling-batch" } else { "sink-ceiling" };
-    let path = dir.join(format!("{label}.txt"));
+    let name = if batched { "sink-ceiling-batch" } else { "sink-ceiling" };
+    let path = dir.join(format!("{name}.txt"));
+    let label = format!("{name}{}", sec.suffix());
     let pb = bar(&format!("{label} (rdkafka)"), args.records);
     let cpu0 = cpu_time();
     let start = Instant::now();

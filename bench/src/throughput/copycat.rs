@@ -18,18 +18,18 @@ use anyhow::{Context, Result, bail};
 use copycat_runtime::task::TaskMetrics;
 use copycat_runtime::{ConnectorConfig, TaskState, Worker, WorkerConfig};
 
-use super::{Args, Boundary, Measurement, worker_props};
+use super::{Args, Boundary, Measurement, Security, worker_props};
 use crate::files::{dir_bytes, dir_lines};
 use crate::kafka::{Watermarks, count_committed};
 use crate::progress::{bar, spinner};
 use crate::{cpu_time, props, unique};
 
 /// A fresh embedded worker with its own offsets topic (pushed to
-/// `created`), returned once that topic answers.
-fn start_worker(args: &Args, rt: &tokio::runtime::Runtime, created: &mut Vec<String>) -> Result<Worker> {
+/// `created`), its clients over `sec`, returned once that topic answers.
+fn start_worker(args: &Args, rt: &tokio::runtime::Runtime, sec: Security, created: &mut Vec<String>) -> Result<Worker> {
     let offsets_topic = unique("copycat-bench-offsets");
     created.push(offsets_topic.clone());
-    let wcfg = WorkerConfig::from_props(worker_props(args, &offsets_topic)).context("worker config")?;
+    let wcfg = WorkerConfig::from_props(worker_props(args, &offsets_topic, sec)?).context("worker config")?;
     let offsets_partitions = wcfg.offset_storage_partitions;
     let worker = rt.block_on(Worker::start(wcfg)).context("starting the worker")?;
     // Worker::start creates the offsets topic and returns at once; a task
@@ -72,15 +72,17 @@ fn eos_progress(metrics: &[Arc<TaskMetrics>]) -> (u64, u64, u64) {
 /// (`tasks.max=1`, `streams=1`, `count=--records`) into `topic`,
 /// at-least-once or `exactly_once`. Timed from `start_connector` until the
 /// topic's end offsets (at-least-once) or the task's committed records
-/// (exactly-once) reach `--records`; the topic is counted afterwards.
+/// (exactly-once) reach `--records`; the topic is counted afterwards. The
+/// worker and its task reach the broker over `sec`.
 pub fn run_copycat(
     args: &Args,
     rt: &tokio::runtime::Runtime,
     topic: &str,
     exactly_once: bool,
+    sec: Security,
     created: &mut Vec<String>,
 ) -> Result<Measurement> {
-    let worker = start_worker(args, rt, created)?;
+    let worker = start_worker(args, rt, sec, created)?;
     let name = unique("bench-datagen");
     let mut pairs = vec![
         ("name", name.clone()),
@@ -114,20 +116,18 @@ pub fn run_copycat(
     );
     let cfg = ConnectorConfig::from_props(props, worker.config()).context("connector config")?;
     let marks = Watermarks::new(&args.bootstrap, topic, args.partitions)?;
-    let pb = bar(
-        if exactly_once {
-            "copycat-eos (datagen)"
-        } else {
-            "copycat (datagen)"
-        },
-        args.records,
+    let label = format!(
+        "{}{}",
+        if exactly_once { "copycat-eos" } else { "copycat" },
+        sec.suffix()
     );
+    let pb = bar(&format!("{label} (datagen)"), args.records);
 
     let cpu0 = cpu_time();
     let start = Instant::now();
     worker.start_connector(cfg).context("starting the datagen connector")?;
     let mut first: Option<(Duration, u64)> = None;
-    let mut watchdog = Watchdog::new(if exactly_once { "copycat-eos" } else { "copycat" });
+    let mut watchdog = Watchdog::new(label.clone());
     let mut transactions = 0;
     let mut all_polled: Option<Duration> = None;
     let result = loop {
@@ -162,17 +162,17 @@ pub fn run_copycat(
         std::thread::sleep(Duration::from_millis(20));
     };
     pb.finish_and_clear();
-    let sp = spinner("copycat: stopping the worker".into());
+    let sp = spinner(format!("{label}: stopping the worker"));
     worker.shutdown();
     sp.finish_and_clear();
     let (elapsed, cpu) = result?;
     if exactly_once {
-        let sp = spinner(format!("copycat-eos: counting {topic} with read_committed"));
+        let sp = spinner(format!("{label}: counting {topic} with read_committed"));
         let total = count_committed(&args.bootstrap, topic, args.partitions)?;
         sp.finish_and_clear();
         if total != args.records {
             eprintln!(
-                "warning: copycat-eos topic {topic} holds {total} committed records, expected exactly {}",
+                "warning: {label} topic {topic} holds {total} committed records, expected exactly {}",
                 args.records
             );
         }
@@ -180,7 +180,7 @@ pub fn run_copycat(
         let total = marks.sum()?;
         if total != args.records {
             eprintln!(
-                "warning: copycat topic {topic} holds {total} records, expected exactly {}",
+                "warning: {label} topic {topic} holds {total} records, expected exactly {}",
                 args.records
             );
         }
@@ -205,13 +205,13 @@ fn sink_bytes(args: &Args) -> u64 {
 /// Ends a Copycat measurement that stalls (no progress for 60 s) or whose
 /// task failed, with an error saying which.
 pub struct Watchdog {
-    label: &'static str,
+    label: String,
     best: u64,
     since: Instant,
 }
 
 impl Watchdog {
-    fn new(label: &'static str) -> Self {
+    fn new(label: String) -> Self {
         Self {
             label,
             best: 0,
@@ -243,15 +243,18 @@ impl Watchdog {
 /// (`tasks.max=1`, at-least-once) on `topic`, writing
 /// `<dir>/<topic>-<partition>.txt`. Timed from `start_connector` until the
 /// files hold every line (their sizes sum to records × (value size + 1),
-/// polled every 10 ms); the lines are counted afterwards.
+/// polled every 10 ms); the lines are counted afterwards. The worker and
+/// its task reach the broker over `sec`.
 pub fn run_copycat_sink(
     args: &Args,
     rt: &tokio::runtime::Runtime,
     topic: &str,
     dir: &Path,
+    sec: Security,
     created: &mut Vec<String>,
 ) -> Result<Measurement> {
-    let worker = start_worker(args, rt, created)?;
+    let worker = start_worker(args, rt, sec, created)?;
+    let label = format!("copycat-sink{}", sec.suffix());
     let out = dir.join("copycat-sink");
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let out_str = out.display().to_string();
@@ -270,14 +273,14 @@ pub fn run_copycat_sink(
     .context("connector config")?;
     let expected = sink_bytes(args);
     let line = args.value_size as u64 + 1;
-    let pb = bar("copycat-sink (file-sink)", args.records);
+    let pb = bar(&format!("{label} (file-sink)"), args.records);
     let cpu0 = cpu_time();
     let start = Instant::now();
     worker
         .start_connector(cfg)
         .context("starting the file-sink connector")?;
     let mut first: Option<(Duration, u64)> = None;
-    let mut watchdog = Watchdog::new("copycat-sink");
+    let mut watchdog = Watchdog::new(label.clone());
     let result = loop {
         let bytes = dir_bytes(&out);
         if bytes > 0 && first.is_none() {
@@ -293,14 +296,14 @@ pub fn run_copycat_sink(
         std::thread::sleep(Duration::from_millis(10));
     };
     pb.finish_and_clear();
-    let sp = spinner("copycat-sink: stopping the worker".into());
+    let sp = spinner(format!("{label}: stopping the worker"));
     worker.shutdown();
     sp.finish_and_clear();
     let (elapsed, cpu) = result?;
     let (lines, _) = dir_lines(&out)?;
     if lines != args.records {
         bail!(
-            "copycat-sink: {} holds {lines} lines, expected {}",
+            "{label}: {} holds {lines} lines, expected {}",
             out.display(),
             args.records
         );

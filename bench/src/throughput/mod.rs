@@ -5,6 +5,13 @@
 //! prints them and [`figures`] appends the headline figures to the results
 //! file.
 //!
+//! Every measurement can run over the broker's PLAINTEXT listener or its
+//! SSL listener ([`Security`]): the same code, with the worker properties
+//! ([`worker_props`]) the measured clients are configured from naming the
+//! other listener and Kafka Connect's TLS keys. Only the measured clients
+//! change; the bookkeeping around them (topic admin, end offsets, counts)
+//! stays on `--bootstrap`.
+//!
 //! Invariants: every measurement of a run writes to (or reads) its own
 //! fresh topic with `--partitions` partitions and exactly `--records`
 //! records of `--value-size` bytes, the records datagen generates; a
@@ -19,7 +26,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Result, anyhow, bail};
 use clap::{Parser, ValueEnum};
 
 /// Throughput of Copycat's datagen source → Kafka, at-least-once and
@@ -87,6 +94,70 @@ pub struct Args {
     /// Keep the benchmark topics (by default they are deleted at the end).
     #[arg(long)]
     pub keep_topics: bool,
+    /// Transports to measure over, comma-separated: plaintext, tls (the
+    /// broker's SSL listener, --tls-bootstrap, server certificate verified
+    /// against --tls-ca). Each selected measurement runs over each, in the
+    /// same run. Default: plaintext, plus tls when --only is not given and
+    /// both --tls-bootstrap and --tls-ca are known; then only ceiling,
+    /// copycat, sink-ceiling and copycat-sink run over TLS.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub security: Vec<Security>,
+    /// The broker's SSL listener (`scripts/kafka.sh secure-env`'s
+    /// KAFKA_SSL_BOOTSTRAP; `just bench` sets it for the local broker).
+    #[arg(long, env = "KAFKA_SSL_BOOTSTRAP")]
+    pub tls_bootstrap: Option<String>,
+    /// The CA certificate (PEM) that signed the SSL listener's certificate
+    /// (`scripts/kafka.sh secure-env`'s KAFKA_TLS_CA).
+    #[arg(long, env = "KAFKA_TLS_CA")]
+    pub tls_ca: Option<PathBuf>,
+}
+
+/// How the measured clients reach the broker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Security {
+    /// The PLAINTEXT listener, `--bootstrap`.
+    Plaintext,
+    /// The SSL listener, `--tls-bootstrap`: `security.protocol=SSL`, the
+    /// server's certificate verified against `--tls-ca` (hostname
+    /// verification on), as Kafka Connect's keys configure it.
+    Tls,
+}
+
+impl Security {
+    /// Both, plaintext first.
+    pub const ALL: [Security; 2] = [Security::Plaintext, Security::Tls];
+
+    /// Index into per-security arrays.
+    pub fn index(self) -> usize {
+        match self {
+            Security::Plaintext => 0,
+            Security::Tls => 1,
+        }
+    }
+
+    /// `plaintext` or `tls`, as `--security` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Security::Plaintext => "plaintext",
+            Security::Tls => "tls",
+        }
+    }
+
+    /// ` [tls]` after a measurement's name over TLS, nothing over plaintext.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Security::Plaintext => "",
+            Security::Tls => " [tls]",
+        }
+    }
+
+    /// `-tls` after a topic prefix or a scenario name over TLS.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Security::Plaintext => "",
+            Security::Tls => "-tls",
+        }
+    }
 }
 
 /// One measurement of a run.
@@ -139,12 +210,58 @@ impl Args {
             .collect()
     }
 
-    /// Whether `m` is measured in this run.
+    /// Whether `m` is measured in this run (over some transport).
     pub fn measures(&self, m: Measure) -> bool {
         if self.only.is_empty() {
             m != Measure::CeilingEos || self.transaction_boundary == Boundary::Poll
         } else {
             self.only.contains(&m)
+        }
+    }
+
+    /// The transports measured over (see `--security`).
+    pub fn securities(&self) -> Vec<Security> {
+        if !self.security.is_empty() {
+            return Security::ALL
+                .into_iter()
+                .filter(|s| self.security.contains(s))
+                .collect();
+        }
+        let tls = self.only.is_empty() && self.tls_bootstrap.is_some() && self.tls_ca.is_some();
+        Security::ALL
+            .into_iter()
+            .filter(|s| *s == Security::Plaintext || tls)
+            .collect()
+    }
+
+    /// Whether `m` is measured over `sec` in this run. Without `--only`,
+    /// TLS covers the ceiling and at-least-once source and the sink
+    /// ceiling and file-sink (the bench's time), with `--only` every
+    /// measure selected.
+    pub fn measured(&self, m: Measure, sec: Security) -> bool {
+        const DEFAULT_TLS: [Measure; 4] = [
+            Measure::Ceiling,
+            Measure::Copycat,
+            Measure::SinkCeiling,
+            Measure::CopycatSink,
+        ];
+        self.measures(m)
+            && self.securities().contains(&sec)
+            && (sec == Security::Plaintext || !self.only.is_empty() || DEFAULT_TLS.contains(&m))
+    }
+
+    /// Whether `m` is measured over any transport in this run.
+    pub fn measured_any(&self, m: Measure) -> bool {
+        Security::ALL.into_iter().any(|sec| self.measured(m, sec))
+    }
+
+    /// The SSL listener and the CA file, or why they are missing.
+    pub fn tls(&self) -> Result<(&str, &std::path::Path)> {
+        match (&self.tls_bootstrap, &self.tls_ca) {
+            (Some(b), Some(ca)) => Ok((b, ca)),
+            _ => bail!(
+                "measuring over TLS needs --tls-bootstrap and --tls-ca (KAFKA_SSL_BOOTSTRAP and KAFKA_TLS_CA, as `scripts/kafka.sh secure-env` prints them)"
+            ),
         }
     }
 
@@ -208,11 +325,105 @@ pub struct Run {
 }
 
 /// An embedded worker's properties: the broker, the plugin directory and
-/// `offsets_topic`.
-pub fn worker_props(args: &Args, offsets_topic: &str) -> BTreeMap<String, String> {
-    BTreeMap::from([
+/// `offsets_topic`; over TLS the SSL listener and Kafka Connect's keys for
+/// it, top-level (the worker's own clients) and under `producer.`,
+/// `consumer.` and `admin.` (the tasks' clients, which inherit nothing),
+/// as docs/operations.md's "Secure clusters" configures them. The
+/// ceilings' clients take the same `producer.` / `consumer.` settings.
+pub fn worker_props(args: &Args, offsets_topic: &str, sec: Security) -> Result<BTreeMap<String, String>> {
+    let mut props = BTreeMap::from([
         ("bootstrap.servers".to_owned(), args.bootstrap.clone()),
         ("plugin.path".to_owned(), args.plugin_dir.display().to_string()),
         ("offset.storage.topic".to_owned(), offsets_topic.to_owned()),
-    ])
+    ]);
+    if sec == Security::Tls {
+        let (bootstrap, ca) = args.tls()?;
+        props.insert("bootstrap.servers".to_owned(), bootstrap.to_owned());
+        props.extend(crate::kafka::tls_keys(ca)?);
+    }
+    Ok(props)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn args(flags: &[&str]) -> Args {
+        let mut argv = vec![
+            "copycat-bench",
+            "--tls-bootstrap",
+            "127.0.0.1:9094",
+            "--tls-ca",
+            "/ca.pem",
+        ];
+        argv.extend_from_slice(flags);
+        Args::try_parse_from(argv).unwrap()
+    }
+
+    #[test]
+    fn tls_by_default_covers_the_four_throughput_measures_only() {
+        let a = args(&[]);
+        assert_eq!(a.securities(), [Security::Plaintext, Security::Tls]);
+        for m in [
+            Measure::Ceiling,
+            Measure::Copycat,
+            Measure::SinkCeiling,
+            Measure::CopycatSink,
+        ] {
+            assert!(
+                a.measured(m, Security::Tls) && a.measured(m, Security::Plaintext),
+                "{m:?}"
+            );
+        }
+        for m in [
+            Measure::CeilingBatch,
+            Measure::CopycatEos,
+            Measure::CeilingEos,
+            Measure::SinkCeilingBatch,
+        ] {
+            assert!(
+                !a.measured(m, Security::Tls) && a.measured(m, Security::Plaintext),
+                "{m:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_without_security_stays_on_plaintext() {
+        // scripts/bench.sh's interval run: no TLS rows, no extra time.
+        let a = args(&["--only", "ceiling,copycat-eos"]);
+        assert_eq!(a.securities(), [Security::Plaintext]);
+        assert!(!a.measured(Measure::Ceiling, Security::Tls));
+        assert!(a.measured(Measure::Ceiling, Security::Plaintext));
+    }
+
+    #[test]
+    fn security_picks_the_transports_for_every_selected_measure() {
+        let a = args(&["--security", "tls", "--only", "copycat-eos"]);
+        assert_eq!(a.securities(), [Security::Tls]);
+        assert!(a.measured(Measure::CopycatEos, Security::Tls));
+        assert!(!a.measured(Measure::CopycatEos, Security::Plaintext));
+        assert!(!a.measured(Measure::Copycat, Security::Tls));
+    }
+
+    #[test]
+    fn the_tls_worker_repeats_the_keys_for_the_task_clients() {
+        let dir = std::env::temp_dir().join(crate::unique("copycat-bench-ca"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ca = dir.join("ca.pem");
+        std::fs::write(&ca, "").unwrap();
+        let mut a = args(&[]);
+        a.tls_ca = Some(ca);
+        let p = worker_props(&a, "offsets", Security::Tls).unwrap();
+        assert_eq!(p["bootstrap.servers"], "127.0.0.1:9094");
+        for prefix in ["", "producer.", "consumer.", "admin."] {
+            assert_eq!(p[&format!("{prefix}security.protocol")], "SSL");
+            assert_eq!(p[&format!("{prefix}ssl.truststore.type")], "PEM");
+            assert!(p[&format!("{prefix}ssl.truststore.location")].ends_with("ca.pem"));
+        }
+        let plain = worker_props(&a, "offsets", Security::Plaintext).unwrap();
+        assert!(!plain.contains_key("security.protocol"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -6,13 +6,26 @@
 //! Invariant: a ratio column is per run (both measured in the same run),
 //! and its median is the median of those per-run ratios.
 
-use super::{Args, Measure, Measurement, Run};
+use super::{Args, Measure, Measurement, Pick, Run, Security};
 use crate::median;
-use crate::table::{Col, flat, print_table, ratios};
+use crate::table::{Col, cell, flat, print_table, ratios};
 
-/// The Kafka → file table: the sink ceiling, Copycat's file sink and their
-/// ratio per run and the medians.
-pub fn report_sink(args: &Args, runs: &[Run]) {
+/// What a table's title says of its transport: nothing for plaintext
+/// alone, else which listener.
+fn transport(args: &Args, sec: Security) -> String {
+    match sec {
+        Security::Plaintext if args.securities().len() > 1 => format!(", plaintext ({})", args.bootstrap),
+        Security::Plaintext => String::new(),
+        Security::Tls => format!(
+            ", over TLS ({}, security.protocol=SSL, server certificate verified)",
+            args.tls_bootstrap.as_deref().unwrap_or("?")
+        ),
+    }
+}
+
+/// The Kafka → file table over `sec`: the sink ceiling, Copycat's file sink
+/// and their ratio per run and the medians.
+pub fn report_sink(args: &Args, runs: &[Run], sec: Security) {
     let records = args.records;
     let ceiling: Vec<Option<f64>> = runs.iter().map(|r| r.sink_ceiling.map(|m| m.rate(records))).collect();
     let sink: Vec<Option<f64>> = runs.iter().map(|r| r.sink.map(|m| m.rate(records))).collect();
@@ -20,7 +33,7 @@ pub fn report_sink(args: &Args, runs: &[Run]) {
         runs.iter().map(|r| get(r).and_then(|m| m.cpu_ns(records))).collect()
     };
     let mut cols = Vec::new();
-    if args.measures(Measure::SinkCeiling) {
+    if args.measured(Measure::SinkCeiling, sec) {
         cols.push(Col::new("ceiling rec/s", 13, 0, ceiling.clone()));
         cols.push(Col::new(
             "start ms",
@@ -36,9 +49,9 @@ pub fn report_sink(args: &Args, runs: &[Run]) {
         .iter()
         .map(|r| r.sink_ceiling_batch.map(|m| m.rate(records)))
         .collect();
-    if args.measures(Measure::SinkCeilingBatch) {
+    if args.measured(Measure::SinkCeilingBatch, sec) {
         cols.push(Col::new("batch rec/s", 11, 0, batch.clone()));
-        if args.measures(Measure::SinkCeiling) {
+        if args.measured(Measure::SinkCeiling, sec) {
             cols.push(Col::new("ratio", 6, 3, ratios(&batch, &ceiling)));
         }
         cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.sink_ceiling_batch)));
@@ -58,9 +71,9 @@ pub fn report_sink(args: &Args, runs: &[Run]) {
             .collect(),
     );
     let (sink_median, ratio_median, steady_median) = (median(flat(&sink)), ratio_col.median(), steady_col.median());
-    if args.measures(Measure::CopycatSink) {
+    if args.measured(Measure::CopycatSink, sec) {
         cols.push(Col::new("sink rec/s", 10, 0, sink.clone()));
-        if args.measures(Measure::SinkCeiling) {
+        if args.measured(Measure::SinkCeiling, sec) {
             cols.push(ratio_col);
         }
         cols.push(Col::new(
@@ -71,18 +84,21 @@ pub fn report_sink(args: &Args, runs: &[Run]) {
                 .map(|r| r.sink.and_then(|m| m.startup).map(|d| d.as_secs_f64() * 1e3))
                 .collect(),
         ));
-        if args.measures(Measure::SinkCeiling) {
+        if args.measured(Measure::SinkCeiling, sec) {
             cols.push(steady_col);
         }
         cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.sink)));
-        if args.measures(Measure::SinkCeilingBatch) {
+        if args.measured(Measure::SinkCeilingBatch, sec) {
             cols.push(Col::new("sink/batch", 10, 3, ratios(&sink, &batch)));
         }
     }
     println!();
     println!(
-        "Kafka → file, {} records × {} B, {} partitions (one pre-filled topic per run, read by both)",
-        records, args.value_size, args.partitions
+        "Kafka → file, {} records × {} B, {} partitions (one pre-filled topic per run, read by both){}",
+        records,
+        args.value_size,
+        args.partitions,
+        transport(args, sec)
     );
     println!(" (ceiling = a raw rdkafka consumer with the sink task's consumer settings writing each value as a line");
     println!(
@@ -111,7 +127,7 @@ type SummaryLine = (String, Option<f64>, Option<f64>, Option<f64>);
 /// The columns of a variant of the raw producer (its rec/s and, with the
 /// ceiling measured, its ratio to it) and its summary line.
 fn variant_columns(
-    args: &Args,
+    with_ceiling: bool,
     cols: &mut Vec<Col>,
     summary: &mut Vec<SummaryLine>,
     (head, width): (&'static str, usize),
@@ -123,14 +139,14 @@ fn variant_columns(
     let ratio_col = Col::new("ratio", 6, 3, ratios(rate, ceiling));
     summary.push((desc, rate_col.median(), ratio_col.median(), None));
     cols.push(rate_col);
-    if args.measures(Measure::Ceiling) {
+    if with_ceiling {
         cols.push(ratio_col);
     }
 }
 
-/// The datagen → Kafka table: each measured source, per run and the
-/// medians, then a summary line each.
-pub fn report(args: &Args, runs: &[Run]) {
+/// The datagen → Kafka table over `sec`: each measured source, per run and
+/// the medians, then a summary line each.
+pub fn report(args: &Args, runs: &[Run], sec: Security) {
     let records = args.records;
     let mb = |rate: f64| rate * args.value_size as f64 / 1e6;
     let ceiling: Vec<Option<f64>> = runs.iter().map(|r| r.ceiling.map(|m| m.rate(records))).collect();
@@ -138,20 +154,20 @@ pub fn report(args: &Args, runs: &[Run]) {
     let cpu = |get: &dyn Fn(&Run) -> Option<Measurement>| -> Vec<Option<f64>> {
         runs.iter().map(|r| get(r).and_then(|m| m.cpu_ns(records))).collect()
     };
-    if args.measures(Measure::Ceiling) {
+    if args.measured(Measure::Ceiling, sec) {
         cols.push(Col::new("ceiling rec/s", 13, 0, ceiling.clone()));
         cols.push(Col::new("MB/s", 6, 1, ceiling.iter().map(|c| c.map(mb)).collect()));
         cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.ceiling)));
     }
     let mut summary: Vec<SummaryLine> = Vec::new();
-    if args.measures(Measure::CeilingBatch) {
+    if args.measured(Measure::CeilingBatch, sec) {
         let rate: Vec<Option<f64>> = runs.iter().map(|r| r.ceiling_batch.map(|m| m.rate(records))).collect();
         let desc = format!(
             "ceiling-batch (the raw producer, rd_kafka_produce_batch per {} records)",
             args.batch_size
         );
         variant_columns(
-            args,
+            args.measured(Measure::Ceiling, sec),
             &mut cols,
             &mut summary,
             ("batch rec/s", 11),
@@ -160,19 +176,19 @@ pub fn report(args: &Args, runs: &[Run]) {
             &ceiling,
         );
         cols.push(Col::new("cpu ns", 6, 0, cpu(&|r| r.ceiling_batch)));
-        if args.measures(Measure::Copycat) {
+        if args.measured(Measure::Copycat, sec) {
             let alo: Vec<Option<f64>> = runs.iter().map(|r| r.alo.map(|m| m.rate(records))).collect();
             cols.push(Col::new("alo/batch", 9, 3, ratios(&alo, &rate)));
         }
     }
-    if args.measures(Measure::CeilingEos) {
+    if args.measured(Measure::CeilingEos, sec) {
         let rate: Vec<Option<f64>> = runs.iter().map(|r| r.ceiling_eos.map(|m| m.rate(records))).collect();
         let desc = format!(
             "ceiling-eos (the raw producer, one transaction per {} records)",
             args.batch_size
         );
         variant_columns(
-            args,
+            args.measured(Measure::Ceiling, sec),
             &mut cols,
             &mut summary,
             ("ceil-eos rec/s", 10),
@@ -219,11 +235,11 @@ pub fn report(args: &Args, runs: &[Run]) {
         let rate_col = Col::new(heads[0], 10, 0, rate);
         summary.push((desc, rate_col.median(), ratio_col.median(), steady_col.median()));
         cols.push(rate_col);
-        if args.measures(Measure::Ceiling) {
+        if args.measured(Measure::Ceiling, sec) {
             cols.push(ratio_col);
         }
         cols.push(Col::new(heads[2], 8, 0, start));
-        if args.measures(Measure::Ceiling) {
+        if args.measured(Measure::Ceiling, sec) {
             cols.push(steady_col);
         }
         cols.push(Col::new("cpu ns", 6, 0, cpu(&get)));
@@ -238,7 +254,7 @@ pub fn report(args: &Args, runs: &[Run]) {
                 .map(|m| m.and_then(|m| m.end_wait).map(|d| d.as_secs_f64() * 1e3))
                 .collect();
             cols.push(Col::new("end ms", 6, 0, end_wait));
-            if args.measures(Measure::CeilingEos) {
+            if args.measured(Measure::CeilingEos, sec) {
                 let eos_rate: Vec<Option<f64>> = ms.iter().map(|m| m.map(|m| m.rate(records))).collect();
                 let ceiling_eos = runs
                     .iter()
@@ -251,8 +267,12 @@ pub fn report(args: &Args, runs: &[Run]) {
 
     println!();
     println!(
-        "datagen → Kafka, {} records × {} B, {} partitions, batch {} (poll.max.records)",
-        records, args.value_size, args.partitions, args.batch_size
+        "datagen → Kafka, {} records × {} B, {} partitions, batch {} (poll.max.records){}",
+        records,
+        args.value_size,
+        args.partitions,
+        args.batch_size,
+        transport(args, sec)
     );
     println!(
         "(idempotent producer, acks=all, linger.ms=5; MB/s counts value bytes only, {} B per record, 1 MB = 10^6 B;",
@@ -287,5 +307,79 @@ pub fn report(args: &Args, runs: &[Run]) {
         .collect();
     if let Some(r) = median(eos_vs_alo) {
         println!("exactly-once / at-least-once (median of per-run ratios): {r:.3}");
+    }
+}
+
+/// Over TLS beside plaintext: for the raw clients and Copycat, source and
+/// sink, the median rec/s over each transport, Copycat ÷ its raw client's
+/// ratio over each, and TLS ÷ plaintext (what TLS costs), each ratio the
+/// median of per-run ratios (both measured in the same run).
+pub fn report_tls(args: &Args, plain: &[Run], tls: &[Run]) {
+    let records = args.records;
+    let rates = |runs: &[Run], get: Pick| -> Vec<Option<f64>> {
+        runs.iter().map(|r| get(r).map(|m| m.rate(records))).collect()
+    };
+    // (label, measure, its ceiling (None: it is one)).
+    let rows: [(&str, Measure, Pick, Option<Pick>); 4] = [
+        ("source: raw producer (ceiling)", Measure::Ceiling, |r| r.ceiling, None),
+        (
+            "source: Copycat at-least-once",
+            Measure::Copycat,
+            |r| r.alo,
+            Some(|r| r.ceiling),
+        ),
+        (
+            "sink: raw consumer → file (ceiling)",
+            Measure::SinkCeiling,
+            |r| r.sink_ceiling,
+            None,
+        ),
+        (
+            "sink: Copycat file-sink",
+            Measure::CopycatSink,
+            |r| r.sink,
+            Some(|r| r.sink_ceiling),
+        ),
+    ];
+    println!();
+    println!(
+        "Over TLS beside plaintext ({} records × {} B, {} partitions; TLS: {}, security.protocol=SSL)",
+        records,
+        args.value_size,
+        args.partitions,
+        args.tls_bootstrap.as_deref().unwrap_or("?")
+    );
+    println!(" (rec/s: medians; ratio = Copycat ÷ the raw client over the same transport in the same run;");
+    println!(" TLS ÷ plain = rec/s over TLS ÷ over plaintext in the same run; ratios: medians of per-run ratios)");
+    println!(
+        "{:<36} {:>15} {:>6} {:>13} {:>6} {:>12}",
+        "", "plaintext rec/s", "ratio", "TLS rec/s", "ratio", "TLS ÷ plain"
+    );
+    let mut lines = Vec::new();
+    for (label, m, get, ceiling) in rows {
+        if !args.measured(m, Security::Plaintext) && !args.measured(m, Security::Tls) {
+            continue;
+        }
+        let (p, t) = (rates(plain, get), rates(tls, get));
+        let ratio = |runs: &[Run], v: &[Option<f64>]| ceiling.and_then(|c| median(flat(&ratios(v, &rates(runs, c)))));
+        let (p_ratio, t_ratio) = (ratio(plain, &p), ratio(tls, &t));
+        let cost = median(flat(&ratios(&t, &p)));
+        println!(
+            "{label:<36} {} {} {} {} {}",
+            cell(median(flat(&p)), 15, 0),
+            cell(p_ratio, 6, 3),
+            cell(median(flat(&t)), 13, 0),
+            cell(t_ratio, 6, 3),
+            cell(cost, 12, 3)
+        );
+        if let (Some(c), Some(pr), Some(tr)) = (cost, p_ratio, t_ratio) {
+            lines.push(format!(
+                "{}: {tr:.3} of the raw client over TLS ({pr:.3} over plaintext), TLS at {c:.3} of its plaintext rate",
+                label.replacen(':', ",", 1)
+            ));
+        }
+    }
+    for l in lines {
+        println!("{l}");
     }
 }
