@@ -28,10 +28,12 @@
 # the broker does not need it running to start.
 # A test CA, the broker's certificates and a client certificate are generated
 # with openssl under $RUN_DIR/tls; the SCRAM and PLAIN user is copycat /
-# copycat-secret. The broker runs Kafka's StandardAuthorizer with
-# allow.everyone.if.no.acl.found=true (a resource without ACLs is open to all;
-# User:ANONYMOUS, the PLAINTEXT principal, is a super user), so a test can deny
-# one principal one topic with `scripts/kafka.sh acl`.
+# copycat-secret. The broker runs Kafka's StandardAuthorizer: User:ANONYMOUS
+# (PLAINTEXT, SSL without a client certificate) is a super user; copycat and
+# the mutual-TLS client (User:CN=client) may do anything through wildcard
+# ACLs, unless a test denies them something with `scripts/kafka.sh acl`; the
+# SCRAM-SHA-512 user copycat-limited / copycat-limited-secret may do only what
+# a test grants it.
 #
 # A running broker whose configuration differs from what this script would
 # write (an older checkout's) is restarted, keeping its data.
@@ -86,6 +88,8 @@ OIDC_AUDIENCE=kafka
 OIDC_JWKS_URL="file://$TLS_DIR/oidc-jwks.json"
 SASL_USER=copycat
 SASL_PASSWORD=copycat-secret
+SASL_LIMITED_USER=copycat-limited
+SASL_LIMITED_PASSWORD=copycat-limited-secret
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
 
 log() { echo "kafka.sh: $*" >&2; }
@@ -293,17 +297,31 @@ oidc_material() {
     log "generated the OIDC signing key and JWKS (kid $kid) in $TLS_DIR"
 }
 
-# SCRAM credentials of the test user (idempotent; needs the broker up).
-add_scram_user() {
-    local mech
-    for mech in SCRAM-SHA-256 SCRAM-SHA-512; do
+# The test users' SCRAM credentials, and the ACLs that give the full-access
+# principals everything (idempotent; needs the broker up). Those wildcard
+# ACLs make every resource one "with ACLs", so the limited user gets only
+# what a test grants it (allow.everyone.if.no.acl.found no longer applies).
+add_users_and_acls() {
+    local marker="$DATA_DIR/.copycat-users-acls-v2" entry user mech password
+    [[ -f "$marker" ]] && return 0
+    # One credential per request (the broker refuses two for one user).
+    for entry in "$SASL_USER SCRAM-SHA-256 $SASL_PASSWORD" "$SASL_USER SCRAM-SHA-512 $SASL_PASSWORD" \
+        "$SASL_LIMITED_USER SCRAM-SHA-512 $SASL_LIMITED_PASSWORD"; do
+        read -r user mech password <<<"$entry"
         tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "127.0.0.1:$PORT" --alter \
-            --add-config "$mech=[iterations=4096,password=$SASL_PASSWORD]" \
-            --entity-type users --entity-name "$SASL_USER" >"$RUN_DIR/scram.log" 2>&1 || {
+            --add-config "$mech=[iterations=4096,password=$password]" \
+            --entity-type users --entity-name "$user" >"$RUN_DIR/scram.log" 2>&1 || {
             cat "$RUN_DIR/scram.log" >&2
-            die "adding the SCRAM user failed"
+            die "adding the SCRAM user $user failed"
         }
     done
+    tool org.apache.kafka.tools.AclCommand --bootstrap-server "127.0.0.1:$PORT" --add \
+        --allow-principal "User:$SASL_USER" --allow-principal "User:CN=client" --operation All \
+        --topic '*' --group '*' --transactional-id '*' --cluster >"$RUN_DIR/acls.log" 2>&1 || {
+        cat "$RUN_DIR/acls.log" >&2
+        die "adding the test ACLs failed"
+    }
+    touch "$marker"
 }
 
 secure_env() {
@@ -323,6 +341,8 @@ KAFKA_TLS_CA=$TLS_DIR/ca.pem
 KAFKA_TLS_CLIENT=$TLS_DIR/client.pem
 KAFKA_SASL_USER=$SASL_USER
 KAFKA_SASL_PASSWORD=$SASL_PASSWORD
+KAFKA_SASL_LIMITED_USER=$SASL_LIMITED_USER
+KAFKA_SASL_LIMITED_PASSWORD=$SASL_LIMITED_PASSWORD
 ENV
 }
 
@@ -419,6 +439,7 @@ start() {
             die "our broker is already running at $addr (pid $pid) but KAFKA_PORT=$KAFKA_PORT; run 'scripts/kafka.sh stop' first"
         fi
         if wait_until_answering "$pid" "$addr"; then
+            add_users_and_acls
             log "already running (pid $pid)"
             echo "$addr"
             return 0
@@ -475,7 +496,7 @@ start() {
     echo "$addr" >"$ADDR_FILE"
 
     if wait_until_answering "$pid" "$addr"; then
-        add_scram_user
+        add_users_and_acls
         log "Kafka is up (pid $pid)"
         echo "$addr"
         return 0

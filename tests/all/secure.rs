@@ -715,3 +715,107 @@ fn a_two_worker_cluster_over_sasl_plaintext_plain_survives_a_sigkill_and_keeps_n
 fn a_two_worker_cluster_over_oauthbearer_survives_a_sigkill_and_keeps_no_secret() {
     cluster_over_listener("SASL_PLAINTEXT OAUTHBEARER (unsecured JWT)");
 }
+
+/// A worker whose principal holds only the ACLs docs/operations.md lists
+/// (and no others: the test broker's wildcard ACLs make every resource one
+/// with ACLs) runs a distributed cluster with an exactly-once source and a
+/// sink. The grants here are the documented ones, one `kafka-acls` line each.
+#[test]
+fn a_worker_with_only_the_documented_acls_runs_exactly_once() {
+    if !local_broker() {
+        eprintln!("skipped: KAFKA_BOOTSTRAP names an external cluster without the test listeners");
+        return;
+    }
+    init_logging();
+    let env = secure_env();
+    let principal = format!("User:{}", env["KAFKA_SASL_LIMITED_USER"]);
+    let group = unique("acl-cluster");
+    let (topic, source, sink) = (unique("acl-topic"), unique("acl-dg"), unique("acl-sink"));
+    let offsets = format!("{group}-offsets");
+    let p = principal.as_str();
+    // One `kafka-acls --add --allow-principal P` line each, as documented.
+    let grant = |line: String| {
+        let args: Vec<&str> = ["--add", "--allow-principal", p]
+            .into_iter()
+            .chain(line.split_whitespace())
+            .collect();
+        acl(&args);
+    };
+    // The worker: its three topics, its group, the readers' groups.
+    for suffix in ["configs", "offsets", "status"] {
+        grant(format!(
+            "--operation Read --operation Write --operation Describe --operation Create --operation DescribeConfigs --topic {group}-{suffix}"
+        ));
+    }
+    grant(format!("--operation Read --group {group}"));
+    grant("--operation Describe --group copycat-log-reader --group copycat-offset-reader".into());
+    // The exactly-once source: its topic, its transactional ids.
+    grant(format!("--operation Write --operation Describe --topic {topic}"));
+    grant(format!(
+        "--operation Write --operation Describe --resource-pattern-type prefixed --transactional-id copycat-{offsets}-{source}-"
+    ));
+    // The sink: its topic, its consumer group.
+    grant(format!("--operation Read --operation Describe --topic {topic}"));
+    grant(format!("--operation Read --group connect-{sink}"));
+
+    let mut extra = String::from("exactly.once.source.support=enabled\n");
+    let jaas_line = jaas(
+        "scram.ScramLoginModule",
+        &env["KAFKA_SASL_LIMITED_USER"],
+        &env["KAFKA_SASL_LIMITED_PASSWORD"],
+    );
+    for prefix in ["", "producer.", "consumer.", "admin."] {
+        extra.push_str(&format!(
+            "{prefix}security.protocol=SASL_SSL\n{prefix}sasl.mechanism=SCRAM-SHA-512\n{prefix}sasl.jaas.config={jaas_line}\n\
+             {prefix}ssl.truststore.type=PEM\n{prefix}ssl.truststore.location={}\n",
+            env["KAFKA_TLS_CA"]
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    block_on(create_topic(&topic, 1));
+    let w = ClusterWorker::start_on(dir.path(), "w0", &group, &env["KAFKA_SASL_SSL_BOOTSTRAP"], &extra);
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let (code, body) = w.send(
+        "POST",
+        "/connectors",
+        &serde_json::json!({"name": source, "config": {
+            "connector.class": "datagen", "topic": topic, "count": "200", "value.size": "30",
+            "delivery.guarantee": "exactly-once",
+        }}),
+    );
+    assert_eq!(code, 201, "{body}");
+    let (code, body) = w.send(
+        "POST",
+        "/connectors",
+        &serde_json::json!({"name": sink, "config": {
+            "connector.class": "file-sink", "topics": topic, "exactly.once": "true",
+            "directory": out.display().to_string(), "grants.fs.write": out.display().to_string(),
+        }}),
+    );
+    assert_eq!(code, 201, "{body}");
+    let lines = || -> Vec<String> {
+        files_under(&out)
+            .into_iter()
+            .filter(|(p, _)| p.extension().is_some_and(|e| e == "txt"))
+            .flat_map(|(_, text)| text.lines().map(str::to_owned).collect::<Vec<_>>())
+            .collect()
+    };
+    eventually("200 lines in the sink's files", Duration::from_secs(90), || {
+        for name in [&source, &sink] {
+            let (_, s) = w.get(&format!("/connectors/{name}/status"));
+            if let Some(t) = s["tasks"]
+                .as_array()
+                .and_then(|ts| ts.iter().find(|t| t["state"] == "FAILED"))
+            {
+                panic!("a task of {name} FAILED: {}", t["trace"]);
+            }
+        }
+        (lines().len() >= 200).then_some(())
+    });
+    let got = lines();
+    let distinct: std::collections::BTreeSet<&String> = got.iter().collect();
+    assert_eq!((got.len(), distinct.len()), (200, 200));
+    assert_eq!(read_topic(&topic).len(), 200);
+    assert!(!w.log().contains(" ERROR "), "no errors in the worker's log");
+}
