@@ -90,6 +90,12 @@ SASL_USER=copycat
 SASL_PASSWORD=copycat-secret
 SASL_LIMITED_USER=copycat-limited
 SASL_LIMITED_PASSWORD=copycat-limited-secret
+# user mechanism password
+SCRAM_CREDENTIALS=(
+    "$SASL_USER SCRAM-SHA-256 $SASL_PASSWORD"
+    "$SASL_USER SCRAM-SHA-512 $SASL_PASSWORD"
+    "$SASL_LIMITED_USER SCRAM-SHA-512 $SASL_LIMITED_PASSWORD"
+)
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
 
 log() { echo "kafka.sh: $*" >&2; }
@@ -304,17 +310,19 @@ oidc_material() {
 add_users_and_acls() {
     local marker="$DATA_DIR/.copycat-users-acls-v2" entry user mech password
     [[ -f "$marker" ]] && return 0
-    # One credential per request (the broker refuses two for one user).
-    for entry in "$SASL_USER SCRAM-SHA-256 $SASL_PASSWORD" "$SASL_USER SCRAM-SHA-512 $SASL_PASSWORD" \
-        "$SASL_LIMITED_USER SCRAM-SHA-512 $SASL_LIMITED_PASSWORD"; do
-        read -r user mech password <<<"$entry"
-        tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "127.0.0.1:$PORT" --alter \
-            --add-config "$mech=[iterations=4096,password=$password]" \
-            --entity-type users --entity-name "$user" >"$RUN_DIR/scram.log" 2>&1 || {
-            cat "$RUN_DIR/scram.log" >&2
-            die "adding the SCRAM user $user failed"
-        }
-    done
+    # A data directory formatted by an older checkout: add the credentials
+    # now, one per request (the broker refuses two for one user).
+    if [[ ! -f "$DATA_DIR/.copycat-scram-at-format" ]]; then
+        for entry in "${SCRAM_CREDENTIALS[@]}"; do
+            read -r user mech password <<<"$entry"
+            tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "127.0.0.1:$PORT" --alter \
+                --add-config "$mech=[iterations=4096,password=$password]" \
+                --entity-type users --entity-name "$user" >"$RUN_DIR/scram.log" 2>&1 || {
+                cat "$RUN_DIR/scram.log" >&2
+                die "adding the SCRAM user $user failed"
+            }
+        done
+    fi
     tool org.apache.kafka.tools.AclCommand --bootstrap-server "127.0.0.1:$PORT" --add \
         --allow-principal "User:$SASL_USER" --allow-principal "User:CN=client" --operation All \
         --topic '*' --group '*' --transactional-id '*' --cluster >"$RUN_DIR/acls.log" 2>&1 || {
@@ -462,10 +470,18 @@ start() {
         local cluster_id
         cluster_id="$(random_cluster_id)"
         log "formatting $DATA_DIR (cluster id $cluster_id)"
-        tool kafka.tools.StorageTool format --cluster-id "$cluster_id" --config "$CONF" >"$RUN_DIR/format.log" 2>&1 || {
+        # The SCRAM users are part of the formatted metadata (--add-scram).
+        local scram=() entry user mech password
+        for entry in "${SCRAM_CREDENTIALS[@]}"; do
+            read -r user mech password <<<"$entry"
+            scram+=(--add-scram "$mech=[name=$user,iterations=4096,password=$password]")
+        done
+        tool kafka.tools.StorageTool format --cluster-id "$cluster_id" --config "$CONF" "${scram[@]}" \
+            >"$RUN_DIR/format.log" 2>&1 || {
             cat "$RUN_DIR/format.log" >&2
             die "kafka-storage format failed"
         }
+        touch "$DATA_DIR/.copycat-scram-at-format"
     fi
 
     [[ -f "$LOG_FILE" ]] && mv -f "$LOG_FILE" "$LOG_FILE.1"
