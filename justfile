@@ -86,13 +86,6 @@ demo: build kafka-start
 
 # Throughput benchmark against the local broker
 bench: build-connectors kafka-start
-    # The local broker's SSL listener and CA, for the TLS rows (not with
-    # KAFKA_BOOTSTRAP: an external cluster's own are set by hand, if any).
-    if [ -z "${KAFKA_BOOTSTRAP:-}" ]; then \
-        while IFS='=' read -r k v; do \
-            case "$k" in KAFKA_SSL_BOOTSTRAP|KAFKA_TLS_CA) [ -n "${!k:-}" ] || export "$k=$v" ;; esac; \
-        done < <(scripts/kafka.sh secure-env); \
-    fi; \
     KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" COPYCAT_PLUGIN_DIR="{{plugin_dir}}" scripts/bench.sh
 
 # Run a Kafka tool class, e.g. `just kafka-tool org.apache.kafka.tools.TopicCommand --bootstrap-server 127.0.0.1:9092 --list`
@@ -102,6 +95,10 @@ kafka-tool class *args:
 # Fetch Kafka Connect 4.4 (ConnectStandalone + FileStream connectors) for `bench --bin kafka_connect`
 kafka-connect-fetch:
     scripts/kafka-connect.sh fetch
+
+# Regenerate the golden outputs of Kafka Connect 4.4's own code (tests/golden/kafka-connect; `just golden --check` only compares)
+golden *args:
+    scripts/golden/kafka-connect-client-configs.sh "$@"
 
 # What CI runs (.ci/run): toolchain checks, `just test`, stop Kafka
 ci:

@@ -30,6 +30,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/copycat/target}"
 export KAFKA_BOOTSTRAP="${KAFKA_BOOTSTRAP:-$(scripts/kafka.sh bootstrap)}"
+# The TLS rows use the project's broker's SSL listener and CA when the
+# benchmark runs against that broker (an external cluster's are set by hand:
+# KAFKA_SSL_BOOTSTRAP, KAFKA_TLS_CA).
+if [[ "$(env -u KAFKA_BOOTSTRAP scripts/kafka.sh bootstrap)" == "$KAFKA_BOOTSTRAP" ]]; then
+    while IFS='=' read -r k v; do
+        case "$k" in KAFKA_SSL_BOOTSTRAP | KAFKA_TLS_CA) [[ -n "${!k:-}" ]] || export "$k=$v" ;; esac
+    done < <(scripts/kafka.sh secure-env)
+fi
 export COPYCAT_PLUGIN_DIR="${COPYCAT_PLUGIN_DIR:-$PWD/build/plugins}"
 # Every scenario appends its headline figures (JSON lines) here; emptied now,
 # read by the report at the end.

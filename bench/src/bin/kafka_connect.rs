@@ -87,7 +87,7 @@ struct Args {
     #[arg(long, env = "COPYCAT_PLUGIN_DIR", default_value = "build/plugins")]
     plugin_dir: PathBuf,
     /// The `copycat` CLI (default: next to this binary, as `cargo build -p
-    /// copycat-runtime --bin copycat` leaves it).
+    /// copycat-cli --bin copycat` leaves it).
     #[arg(long, env = "COPYCAT_BIN")]
     copycat_bin: Option<PathBuf>,
     /// scripts/kafka-connect.sh (runs ConnectStandalone).
@@ -799,7 +799,7 @@ fn main() -> Result<()> {
     };
     if !copycat_bin.is_file() {
         bail!(
-            "{} is missing: run `cargo build -p copycat-runtime --bin copycat` (same profile and target dir), or pass --copycat-bin",
+            "{} is missing: run `cargo build -p copycat-cli --bin copycat` (same profile and target dir), or pass --copycat-bin",
             copycat_bin.display()
         );
     }
