@@ -1,0 +1,841 @@
+//! Kafka Connect's `JsonConverter`: values to JSON bytes and back, with or
+//! without the `{"schema": ..., "payload": ...}` envelope
+//! (`schemas.enable`), byte for byte as Kafka Connect writes them
+//! (tests/golden/kafka-connect/converters.json holds Kafka Connect 4.4's own
+//! output).
+//!
+//! Writing follows Jackson's compact output: no spaces, object fields in
+//! insertion order, strings escaped as Jackson escapes them, numbers as
+//! Java prints them (`1.0E10`), bytes as standard base64. Reading follows
+//! Kafka Connect's conversions, including their leniency (a JSON number
+//! read as an int8 is truncated, as Jackson's `intValue` does).
+
+use std::fmt::Write as _;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use num_bigint::BigInt;
+
+use crate::logical::{self, DATE, DECIMAL, TIME, TIMESTAMP};
+use crate::{DataError, Schema, SchemaBuilder, Struct, Type, Value};
+
+/// How Decimal values are written (`decimal.format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DecimalFormat {
+    /// The unscaled value's bytes, base64 (Kafka Connect's default).
+    #[default]
+    Base64,
+    /// A JSON number.
+    Numeric,
+}
+
+/// `JsonConverter`'s settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonConverter {
+    /// `schemas.enable` (default true).
+    pub schemas_enable: bool,
+    /// `decimal.format` (default BASE64).
+    pub decimal_format: DecimalFormat,
+    /// `replace.null.with.default` (default true): a null with a schema
+    /// default is written as the default.
+    pub replace_null_with_default: bool,
+}
+
+impl Default for JsonConverter {
+    fn default() -> Self {
+        Self {
+            schemas_enable: true,
+            decimal_format: DecimalFormat::Base64,
+            replace_null_with_default: true,
+        }
+    }
+}
+
+impl JsonConverter {
+    /// The bytes Kafka Connect writes for `value` of `schema` (`None`: no
+    /// schema). A null without a schema is no bytes at all (a tombstone).
+    pub fn from_connect(&self, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, DataError> {
+        if schema.is_none() && value.is_null() {
+            return Ok(None);
+        }
+        let mut out = String::new();
+        if self.schemas_enable {
+            out.push_str("{\"schema\":");
+            match schema {
+                Some(s) => self.write_schema(&mut out, s, None)?,
+                None => out.push_str("null"),
+            }
+            out.push_str(",\"payload\":");
+            self.write_value(&mut out, schema, value)?;
+            out.push('}');
+        } else {
+            self.write_value(&mut out, schema, value)?;
+        }
+        Ok(Some(out.into_bytes()))
+    }
+
+    /// The schema and value Kafka Connect reads from `bytes` (`None`: a
+    /// null record, which reads as no schema and null).
+    pub fn to_connect(&self, bytes: Option<&[u8]>) -> Result<(Option<Schema>, Value), DataError> {
+        let Some(bytes) = bytes else {
+            return Ok((None, Value::Null));
+        };
+        let json: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+            DataError::new(format!(
+                "Converting byte[] to Kafka Connect data failed due to serialization error: {e}"
+            ))
+        })?;
+        let (schema_json, payload) = if self.schemas_enable {
+            match &json {
+                serde_json::Value::Object(o)
+                    if o.len() == 2 && o.contains_key("schema") && o.contains_key("payload") =>
+                {
+                    (&o["schema"], &o["payload"])
+                }
+                _ => {
+                    return Err(DataError::new(
+                        "JsonConverter with schemas.enable requires \"schema\" and \"payload\" fields and may not contain additional fields. If you are trying to deserialize plain JSON data, set schemas.enable=false in your converter configuration.",
+                    ));
+                }
+            }
+        } else {
+            (&serde_json::Value::Null, &json)
+        };
+        let schema = as_connect_schema(schema_json)?;
+        let value = self.to_value(schema.as_ref(), payload)?;
+        Ok((schema, value))
+    }
+
+    fn write_schema(&self, out: &mut String, schema: &Schema, field: Option<&str>) -> Result<(), DataError> {
+        out.push_str("{\"type\":");
+        write_str(out, schema.ty().name());
+        match schema.ty() {
+            Type::Array => {
+                out.push_str(",\"items\":");
+                let items = schema
+                    .value_schema()
+                    .ok_or_else(|| DataError::new("array schema without an element schema"))?;
+                self.write_schema(out, items, None)?;
+            }
+            Type::Map => {
+                let (k, v) = schema
+                    .key_schema()
+                    .zip(schema.value_schema())
+                    .ok_or_else(|| DataError::new("map schema without key and value schemas"))?;
+                out.push_str(",\"keys\":");
+                self.write_schema(out, k, None)?;
+                out.push_str(",\"values\":");
+                self.write_schema(out, v, None)?;
+            }
+            Type::Struct => {
+                out.push_str(",\"fields\":[");
+                for (i, f) in schema.fields().iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    self.write_schema(out, f.schema(), Some(f.name()))?;
+                }
+                out.push(']');
+            }
+            _ => {}
+        }
+        out.push_str(",\"optional\":");
+        out.push_str(if schema.is_optional() { "true" } else { "false" });
+        if let Some(n) = schema.name() {
+            out.push_str(",\"name\":");
+            write_str(out, n);
+        }
+        if let Some(v) = schema.version() {
+            let _ = write!(out, ",\"version\":{v}");
+        }
+        if let Some(d) = schema.doc() {
+            out.push_str(",\"doc\":");
+            write_str(out, d);
+        }
+        if !schema.parameters().is_empty() {
+            out.push_str(",\"parameters\":{");
+            for (i, (k, v)) in schema.parameters().iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_str(out, k);
+                out.push(':');
+                write_str(out, v);
+            }
+            out.push('}');
+        }
+        if let Some(d) = schema.default_value() {
+            out.push_str(",\"default\":");
+            self.write_value(out, Some(schema), d)?;
+        }
+        if let Some(f) = field {
+            out.push_str(",\"field\":");
+            write_str(out, f);
+        }
+        out.push('}');
+        Ok(())
+    }
+
+    fn write_value(&self, out: &mut String, schema: Option<&Schema>, value: &Value) -> Result<(), DataError> {
+        if value.is_null() {
+            let Some(schema) = schema else {
+                out.push_str("null");
+                return Ok(());
+            };
+            if self.replace_null_with_default
+                && let Some(d) = schema.default_value()
+            {
+                return self.write_value(out, Some(schema), d);
+            }
+            if schema.is_optional() {
+                out.push_str("null");
+                return Ok(());
+            }
+            return Err(DataError::new(
+                "Conversion error: null value for field that is required and has no default value",
+            ));
+        }
+        let ty = match schema {
+            Some(s) => s.ty(),
+            None => schemaless_type(value)?,
+        };
+        let mismatch = || {
+            DataError::new(format!(
+                "Invalid type for {}: class {}",
+                schema.map_or("unknown schema".to_owned(), |s| s.ty().to_string()),
+                value.java_class()
+            ))
+        };
+        match (ty, value) {
+            (Type::Int8, Value::Int8(v)) => {
+                let _ = write!(out, "{v}");
+            }
+            (Type::Int16, Value::Int16(v)) => {
+                let _ = write!(out, "{v}");
+            }
+            (Type::Int32, Value::Int32(v)) => {
+                let _ = write!(out, "{v}");
+            }
+            (Type::Int64, Value::Int64(v)) => {
+                let _ = write!(out, "{v}");
+            }
+            (Type::Float32, Value::Float32(v)) => write_float(out, f64::from(*v), Some(*v)),
+            (Type::Float64, Value::Float64(v)) => write_float(out, *v, None),
+            (Type::Boolean, Value::Boolean(v)) => out.push_str(if *v { "true" } else { "false" }),
+            (Type::String, Value::String(s)) => write_str(out, s),
+            (Type::Bytes, Value::Bytes(b)) => {
+                out.push('"');
+                out.push_str(&BASE64.encode(b));
+                out.push('"');
+            }
+            (Type::Bytes, Value::Decimal { unscaled, scale }) => {
+                if let Some(s) = schema {
+                    logical::check_decimal(s, *scale)?;
+                }
+                match self.decimal_format {
+                    DecimalFormat::Base64 => {
+                        out.push('"');
+                        out.push_str(&BASE64.encode(unscaled.to_signed_bytes_be()));
+                        out.push('"');
+                    }
+                    DecimalFormat::Numeric => out.push_str(&decimal_text(unscaled, *scale)),
+                }
+            }
+            (Type::Array, Value::Array(items)) => {
+                let elem = schema.and_then(Schema::value_schema);
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    self.write_value(out, elem, item)?;
+                }
+                out.push(']');
+            }
+            (Type::Map, Value::Map(entries)) => {
+                let (ks, vs) = (
+                    schema.and_then(Schema::key_schema),
+                    schema.and_then(Schema::value_schema),
+                );
+                let object_mode = match ks {
+                    Some(k) => k.ty() == Type::String,
+                    None if schema.is_some() => false,
+                    None => entries.iter().all(|(k, _)| matches!(k, Value::String(_))),
+                };
+                if object_mode {
+                    // Jackson's ObjectNode: a repeated key keeps its first
+                    // place and its last value.
+                    let mut fields: Vec<(String, String)> = Vec::with_capacity(entries.len());
+                    for (k, v) in entries {
+                        let name = match k {
+                            Value::String(s) => s.clone(),
+                            Value::Null => String::new(),
+                            other => {
+                                let mut t = String::new();
+                                self.write_value(&mut t, ks, other)?;
+                                t
+                            }
+                        };
+                        let mut t = String::new();
+                        self.write_value(&mut t, vs, v)?;
+                        match fields.iter_mut().find(|(n, _)| *n == name) {
+                            Some(f) => f.1 = t,
+                            None => fields.push((name, t)),
+                        }
+                    }
+                    out.push('{');
+                    for (i, (n, v)) in fields.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        write_str(out, n);
+                        out.push(':');
+                        out.push_str(v);
+                    }
+                    out.push('}');
+                } else {
+                    out.push('[');
+                    for (i, (k, v)) in entries.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        out.push('[');
+                        self.write_value(out, ks, k)?;
+                        out.push(',');
+                        self.write_value(out, vs, v)?;
+                        out.push(']');
+                    }
+                    out.push(']');
+                }
+            }
+            (Type::Struct, Value::Struct(st)) => {
+                let Some(schema) = schema else {
+                    return Err(DataError::new("Mismatching schema."));
+                };
+                if st.schema() != schema {
+                    return Err(DataError::new("Mismatching schema."));
+                }
+                out.push('{');
+                for (i, f) in schema.fields().iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write_str(out, f.name());
+                    out.push(':');
+                    self.write_value(out, Some(f.schema()), &st.values()[f.index()])?;
+                }
+                out.push('}');
+            }
+            _ => return Err(mismatch()),
+        }
+        Ok(())
+    }
+
+    fn to_value(&self, schema: Option<&Schema>, json: &serde_json::Value) -> Result<Value, DataError> {
+        use serde_json::Value as J;
+        let ty = match schema {
+            Some(s) => {
+                if json.is_null() {
+                    if let Some(d) = s.default_value() {
+                        return Ok(d.clone());
+                    }
+                    if s.is_optional() {
+                        return Ok(Value::Null);
+                    }
+                    return Err(DataError::new(format!(
+                        "Invalid null value for required {} field",
+                        s.ty()
+                    )));
+                }
+                s.ty()
+            }
+            None => match json {
+                J::Null => return Ok(Value::Null),
+                J::Bool(_) => Type::Boolean,
+                J::Number(n) if n.is_f64() => Type::Float64,
+                J::Number(_) => Type::Int64,
+                J::Array(_) => Type::Array,
+                J::Object(_) => Type::Map,
+                J::String(_) => Type::String,
+            },
+        };
+        let value = match ty {
+            Type::Boolean => Value::Boolean(json.as_bool().unwrap_or(false)),
+            Type::Int8 => Value::Int8(int_value(json) as i8),
+            Type::Int16 => Value::Int16(int_value(json) as i16),
+            Type::Int32 => Value::Int32(int_value(json)),
+            Type::Int64 => Value::Int64(long_value(json)),
+            Type::Float32 => Value::Float32(double_value(json) as f32),
+            Type::Float64 => Value::Float64(double_value(json)),
+            Type::String => match json {
+                J::String(s) => Value::String(s.clone()),
+                _ => Value::Null,
+            },
+            Type::Bytes => {
+                if schema.and_then(Schema::name) == Some(DECIMAL)
+                    && let (Some(s), J::Number(n)) = (schema, json)
+                {
+                    // decimal.format=NUMERIC, or any number for a Decimal.
+                    let scale = logical::decimal_scale(s)?;
+                    return parse_decimal(&n.to_string(), scale);
+                }
+                match json {
+                    J::String(s) => Value::Bytes(
+                        BASE64
+                            .decode(s)
+                            .map_err(|e| DataError::new(format!("Invalid bytes field: {e}")))?,
+                    ),
+                    _ => Value::Null,
+                }
+            }
+            Type::Array => {
+                let elem = schema.and_then(Schema::value_schema);
+                let items = match json {
+                    J::Array(a) => a.iter().map(|e| self.to_value(elem, e)).collect::<Result<_, _>>()?,
+                    _ => Vec::new(),
+                };
+                Value::Array(items)
+            }
+            Type::Map => {
+                let (ks, vs) = (
+                    schema.and_then(Schema::key_schema),
+                    schema.and_then(Schema::value_schema),
+                );
+                let mut entries = Vec::new();
+                if ks.is_none_or(|k| k.ty() == Type::String) {
+                    let J::Object(o) = json else {
+                        return Err(DataError::new(format!(
+                            "Maps with string fields should be encoded as JSON objects, but found {}",
+                            node_type(json)
+                        )));
+                    };
+                    for (k, v) in o {
+                        entries.push((Value::String(k.clone()), self.to_value(vs, v)?));
+                    }
+                } else {
+                    let J::Array(a) = json else {
+                        return Err(DataError::new(format!(
+                            "Maps with non-string fields should be encoded as JSON array of tuples, but found {}",
+                            node_type(json)
+                        )));
+                    };
+                    for e in a {
+                        let J::Array(pair) = e else {
+                            return Err(DataError::new(format!(
+                                "Found invalid map entry instead of array tuple: {}",
+                                node_type(e)
+                            )));
+                        };
+                        if pair.len() != 2 {
+                            return Err(DataError::new(format!(
+                                "Found invalid map entry, expected length 2 but found :{}",
+                                pair.len()
+                            )));
+                        }
+                        entries.push((self.to_value(ks, &pair[0])?, self.to_value(vs, &pair[1])?));
+                    }
+                }
+                Value::Map(entries)
+            }
+            Type::Struct => {
+                let Some(schema) = schema else {
+                    return Err(DataError::new("Unknown schema type: STRUCT"));
+                };
+                let J::Object(o) = json else {
+                    return Err(DataError::new(format!(
+                        "Structs should be encoded as JSON objects, but found {}",
+                        node_type(json)
+                    )));
+                };
+                let mut st = Struct::new(schema)?;
+                for f in schema.fields() {
+                    let v = self.to_value(Some(f.schema()), o.get(f.name()).unwrap_or(&J::Null))?;
+                    st = st.put(f.name(), v)?;
+                }
+                Value::Struct(st)
+            }
+        };
+        match schema.and_then(Schema::name) {
+            Some(DECIMAL) => match value {
+                Value::Bytes(b) => {
+                    let scale = schema.map_or(Ok(0), logical::decimal_scale)?;
+                    Ok(Value::Decimal {
+                        unscaled: BigInt::from_signed_bytes_be(&b),
+                        scale,
+                    })
+                }
+                other => Err(DataError::new(format!(
+                    "Invalid type for Decimal, underlying representation should be bytes but was {}",
+                    other.java_class()
+                ))),
+            },
+            Some(DATE | TIME) if !matches!(value, Value::Int32(_)) => Err(DataError::new(format!(
+                "Invalid type for {}, underlying representation should be int32 but was {}",
+                if schema.and_then(Schema::name) == Some(DATE) {
+                    "Date"
+                } else {
+                    "Time"
+                },
+                value.java_class()
+            ))),
+            Some(TIMESTAMP) if !matches!(value, Value::Int64(_)) => Err(DataError::new(format!(
+                "Invalid type for Timestamp, underlying representation should be int64 but was {}",
+                value.java_class()
+            ))),
+            _ => Ok(value),
+        }
+    }
+}
+
+/// The schema a JSON schema describes (`null`: none).
+pub fn as_connect_schema(json: &serde_json::Value) -> Result<Option<Schema>, DataError> {
+    use serde_json::Value as J;
+    if json.is_null() {
+        return Ok(None);
+    }
+    let ty = json
+        .get("type")
+        .and_then(J::as_str)
+        .ok_or_else(|| DataError::new("Schema must contain 'type' field"))?;
+    let mut b = match ty {
+        "array" => {
+            let items = json
+                .get("items")
+                .filter(|i| !i.is_null())
+                .ok_or_else(|| DataError::new("Array schema did not specify the element type"))?;
+            SchemaBuilder::array(required(as_connect_schema(items)?)?)
+        }
+        "map" => {
+            let k = json
+                .get("keys")
+                .ok_or_else(|| DataError::new("Map schema did not specify the key type"))?;
+            let v = json
+                .get("values")
+                .ok_or_else(|| DataError::new("Map schema did not specify the value type"))?;
+            SchemaBuilder::map(required(as_connect_schema(k)?)?, required(as_connect_schema(v)?)?)
+        }
+        "struct" => {
+            let fields = json
+                .get("fields")
+                .and_then(J::as_array)
+                .ok_or_else(|| DataError::new("Struct schema's \"fields\" argument is not an array."))?;
+            let mut b = SchemaBuilder::structure();
+            for f in fields {
+                let name = f
+                    .get("field")
+                    .and_then(J::as_str)
+                    .ok_or_else(|| DataError::new("Struct schema's field name not specified properly"))?;
+                b = b.field(name, required(as_connect_schema(f)?)?)?;
+            }
+            b
+        }
+        other => SchemaBuilder::new(
+            Type::from_name(other).ok_or_else(|| DataError::new(format!("Unknown schema type: {other}")))?,
+        ),
+    };
+    if json.get("optional").and_then(J::as_bool) == Some(true) {
+        b = b.optional();
+    }
+    if let Some(n) = json.get("name").and_then(J::as_str) {
+        b = b.name(n);
+    }
+    if let Some(v) = json.get("version").and_then(J::as_i64) {
+        b = b.version(v as i32);
+    }
+    if let Some(d) = json.get("doc").and_then(J::as_str) {
+        b = b.doc(d);
+    }
+    if let Some(J::Object(params)) = json.get("parameters") {
+        for (k, v) in params {
+            let v = v
+                .as_str()
+                .ok_or_else(|| DataError::new("Schema parameters must have string values."))?;
+            b = b.parameter(k, v);
+        }
+    }
+    if let Some(d) = json.get("default") {
+        let probe = b.clone().build();
+        let value = JsonConverter::default().to_value(Some(&probe), d)?;
+        b = b.default_value(value)?;
+    }
+    Ok(Some(b.build()))
+}
+
+fn required(s: Option<Schema>) -> Result<Schema, DataError> {
+    s.ok_or_else(|| DataError::new("a nested schema may not be null"))
+}
+
+/// The type Kafka Connect infers for a schemaless value.
+fn schemaless_type(value: &Value) -> Result<Type, DataError> {
+    Ok(match value {
+        Value::Null => return Err(DataError::new("null has no schema type")),
+        Value::Int8(_) => Type::Int8,
+        Value::Int16(_) => Type::Int16,
+        Value::Int32(_) => Type::Int32,
+        Value::Int64(_) => Type::Int64,
+        Value::Float32(_) => Type::Float32,
+        Value::Float64(_) => Type::Float64,
+        Value::Boolean(_) => Type::Boolean,
+        Value::String(_) => Type::String,
+        Value::Bytes(_) => Type::Bytes,
+        Value::Decimal { .. } => {
+            return Err(DataError::new(
+                "Java class class java.math.BigDecimal does not have corresponding schema type.",
+            ));
+        }
+        Value::Array(_) => Type::Array,
+        Value::Map(_) => Type::Map,
+        Value::Struct(_) => Type::Struct,
+    })
+}
+
+/// Jackson's `JsonNode.intValue()`: numbers truncated (Java's narrowing),
+/// anything else 0.
+fn int_value(json: &serde_json::Value) -> i32 {
+    long_value(json) as i32
+}
+
+fn long_value(json: &serde_json::Value) -> i64 {
+    match json {
+        serde_json::Value::Number(n) => n
+            .as_i64()
+            .or_else(|| n.as_u64().map(|u| u as i64))
+            .unwrap_or_else(|| n.as_f64().map_or(0, |f| f as i64)),
+        _ => 0,
+    }
+}
+
+fn double_value(json: &serde_json::Value) -> f64 {
+    match json {
+        serde_json::Value::Number(n) => n.as_f64().unwrap_or(0.0),
+        _ => 0.0,
+    }
+}
+
+/// Jackson's name of a node's type, as Kafka Connect's messages print it.
+fn node_type(json: &serde_json::Value) -> &'static str {
+    match json {
+        serde_json::Value::Null => "NULL",
+        serde_json::Value::Bool(_) => "BOOLEAN",
+        serde_json::Value::Number(_) => "NUMBER",
+        serde_json::Value::String(_) => "STRING",
+        serde_json::Value::Array(_) => "ARRAY",
+        serde_json::Value::Object(_) => "OBJECT",
+    }
+}
+
+/// A JSON string as Jackson writes it: `"` and `\` escaped, control
+/// characters as `\b \t \n \f \r` or `\u00XX`, everything else as is.
+pub(crate) fn write_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// A float as Java's `Double.toString` (or `Float.toString` for `f32`)
+/// prints it: the shortest digits that read back to the same value,
+/// plain between 10^-3 and 10^7, else `d.dddE±n`.
+fn write_float(out: &mut String, v: f64, single: Option<f32>) {
+    if v.is_nan() {
+        out.push_str("\"NaN\"");
+        return;
+    }
+    if v.is_infinite() {
+        out.push_str(if v > 0.0 { "\"Infinity\"" } else { "\"-Infinity\"" });
+        return;
+    }
+    out.push_str(&java_float_text(v, single));
+}
+
+/// Java's text of a finite float.
+pub(crate) fn java_float_text(v: f64, single: Option<f32>) -> String {
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0.0" } else { "0.0" }.to_owned();
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits: "d.ddde-n".
+    let sci = match single {
+        Some(f) => format!("{f:e}"),
+        None => format!("{v:e}"),
+    };
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let mut s = String::new();
+    if negative {
+        s.push('-');
+    }
+    let abs = v.abs();
+    if (1e-3..1e7).contains(&abs) {
+        if exp >= 0 {
+            let int_len = exp as usize + 1;
+            if digits.len() <= int_len {
+                s.push_str(&digits);
+                s.push_str(&"0".repeat(int_len - digits.len()));
+                s.push_str(".0");
+            } else {
+                s.push_str(&digits[..int_len]);
+                s.push('.');
+                s.push_str(&digits[int_len..]);
+            }
+        } else {
+            s.push_str("0.");
+            s.push_str(&"0".repeat((-exp - 1) as usize));
+            s.push_str(&digits);
+        }
+    } else {
+        s.push_str(&digits[..1]);
+        s.push('.');
+        s.push_str(if digits.len() > 1 { &digits[1..] } else { "0" });
+        let _ = write!(s, "E{exp}");
+    }
+    s
+}
+
+/// A decimal's text as Java's `BigDecimal.toString` (plain unless the
+/// exponent is small enough for scientific notation).
+fn decimal_text(unscaled: &BigInt, scale: i32) -> String {
+    let digits = unscaled.magnitude().to_string();
+    let negative = unscaled.sign() == num_bigint::Sign::Minus;
+    let adjusted = digits.len() as i64 - 1 - i64::from(scale);
+    let mut s = String::new();
+    if negative {
+        s.push('-');
+    }
+    if scale >= 0 && adjusted >= -6 {
+        let scale = scale as usize;
+        if scale == 0 {
+            s.push_str(&digits);
+        } else if digits.len() > scale {
+            s.push_str(&digits[..digits.len() - scale]);
+            s.push('.');
+            s.push_str(&digits[digits.len() - scale..]);
+        } else {
+            s.push_str("0.");
+            s.push_str(&"0".repeat(scale - digits.len()));
+            s.push_str(&digits);
+        }
+    } else {
+        s.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            s.push('.');
+            s.push_str(&digits[1..]);
+        }
+        s.push('E');
+        if adjusted >= 0 {
+            s.push('+');
+        }
+        let _ = write!(s, "{adjusted}");
+    }
+    s
+}
+
+/// A decimal number's text at `scale` (rounding half up, as Kafka Connect's
+/// NUMERIC reading does with `setScale`).
+fn parse_decimal(text: &str, scale: i32) -> Result<Value, DataError> {
+    let bad = || DataError::new(format!("Invalid decimal value: {text}"));
+    let (mantissa, exp) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i32>().map_err(|_| bad())?),
+        None => (text, 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int_part}{frac_part}");
+    let unscaled: BigInt = digits.parse().map_err(|_| bad())?;
+    let own_scale = frac_part.len() as i32 - exp;
+    let shift = scale - own_scale;
+    let ten = BigInt::from(10);
+    let unscaled = if shift >= 0 {
+        unscaled * ten.pow(shift as u32)
+    } else {
+        let div = ten.pow((-shift) as u32);
+        let (q, r) = (&unscaled / &div, &unscaled % &div);
+        let twice = r.magnitude() * 2u32;
+        if twice >= *div.magnitude() {
+            if unscaled.sign() == num_bigint::Sign::Minus {
+                q - 1
+            } else {
+                q + 1
+            }
+        } else {
+            q
+        }
+    };
+    Ok(Value::Decimal { unscaled, scale })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_as_java_does() {
+        let cases: [(f64, &str); 10] = [
+            (1.0, "1.0"),
+            (0.1, "0.1"),
+            (1e7, "1.0E7"),
+            (9999999.0, "9999999.0"),
+            (1e-3, "0.001"),
+            (1e-4, "1.0E-4"),
+            (-1.5e300, "-1.5E300"),
+            (123.456, "123.456"),
+            (-0.0, "-0.0"),
+            (f64::MIN_POSITIVE, "2.2250738585072014E-308"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(java_float_text(v, None), want, "{v}");
+        }
+        assert_eq!(java_float_text(f64::from(0.1f32), Some(0.1f32)), "0.1");
+        assert_eq!(java_float_text(f64::from(3.4e38f32), Some(3.4e38f32)), "3.4E38");
+    }
+
+    #[test]
+    fn decimals_print_as_big_decimal_does() {
+        assert_eq!(decimal_text(&BigInt::from(12345), 2), "123.45");
+        assert_eq!(decimal_text(&BigInt::from(-5), 3), "-0.005");
+        assert_eq!(decimal_text(&BigInt::from(7), 0), "7");
+        assert_eq!(decimal_text(&BigInt::from(1), 10), "1E-10");
+        assert_eq!(decimal_text(&BigInt::from(12), -3), "1.2E+4");
+    }
+
+    #[test]
+    fn a_struct_round_trips_with_its_envelope() {
+        let schema = SchemaBuilder::structure()
+            .name("r")
+            .field("id", Schema::int64())
+            .and_then(|b| b.field("name", Schema::optional_string()))
+            .unwrap()
+            .build();
+        let v = Struct::new(&schema)
+            .unwrap()
+            .put("id", 7i64)
+            .unwrap()
+            .put("name", "é\n")
+            .unwrap();
+        let c = JsonConverter::default();
+        let bytes = c
+            .from_connect(Some(&schema), &Value::Struct(v.clone()))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(bytes.clone()).unwrap(),
+            r#"{"schema":{"type":"struct","fields":[{"type":"int64","optional":false,"field":"id"},{"type":"string","optional":true,"field":"name"}],"optional":false,"name":"r"},"payload":{"id":7,"name":"é\n"}}"#
+        );
+        let (s, back) = c.to_connect(Some(&bytes)).unwrap();
+        assert_eq!(s.as_ref(), Some(&schema));
+        assert_eq!(back, Value::Struct(v));
+    }
+}

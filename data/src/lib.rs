@@ -1,0 +1,29 @@
+//! Kafka Connect's data model for Copycat: [`Schema`]s (the twelve types,
+//! optional, default, name, version, doc, parameters, and the logical
+//! types Decimal, Date, Time and Timestamp) and the [`Value`]s they
+//! describe, and Kafka Connect's converters between them and bytes.
+//!
+//! Shared by the host and Rust guests, so both sides of the component
+//! boundary agree on one model. Invariants: a [`Struct`]'s values are its
+//! schema's fields in order; a [`Value`] never holds a logical type's Java
+//! object, only its physical value (days, milliseconds, an unscaled
+//! integer), as Kafka Connect's serialised forms do.
+
+pub mod json;
+pub mod logical;
+mod schema;
+mod value;
+
+pub use schema::{Field, Schema, SchemaBuilder, Type};
+pub use value::{Struct, Value};
+
+/// A value that does not fit its schema, or bytes a converter cannot read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DataError(pub String);
+
+impl DataError {
+    pub(crate) fn new(msg: impl Into<String>) -> Self {
+        Self(msg.into())
+    }
+}
