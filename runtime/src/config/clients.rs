@@ -17,18 +17,66 @@ pub fn client_settings(prefix: &str, raw: &Props, problems: &mut Vec<(String, St
     for (key, note) in t.notes {
         tracing::warn!(key, "{note}");
     }
-    problems.extend(
-        client_setting_problems(prefix, &t.settings)
-            .into_iter()
-            .map(|(k, why)| {
-                if security::is_password(&k) {
-                    (k, "librdkafka refused the value".to_owned())
-                } else {
-                    (k, why)
-                }
-            }),
-    );
+    problems.extend(refused_settings(prefix, &t.settings));
     t.settings
+}
+
+/// [`client_setting_problems`], without quoting librdkafka on a secret
+/// (its message may hold the value).
+fn refused_settings(prefix: &str, settings: &Props) -> Vec<(String, String)> {
+    client_setting_problems(prefix, settings)
+        .into_iter()
+        .map(|(k, why)| {
+            if security::is_password(&k) {
+                (k, "librdkafka refused the value".to_owned())
+            } else {
+                (k, why)
+            }
+        })
+        .collect()
+}
+
+/// The librdkafka settings a connector's overrides (`raw`, the keys after
+/// `prefix`, e.g. `producer.override.`) change in one of its clients, whose
+/// settings without them are `worker` (translated from `base`, the worker's
+/// keys as given). As Kafka Connect, the keys are merged before they are
+/// read: the overrides over `base`, translated together, so an override of
+/// `ssl.truststore.location` alone keeps the worker's
+/// `ssl.truststore.type=PEM`. What the worker's settings already hold is left
+/// out. Problems, named with `prefix`, go to `problems`.
+pub fn override_settings(
+    prefix: &str,
+    base: &Props,
+    worker: &Props,
+    raw: &Props,
+    problems: &mut Vec<(String, String)>,
+) -> Props {
+    if raw.is_empty() {
+        return Props::new();
+    }
+    let mut merged = base.clone();
+    merged.extend(raw.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let t = security::translate("", &merged);
+    // The worker's keys alone were read without a problem (or its config
+    // was refused): every problem comes with an override.
+    for (k, why) in t.problems {
+        let why = if raw.contains_key(&k) {
+            why
+        } else {
+            format!("{why} (the worker's value, read with this connector's {prefix}* keys)")
+        };
+        problems.push((format!("{prefix}{k}"), why));
+    }
+    for (key, note) in t.notes.iter().filter(|(k, _)| raw.contains_key(k)) {
+        tracing::warn!(key = format!("{prefix}{key}"), "{note}");
+    }
+    let changed: Props = t
+        .settings
+        .into_iter()
+        .filter(|(k, v)| worker.get(k) != Some(v))
+        .collect();
+    problems.extend(refused_settings(prefix, &changed));
+    changed
 }
 
 /// `connector.client.config.override.policy`: which client settings a

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::clients::{MAX_POLL_RECORDS, client_settings};
+use super::clients::{MAX_POLL_RECORDS, override_settings};
 use super::limits::{RestartPolicy, read_limits, read_restart};
 use super::reader::{ConfigError, Reader, load_properties};
 use super::worker::WorkerConfig;
@@ -75,12 +75,14 @@ pub struct ConnectorConfig {
     pub delivery: DeliveryGuarantee,
     /// Sources with exactly-once: `transaction.boundary`.
     pub transaction_boundary: TransactionBoundary,
-    /// `producer.override.*` client settings.
+    /// What `producer.override.*` changes in the worker's `producer.*`
+    /// settings (librdkafka's names; read merged with the worker's keys, as
+    /// Kafka Connect does).
     pub producer_overrides: Props,
-    /// `consumer.override.*` client settings.
+    /// What `consumer.override.*` changes in the worker's `consumer.*`.
     pub consumer_overrides: Props,
-    /// `admin.override.*` client settings (the admin client of the
-    /// connector's offsets operations).
+    /// What `admin.override.*` changes in the connector's admin client (its
+    /// offsets operations; [`WorkerConfig::connector_admin`]).
     pub admin_overrides: Props,
     /// Every key as given.
     pub props: Props,
@@ -158,9 +160,18 @@ impl ConnectorConfig {
                 }
             }
         }
-        let admin_overrides = client_settings("admin.override.", &raw_admin, &mut r.problems);
-        let consumer_overrides = client_settings("consumer.override.", &raw_consumer, &mut r.problems);
-        let producer_overrides = client_settings("producer.override.", &raw_producer, &mut r.problems);
+        let mut overrides = |client: &str, settings: &Props, raw: &Props| {
+            override_settings(
+                &format!("{client}override."),
+                &worker.raw_client_keys(client),
+                settings,
+                raw,
+                &mut r.problems,
+            )
+        };
+        let admin_overrides = overrides("admin.", &worker.connector_admin(), &raw_admin);
+        let consumer_overrides = overrides("consumer.", &worker.consumer, &raw_consumer);
+        let producer_overrides = overrides("producer.", &worker.producer, &raw_producer);
         let batch_default = consumer_overrides
             .get(MAX_POLL_RECORDS)
             .or_else(|| worker.consumer.get(MAX_POLL_RECORDS))
@@ -335,6 +346,57 @@ mod tests {
         );
         assert!(!err.contains("password=\"p\""), "{err}");
         assert!(under_policy("None", &[]).is_ok());
+    }
+
+    #[test]
+    fn overrides_are_read_merged_with_the_worker_s_keys() {
+        let mut worker = WorkerConfig::from_props(
+            [
+                ("producer.ssl.truststore.type", "PEM"),
+                ("producer.ssl.truststore.location", "/worker/ca.pem"),
+                ("producer.linger.ms", "20"),
+                ("security.protocol", "SSL"),
+                ("admin.ssl.truststore.type", "PEM"),
+                ("admin.ssl.truststore.location", "/admin/ca.pem"),
+            ]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        )
+        .unwrap();
+        worker.override_policy = crate::config::OverridePolicy::All;
+        let read = |pairs: &[(&str, &str)]| {
+            let mut props: Props = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            props.insert("name".into(), "c".into());
+            props.insert("connector.class".into(), "datagen".into());
+            ConnectorConfig::from_props(props, &worker)
+        };
+        // The worker's ssl.truststore.type=PEM applies to the override's location.
+        let c = read(&[
+            ("producer.override.ssl.truststore.location", "/task/ca.pem"),
+            ("producer.override.linger.ms", "20"),
+            ("admin.override.security.protocol", "SASL_SSL"),
+        ])
+        .unwrap();
+        assert_eq!(
+            c.producer_overrides,
+            [("ssl.ca.location".to_string(), "/task/ca.pem".to_string())].into(),
+            "only what the override changes"
+        );
+        assert_eq!(
+            c.admin_overrides,
+            [("security.protocol".to_string(), "sasl_ssl".to_string())].into()
+        );
+        assert_eq!(
+            worker.connector_admin().get("security.protocol").map(String::as_str),
+            Some("ssl"),
+            "a connector's admin client inherits the top-level security keys"
+        );
+        // A type the override makes unreadable names the key it refuses.
+        let err = read(&[("producer.override.ssl.truststore.type", "JKS")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("producer.override.ssl.truststore.location"), "{err}");
     }
 
     #[test]

@@ -331,6 +331,41 @@ impl WorkerConfig {
         }
     }
 
+    /// The settings of a connector's admin client before its
+    /// `admin.override.*`: the top-level `security.protocol`, `ssl.*`,
+    /// `sasl.*` with `admin.*` over them. Kafka Connect's task admin clients
+    /// inherit the worker's top-level keys (its producers and consumers do
+    /// not); of those, Copycat's are the security keys.
+    pub fn connector_admin(&self) -> Props {
+        let mut settings = self.security.clone();
+        settings.extend(self.admin.iter().map(|(k, v)| (k.clone(), v.clone())));
+        settings
+    }
+
+    /// The keys as given (Kafka Connect's names) behind a task client's
+    /// settings: `producer.*` (without `producer.shared`), `consumer.*`, or
+    /// for `admin.` those of [`Self::connector_admin`].
+    pub(crate) fn raw_client_keys(&self, prefix: &str) -> Props {
+        let mut keys: Props = if prefix == "admin." {
+            self.raw
+                .iter()
+                .filter(|(k, _)| security::is_security_key(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        } else {
+            Props::new()
+        };
+        keys.extend(
+            self.raw
+                .iter()
+                .filter_map(|(k, v)| Some((k.strip_prefix(prefix)?.to_owned(), v.clone()))),
+        );
+        if prefix == "producer." {
+            keys.remove("shared");
+        }
+        keys
+    }
+
     /// A worker config for `bootstrap` with defaults for everything else.
     pub fn for_bootstrap(bootstrap: &str) -> Result<Self, ConfigError> {
         let mut props = Props::new();

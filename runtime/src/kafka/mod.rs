@@ -8,6 +8,9 @@ pub mod offset_store;
 pub(crate) mod shared_producer;
 mod tls_check;
 
+#[cfg(test)]
+mod client_configs_golden;
+
 use std::time::{Duration, Instant};
 
 use rdkafka::ClientConfig;
@@ -71,9 +74,10 @@ pub fn denied(e: &rdkafka::error::KafkaError) -> bool {
 
 /// A connector task's client config: `bootstrap.servers`, then the
 /// worker's `<kind>.*` settings, then the connector's overrides. The
-/// worker's top-level security settings are not inherited (as in Kafka
-/// Connect): a secure cluster needs them under `producer.`, `consumer.`,
-/// `admin.` too.
+/// worker's top-level security settings are not inherited (as by Kafka
+/// Connect's task producers and consumers): a secure cluster needs them
+/// under `producer.` and `consumer.` too (admin clients:
+/// [`connector_admin_config`]).
 pub fn client_config(worker: &WorkerConfig, base: &Props, overrides: &Props) -> ClientConfig {
     let mut cfg = ClientConfig::new();
     cfg.set("bootstrap.servers", &worker.bootstrap_servers);
@@ -85,6 +89,14 @@ pub fn client_config(worker: &WorkerConfig, base: &Props, overrides: &Props) -> 
         }
     }
     cfg
+}
+
+/// A connector's admin client (its offsets operations): `bootstrap.servers`,
+/// the worker's top-level security settings with its `admin.*` over them
+/// ([`WorkerConfig::connector_admin`]; Kafka Connect's task admin clients
+/// inherit the top level), then the connector's `admin.override.*`.
+pub fn connector_admin_config(worker: &WorkerConfig, overrides: &Props) -> ClientConfig {
+    client_config(worker, &worker.connector_admin(), overrides)
 }
 
 /// A client of the worker's own (the offsets, config and status topics,

@@ -36,7 +36,7 @@ use serde_json::{Value, json};
 use crate::config::{ConnectorConfig, Props, WorkerConfig};
 use crate::connector::Kind;
 use crate::kafka::offset_store::{offset_key, offset_value, read_connector};
-use crate::kafka::{KafkaError, client_config, producer_config, worker_client_config};
+use crate::kafka::{KafkaError, client_config, connector_admin_config, producer_config, worker_client_config};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -274,10 +274,9 @@ pub async fn reset(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result
         Kind::Sink => {
             ensure_group_inactive(worker, connector)?;
             let group = group_id(&connector.name);
-            let admin: AdminClient<DefaultClientContext> =
-                client_config(worker, &worker.admin, &connector.admin_overrides)
-                    .create()
-                    .map_err(|e| kafka(connector)(KafkaError::new("creating the admin client", e)))?;
+            let admin: AdminClient<DefaultClientContext> = connector_admin_config(worker, &connector.admin_overrides)
+                .create()
+                .map_err(|e| kafka(connector)(KafkaError::new("creating the admin client", e)))?;
             let opts = AdminOptions::new().operation_timeout(Some(TIMEOUT));
             let results = admin
                 .delete_groups(&[group.as_str()], &opts)
