@@ -42,6 +42,14 @@ kafka-logs lines="100":
 kafka-reset:
     scripts/kafka.sh reset
 
+# Start the local schema registry (Apicurio Registry, Confluent's API; needs a JDK 21+); `scripts/registry.sh env` prints its URL
+registry-start:
+    scripts/registry.sh start
+
+# Stop the local schema registry (it keeps its schemas in memory: they go with it)
+registry-stop:
+    scripts/registry.sh stop
+
 # Install the wasm32-wasip2 Rust target if missing
 wasm-target:
     rustup target list --installed | grep -x wasm32-wasip2 >/dev/null || rustup target add wasm32-wasip2

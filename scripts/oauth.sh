@@ -36,6 +36,8 @@
 #   JAVA_OPTS_APPEND      extra JVM flags (kc.sh's), default -XX:TieredStopAtLevel=1 (faster start)
 #   COPYCAT_CACHE         cache root, default ~/.cache/copycat
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib/java.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/java.sh"
 
 KEYCLOAK_VERSION=26.7.3
 # OpenJDK versions Keycloak 26 supports (https://www.keycloak.org/server/supported-configurations).
@@ -95,34 +97,8 @@ fetch() {
 
 # ---------------------------------------------------------------- helpers
 
-# java_major JAVA: the feature version of that java (17, 21, 25, ...).
-java_major() {
-    "$1" -version 2>&1 | sed -n 's/.* version "\([0-9]*\)[."].*/\1/p' | head -1
-}
-
 # The java to run Keycloak with: OAUTH_JAVA_HOME's, or the newest supported one found.
-pick_java() {
-    local candidates=() j v want best="" best_v=0
-    if [[ -n "${OAUTH_JAVA_HOME:-}" ]]; then
-        candidates=("$OAUTH_JAVA_HOME/bin/java")
-    else
-        candidates=(/usr/lib/jvm/*/bin/java)
-        [[ -n "${JAVA_HOME:-}" ]] && candidates+=("$JAVA_HOME/bin/java")
-        command -v java >/dev/null && candidates+=("$(command -v java)")
-    fi
-    for j in "${candidates[@]}"; do
-        [[ -x "$j" ]] || continue
-        v="$(java_major "$j")"
-        for want in "${SUPPORTED_JAVA[@]}"; do
-            if [[ "$v" == "$want" ]] && ((v > best_v)); then
-                best="$j"
-                best_v="$v"
-            fi
-        done
-    done
-    [[ -n "$best" ]] || die "no JDK that Keycloak $KEYCLOAK_VERSION supports (OpenJDK ${SUPPORTED_JAVA[*]}) among ${candidates[*]:-nothing}; install one (apt-get install openjdk-17-jre-headless) or set OAUTH_JAVA_HOME"
-    echo "$best"
-}
+pick_java() { java_pick OAUTH_JAVA_HOME "Keycloak $KEYCLOAK_VERSION" "${SUPPORTED_JAVA[@]}"; }
 
 our_pid() {
     # Prints the pid of the Keycloak we started (kc.sh, or the JVM it exec'd), if alive.
