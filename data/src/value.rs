@@ -116,6 +116,21 @@ impl Struct {
         })
     }
 
+    /// A struct of `schema` holding `values`, one per field in order, as
+    /// given: not checked against the fields' schemas (see
+    /// [`Struct::validate`]), as a decoder needs to hold what it read.
+    pub fn with_values(schema: &Schema, values: Vec<Value>) -> Result<Self, DataError> {
+        let st = Self::new(schema)?;
+        if values.len() != schema.fields().len() {
+            return Err(DataError::new(format!(
+                "{} values for a struct of {} fields",
+                values.len(),
+                schema.fields().len()
+            )));
+        }
+        Ok(Self { values, ..st })
+    }
+
     /// The struct's schema.
     pub fn schema(&self) -> &Schema {
         &self.schema

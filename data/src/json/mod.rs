@@ -10,6 +10,8 @@
 //! Kafka Connect's conversions, including their leniency (a JSON number
 //! read as an int8 is truncated, as Jackson's `intValue` does).
 
+mod tree;
+
 use std::fmt::Write as _;
 
 use base64::Engine as _;
@@ -18,6 +20,7 @@ use num_bigint::BigInt;
 
 use crate::logical::{self, DATE, DECIMAL, TIME, TIMESTAMP};
 use crate::{DataError, Schema, SchemaBuilder, Struct, Type, Value};
+pub use tree::Node;
 
 /// How Decimal values are written (`decimal.format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -80,26 +83,29 @@ impl JsonConverter {
         let Some(bytes) = bytes else {
             return Ok((None, Value::Null));
         };
-        let json: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        // Kafka Connect's deserializer reads no bytes as a null.
+        if bytes.is_empty() {
+            return if self.schemas_enable {
+                Err(envelope_error())
+            } else {
+                Ok((None, Value::Null))
+            };
+        }
+        let json = Node::parse(bytes).map_err(|e| {
             DataError::new(format!(
                 "Converting byte[] to Kafka Connect data failed due to serialization error: {e}"
             ))
         })?;
         let (schema_json, payload) = if self.schemas_enable {
             match &json {
-                serde_json::Value::Object(o)
-                    if o.len() == 2 && o.contains_key("schema") && o.contains_key("payload") =>
-                {
-                    (&o["schema"], &o["payload"])
-                }
-                _ => {
-                    return Err(DataError::new(
-                        "JsonConverter with schemas.enable requires \"schema\" and \"payload\" fields and may not contain additional fields. If you are trying to deserialize plain JSON data, set schemas.enable=false in your converter configuration.",
-                    ));
-                }
+                Node::Object(o) if o.len() == 2 => match (json.get("schema"), json.get("payload")) {
+                    (Some(s), Some(p)) => (s, p),
+                    _ => return Err(envelope_error()),
+                },
+                _ => return Err(envelope_error()),
             }
         } else {
-            (&serde_json::Value::Null, &json)
+            (&Node::Null, &json)
         };
         let schema = as_connect_schema(schema_json)?;
         let value = self.to_value(schema.as_ref(), payload)?;
@@ -229,7 +235,9 @@ impl JsonConverter {
                 out.push('"');
             }
             (Type::Bytes, Value::Decimal { unscaled, scale }) => {
-                if let Some(s) = schema {
+                // Kafka Connect checks the scale only for base64 (NUMERIC
+                // writes the number as it is).
+                if let (Some(s), DecimalFormat::Base64) = (schema, self.decimal_format) {
                     logical::check_decimal(s, *scale)?;
                 }
                 match self.decimal_format {
@@ -269,7 +277,8 @@ impl JsonConverter {
                     for (k, v) in entries {
                         let name = match k {
                             Value::String(s) => s.clone(),
-                            Value::Null => String::new(),
+                            // Jackson's NullNode.asText().
+                            Value::Null => "null".to_owned(),
                             other => {
                                 let mut t = String::new();
                                 self.write_value(&mut t, ks, other)?;
@@ -312,7 +321,7 @@ impl JsonConverter {
                 let Some(schema) = schema else {
                     return Err(DataError::new("Mismatching schema."));
                 };
-                if st.schema() != schema {
+                if !st.schema().matches(schema) {
                     return Err(DataError::new("Mismatching schema."));
                 }
                 out.push('{');
@@ -331,12 +340,14 @@ impl JsonConverter {
         Ok(())
     }
 
-    fn to_value(&self, schema: Option<&Schema>, json: &serde_json::Value) -> Result<Value, DataError> {
-        use serde_json::Value as J;
+    fn to_value(&self, schema: Option<&Schema>, json: &Node) -> Result<Value, DataError> {
+        use Node as J;
         let ty = match schema {
             Some(s) => {
-                if json.is_null() {
-                    if let Some(d) = s.default_value() {
+                if *json == Node::Null {
+                    if self.replace_null_with_default
+                        && let Some(d) = s.default_value()
+                    {
                         return Ok(d.clone());
                     }
                     if s.is_optional() {
@@ -352,20 +363,43 @@ impl JsonConverter {
             None => match json {
                 J::Null => return Ok(Value::Null),
                 J::Bool(_) => Type::Boolean,
-                J::Number(n) if n.is_f64() => Type::Float64,
-                J::Number(_) => Type::Int64,
+                J::Number(_) if json.is_integral() => Type::Int64,
+                J::Number(_) => Type::Float64,
                 J::Array(_) => Type::Array,
                 J::Object(_) => Type::Map,
                 J::String(_) => Type::String,
             },
         };
+        // Kafka Connect reads the logical types from the JSON node itself.
+        match (schema.and_then(Schema::name), ty) {
+            (Some(DATE), Type::Int32) => return Ok(Value::Int32(int_node(json, "Date", "integer")?)),
+            (Some(TIME), Type::Int32) => {
+                let ms = int_node(json, "Time", "integer")?;
+                if !(0..=86_400_000).contains(&ms) {
+                    return Err(DataError::new(
+                        "Time values must use number of milliseconds greater than 0 and less than 86400000",
+                    ));
+                }
+                return Ok(Value::Int32(ms));
+            }
+            (Some(TIMESTAMP), Type::Int64) => {
+                if !json.is_integral() {
+                    return Err(DataError::new(format!(
+                        "Invalid type for Timestamp, underlying representation should be integral but was {}",
+                        json.node_type()
+                    )));
+                }
+                return Ok(Value::Int64(long_value(json)));
+            }
+            _ => {}
+        }
         let value = match ty {
-            Type::Boolean => Value::Boolean(json.as_bool().unwrap_or(false)),
+            Type::Boolean => Value::Boolean(matches!(json, J::Bool(true))),
             Type::Int8 => Value::Int8(int_value(json) as i8),
             Type::Int16 => Value::Int16(int_value(json) as i16),
             Type::Int32 => Value::Int32(int_value(json)),
             Type::Int64 => Value::Int64(long_value(json)),
-            Type::Float32 => Value::Float32(double_value(json) as f32),
+            Type::Float32 => Value::Float32(float_value(json)),
             Type::Float64 => Value::Float64(double_value(json)),
             Type::String => match json {
                 J::String(s) => Value::String(s.clone()),
@@ -376,8 +410,9 @@ impl JsonConverter {
                     && let (Some(s), J::Number(n)) = (schema, json)
                 {
                     // decimal.format=NUMERIC, or any number for a Decimal.
-                    let scale = logical::decimal_scale(s)?;
-                    return parse_decimal(&n.to_string(), scale);
+                    // Read as written: Kafka Connect does not rescale it.
+                    let _ = s;
+                    return decimal_of(n);
                 }
                 match json {
                     J::String(s) => Value::Bytes(
@@ -390,8 +425,13 @@ impl JsonConverter {
             }
             Type::Array => {
                 let elem = schema.and_then(Schema::value_schema);
+                // Jackson iterates an object's values, and nothing of a scalar.
                 let items = match json {
                     J::Array(a) => a.iter().map(|e| self.to_value(elem, e)).collect::<Result<_, _>>()?,
+                    J::Object(o) => o
+                        .iter()
+                        .map(|(_, e)| self.to_value(elem, e))
+                        .collect::<Result<_, _>>()?,
                     _ => Vec::new(),
                 };
                 Value::Array(items)
@@ -406,7 +446,7 @@ impl JsonConverter {
                     let J::Object(o) = json else {
                         return Err(DataError::new(format!(
                             "Maps with string fields should be encoded as JSON objects, but found {}",
-                            node_type(json)
+                            json.node_type()
                         )));
                     };
                     for (k, v) in o {
@@ -416,14 +456,14 @@ impl JsonConverter {
                     let J::Array(a) = json else {
                         return Err(DataError::new(format!(
                             "Maps with non-string fields should be encoded as JSON array of tuples, but found {}",
-                            node_type(json)
+                            json.node_type()
                         )));
                     };
                     for e in a {
                         let J::Array(pair) = e else {
                             return Err(DataError::new(format!(
                                 "Found invalid map entry instead of array tuple: {}",
-                                node_type(e)
+                                e.node_type()
                             )));
                         };
                         if pair.len() != 2 {
@@ -432,7 +472,12 @@ impl JsonConverter {
                                 pair.len()
                             )));
                         }
-                        entries.push((self.to_value(ks, &pair[0])?, self.to_value(vs, &pair[1])?));
+                        let (k, v) = (self.to_value(ks, &pair[0])?, self.to_value(vs, &pair[1])?);
+                        // A HashMap: a repeated key keeps its place, takes the last value.
+                        match entries.iter_mut().find(|(e, _): &&mut (Value, Value)| *e == k) {
+                            Some(e) => e.1 = v,
+                            None => entries.push((k, v)),
+                        }
                     }
                 }
                 Value::Map(entries)
@@ -444,12 +489,13 @@ impl JsonConverter {
                 let J::Object(o) = json else {
                     return Err(DataError::new(format!(
                         "Structs should be encoded as JSON objects, but found {}",
-                        node_type(json)
+                        json.node_type()
                     )));
                 };
                 let mut st = Struct::new(schema)?;
                 for f in schema.fields() {
-                    let v = self.to_value(Some(f.schema()), o.get(f.name()).unwrap_or(&J::Null))?;
+                    let _ = o;
+                    let v = self.to_value(Some(f.schema()), json.get(f.name()).unwrap_or(&J::Null))?;
                     st = st.put(f.name(), v)?;
                 }
                 Value::Struct(st)
@@ -457,6 +503,7 @@ impl JsonConverter {
         };
         match schema.and_then(Schema::name) {
             Some(DECIMAL) => match value {
+                Value::Bytes(b) if b.is_empty() => Err(DataError::new("Invalid bytes for Decimal field")),
                 Value::Bytes(b) => {
                     let scale = schema.map_or(Ok(0), logical::decimal_scale)?;
                     Ok(Value::Decimal {
@@ -488,20 +535,20 @@ impl JsonConverter {
 }
 
 /// The schema a JSON schema describes (`null`: none).
-pub fn as_connect_schema(json: &serde_json::Value) -> Result<Option<Schema>, DataError> {
-    use serde_json::Value as J;
-    if json.is_null() {
+pub fn as_connect_schema(json: &Node) -> Result<Option<Schema>, DataError> {
+    if *json == Node::Null {
         return Ok(None);
     }
-    let ty = json
-        .get("type")
-        .and_then(J::as_str)
-        .ok_or_else(|| DataError::new("Schema must contain 'type' field"))?;
-    let mut b = match ty {
+    let text = |n: Option<&Node>| match n {
+        Some(Node::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let ty = text(json.get("type")).ok_or_else(|| DataError::new("Schema must contain 'type' field"))?;
+    let mut b = match ty.as_str() {
         "array" => {
             let items = json
                 .get("items")
-                .filter(|i| !i.is_null())
+                .filter(|i| **i != Node::Null)
                 .ok_or_else(|| DataError::new("Array schema did not specify the element type"))?;
             SchemaBuilder::array(required(as_connect_schema(items)?)?)
         }
@@ -515,15 +562,12 @@ pub fn as_connect_schema(json: &serde_json::Value) -> Result<Option<Schema>, Dat
             SchemaBuilder::map(required(as_connect_schema(k)?)?, required(as_connect_schema(v)?)?)
         }
         "struct" => {
-            let fields = json
-                .get("fields")
-                .and_then(J::as_array)
-                .ok_or_else(|| DataError::new("Struct schema's \"fields\" argument is not an array."))?;
+            let Some(Node::Array(fields)) = json.get("fields") else {
+                return Err(DataError::new("Struct schema's \"fields\" argument is not an array."));
+            };
             let mut b = SchemaBuilder::structure();
             for f in fields {
-                let name = f
-                    .get("field")
-                    .and_then(J::as_str)
+                let name = text(f.get("field"))
                     .ok_or_else(|| DataError::new("Struct schema's field name not specified properly"))?;
                 b = b.field(name, required(as_connect_schema(f)?)?)?;
             }
@@ -533,32 +577,38 @@ pub fn as_connect_schema(json: &serde_json::Value) -> Result<Option<Schema>, Dat
             Type::from_name(other).ok_or_else(|| DataError::new(format!("Unknown schema type: {other}")))?,
         ),
     };
-    if json.get("optional").and_then(J::as_bool) == Some(true) {
+    if json.get("optional") == Some(&Node::Bool(true)) {
         b = b.optional();
     }
-    if let Some(n) = json.get("name").and_then(J::as_str) {
+    if let Some(n) = text(json.get("name")) {
         b = b.name(n);
     }
-    if let Some(v) = json.get("version").and_then(J::as_i64) {
-        b = b.version(v as i32);
+    if let Some(v) = json.get("version").filter(|v| v.is_integral()) {
+        b = b.version(int_value(v));
     }
-    if let Some(d) = json.get("doc").and_then(J::as_str) {
+    if let Some(d) = text(json.get("doc")) {
         b = b.doc(d);
     }
-    if let Some(J::Object(params)) = json.get("parameters") {
+    if let Some(Node::Object(params)) = json.get("parameters") {
         for (k, v) in params {
-            let v = v
-                .as_str()
-                .ok_or_else(|| DataError::new("Schema parameters must have string values."))?;
+            let Node::String(v) = v else {
+                return Err(DataError::new("Schema parameters must have string values."));
+            };
             b = b.parameter(k, v);
         }
     }
-    if let Some(d) = json.get("default") {
+    if let Some(d) = json.get("default").filter(|d| **d != Node::Null) {
         let probe = b.clone().build();
         let value = JsonConverter::default().to_value(Some(&probe), d)?;
         b = b.default_value(value)?;
     }
     Ok(Some(b.build()))
+}
+
+fn envelope_error() -> DataError {
+    DataError::new(
+        "JsonConverter with schemas.enable requires \"schema\" and \"payload\" fields and may not contain additional fields. If you are trying to deserialize plain JSON data, set schemas.enable=false in your converter configuration.",
+    )
 }
 
 fn required(s: Option<Schema>) -> Result<Schema, DataError> {
@@ -589,39 +639,79 @@ fn schemaless_type(value: &Value) -> Result<Type, DataError> {
     })
 }
 
-/// Jackson's `JsonNode.intValue()`: numbers truncated (Java's narrowing),
-/// anything else 0.
-fn int_value(json: &serde_json::Value) -> i32 {
+/// Jackson's `JsonNode.intValue()` (numbers read as Kafka Connect's
+/// deserializer reads them, exactly): the integer part, its low 32 bits;
+/// anything that is not a number, 0.
+fn int_value(json: &Node) -> i32 {
     long_value(json) as i32
 }
 
-fn long_value(json: &serde_json::Value) -> i64 {
-    match json {
-        serde_json::Value::Number(n) => n
-            .as_i64()
-            .or_else(|| n.as_u64().map(|u| u as i64))
-            .unwrap_or_else(|| n.as_f64().map_or(0, |f| f as i64)),
-        _ => 0,
+/// The int a Date or Time is read from: an integral JSON number that fits
+/// in 32 bits (Jackson's `isInt`).
+fn int_node(json: &Node, what: &str, kind: &str) -> Result<i32, DataError> {
+    let fits = json.is_integral() && matches!(json, Node::Number(t) if t.parse::<i32>().is_ok());
+    if !fits {
+        return Err(DataError::new(format!(
+            "Invalid type for {what}, underlying representation should be {kind} but was {}",
+            json.node_type()
+        )));
+    }
+    Ok(int_value(json))
+}
+
+/// `longValue()`: the integer part's low 64 bits.
+fn long_value(json: &Node) -> i64 {
+    let Node::Number(text) = json else {
+        return 0;
+    };
+    let Ok(Value::Decimal { unscaled, scale }) = decimal_of(text) else {
+        return 0;
+    };
+    let ten = BigInt::from(10);
+    let int = if scale > 0 {
+        // Truncated toward zero, as BigDecimal.longValue().
+        unscaled / ten.pow(scale as u32)
+    } else {
+        unscaled * ten.pow(scale.unsigned_abs())
+    };
+    let (sign, digits) = int.to_u64_digits();
+    let low = digits.first().copied().unwrap_or(0);
+    if sign == num_bigint::Sign::Minus {
+        low.wrapping_neg() as i64
+    } else {
+        low as i64
     }
 }
 
-fn double_value(json: &serde_json::Value) -> f64 {
+/// `doubleValue()`: the nearest double (a zero is +0.0: a BigDecimal has
+/// no negative zero); anything that is not a number, 0.
+fn double_value(json: &Node) -> f64 {
     match json {
-        serde_json::Value::Number(n) => n.as_f64().unwrap_or(0.0),
+        Node::Number(t) => t.parse::<f64>().map_or(0.0, |v| if v == 0.0 { 0.0 } else { v }),
         _ => 0.0,
     }
 }
 
-/// Jackson's name of a node's type, as Kafka Connect's messages print it.
-fn node_type(json: &serde_json::Value) -> &'static str {
+/// `floatValue()`: the nearest float, rounded once.
+fn float_value(json: &Node) -> f32 {
     match json {
-        serde_json::Value::Null => "NULL",
-        serde_json::Value::Bool(_) => "BOOLEAN",
-        serde_json::Value::Number(_) => "NUMBER",
-        serde_json::Value::String(_) => "STRING",
-        serde_json::Value::Array(_) => "ARRAY",
-        serde_json::Value::Object(_) => "OBJECT",
+        Node::Number(t) => t.parse::<f32>().map_or(0.0, |v| if v == 0.0 { 0.0 } else { v }),
+        _ => 0.0,
     }
+}
+
+/// A JSON number as Java's `new BigDecimal(text)`: its digits and its own
+/// scale.
+fn decimal_of(text: &str) -> Result<Value, DataError> {
+    let bad = || DataError::new(format!("Invalid decimal value: {text}"));
+    let (mantissa, exp) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i64>().map_err(|_| bad())?),
+        None => (text, 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let unscaled: BigInt = format!("{int_part}{frac_part}").parse().map_err(|_| bad())?;
+    let scale = i32::try_from(frac_part.len() as i64 - exp).map_err(|_| bad())?;
+    Ok(Value::Decimal { unscaled, scale })
 }
 
 /// A JSON string as Jackson writes it: `"` and `\` escaped, control
@@ -639,6 +729,13 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
             '\r' => out.push_str("\\r"),
             c if (c as u32) < 0x20 => {
                 let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            // Beyond the BMP: Jackson writes the UTF-16 surrogate pair, escaped.
+            c if (c as u32) > 0xFFFF => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{:04X}", u);
+                }
             }
             c => out.push(c),
         }
@@ -667,14 +764,37 @@ pub(crate) fn java_float_text(v: f64, single: Option<f32>) -> String {
         return if v.is_sign_negative() { "-0.0" } else { "0.0" }.to_owned();
     }
     // Rust's `{:e}` gives the shortest round-trip digits: "d.ddde-n".
+    // Where that is one digit, Java takes the two-digit decimal closest to
+    // the value if it reads back the same (Double.MIN_VALUE: 4.9E-324, not
+    // 5.0E-324).
     let sci = match single {
-        Some(f) => format!("{f:e}"),
-        None => format!("{v:e}"),
+        Some(f) => {
+            let short = format!("{f:e}");
+            let two = format!("{f:.1e}");
+            if !short.contains('.') && two.parse::<f32>().ok() == Some(f) {
+                two
+            } else {
+                short
+            }
+        }
+        None => {
+            let short = format!("{v:e}");
+            let two = format!("{v:.1e}");
+            if !short.contains('.') && two.parse::<f64>().ok() == Some(v) {
+                two
+            } else {
+                short
+            }
+        }
     };
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let negative = mantissa.starts_with('-');
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let digits = match digits.trim_end_matches('0') {
+        "" => "0",
+        d => d,
+    };
     let mut s = String::new();
     if negative {
         s.push('-');
@@ -684,7 +804,7 @@ pub(crate) fn java_float_text(v: f64, single: Option<f32>) -> String {
         if exp >= 0 {
             let int_len = exp as usize + 1;
             if digits.len() <= int_len {
-                s.push_str(&digits);
+                s.push_str(digits);
                 s.push_str(&"0".repeat(int_len - digits.len()));
                 s.push_str(".0");
             } else {
@@ -695,7 +815,7 @@ pub(crate) fn java_float_text(v: f64, single: Option<f32>) -> String {
         } else {
             s.push_str("0.");
             s.push_str(&"0".repeat((-exp - 1) as usize));
-            s.push_str(&digits);
+            s.push_str(digits);
         }
     } else {
         s.push_str(&digits[..1]);
@@ -742,39 +862,6 @@ fn decimal_text(unscaled: &BigInt, scale: i32) -> String {
         let _ = write!(s, "{adjusted}");
     }
     s
-}
-
-/// A decimal number's text at `scale` (rounding half up, as Kafka Connect's
-/// NUMERIC reading does with `setScale`).
-fn parse_decimal(text: &str, scale: i32) -> Result<Value, DataError> {
-    let bad = || DataError::new(format!("Invalid decimal value: {text}"));
-    let (mantissa, exp) = match text.find(['e', 'E']) {
-        Some(i) => (&text[..i], text[i + 1..].parse::<i32>().map_err(|_| bad())?),
-        None => (text, 0),
-    };
-    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = format!("{int_part}{frac_part}");
-    let unscaled: BigInt = digits.parse().map_err(|_| bad())?;
-    let own_scale = frac_part.len() as i32 - exp;
-    let shift = scale - own_scale;
-    let ten = BigInt::from(10);
-    let unscaled = if shift >= 0 {
-        unscaled * ten.pow(shift as u32)
-    } else {
-        let div = ten.pow((-shift) as u32);
-        let (q, r) = (&unscaled / &div, &unscaled % &div);
-        let twice = r.magnitude() * 2u32;
-        if twice >= *div.magnitude() {
-            if unscaled.sign() == num_bigint::Sign::Minus {
-                q - 1
-            } else {
-                q + 1
-            }
-        } else {
-            q
-        }
-    };
-    Ok(Value::Decimal { unscaled, scale })
 }
 
 #[cfg(test)]
