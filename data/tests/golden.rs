@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Copycat's converters against Kafka Connect 4.4's own output: every case
 //! of tests/golden/kafka-connect/converters.json (made by
 //! scripts/golden/kafka-connect-converters.sh with Kafka Connect's jars)
