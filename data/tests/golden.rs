@@ -89,8 +89,8 @@ fn schema(j: &J) -> Option<Schema> {
         other => Type::from_name(other).unwrap(),
     };
     let mut b = match ty {
-        Type::Array => SchemaBuilder::array(schema(&j.at("items")).expect("array items")),
-        Type::Map => SchemaBuilder::map(schema(&j.at("keys")).unwrap(), schema(&j.at("values")).unwrap()),
+        Type::Array => SchemaBuilder::array(schema(j.at("items")).expect("array items")),
+        Type::Map => SchemaBuilder::map(schema(j.at("keys")).unwrap(), schema(j.at("values")).unwrap()),
         Type::Struct => {
             let mut b = SchemaBuilder::structure();
             for f in j.at("fields").as_array().unwrap() {
@@ -205,7 +205,7 @@ fn value(j: &J, schema: Option<&Schema>) -> Value {
             )
         }
         "struct" => {
-            let own = j.get("schema").and_then(|s| self::schema(s));
+            let own = j.get("schema").and_then(self::schema);
             let s = own.as_ref().or(schema).expect("a struct needs a schema");
             let values = s
                 .fields()
@@ -300,9 +300,14 @@ fn parse_bool(k: &str, v: &str) -> Result<bool, String> {
 
 /// One case: `Err` describes how Copycat differs.
 fn check_json(case: &J) -> Result<(), String> {
-    let conv = match json_converter(&case.at("converter").at("config")) {
+    let conv = match json_converter(case.at("converter").at("config")) {
         Ok(c) => c,
-        Err(e) if case.at("error").at("stage").as_str() == Some("configure") => return Ok(drop(e)),
+        Err(e) if case.at("error").at("stage").as_str() == Some("configure") => {
+            return {
+                let _: () = drop(e);
+                Ok(())
+            };
+        }
         Err(e) => return Err(format!("configure: {e}")),
     };
     let check_result =
@@ -319,8 +324,8 @@ fn check_json(case: &J) -> Result<(), String> {
                             Err(format!("decode gave {s:?} {v:?}; Kafka Connect: null"))
                         };
                     }
-                    let ws = schema(&want.at("schema"));
-                    let wv = value(&want.at("value"), ws.as_ref());
+                    let ws = schema(want.at("schema"));
+                    let wv = value(want.at("value"), ws.as_ref());
                     if s != ws {
                         return Err(format!("decoded schema {s:?}\n want {ws:?}"));
                     }
@@ -333,8 +338,8 @@ fn check_json(case: &J) -> Result<(), String> {
         };
     match case.at("operation").as_str().unwrap() {
         "encode" => {
-            let s = schema(&case.at("input").at("schema"));
-            let v = value(&case.at("input").at("value"), s.as_ref());
+            let s = schema(case.at("input").at("schema"));
+            let v = value(case.at("input").at("value"), s.as_ref());
             let got = conv.from_connect(s.as_ref(), &v);
             match (got, case.get("error")) {
                 (Err(_), Some(_)) => Ok(()),
@@ -352,13 +357,13 @@ fn check_json(case: &J) -> Result<(), String> {
                             want.as_deref().map(String::from_utf8_lossy)
                         ));
                     }
-                    check_result(conv.to_connect(bytes.as_deref()), &case.at("round_trip"))
+                    check_result(conv.to_connect(bytes.as_deref()), case.at("round_trip"))
                 }
             }
         }
         "decode" => {
             let bytes = case.at("input").get("hex").and_then(J::as_str).map(unhex);
-            check_result(conv.to_connect(bytes.as_deref()), &case.at("result"))
+            check_result(conv.to_connect(bytes.as_deref()), case.at("result"))
         }
         other => Err(format!("unknown operation {other}")),
     }
