@@ -419,7 +419,12 @@ async fn write_source(
     if writes.is_empty() {
         return Ok(());
     }
-    let producer: FutureProducer = producer_config(worker, &Props::new())
+    // The worker's own write (as its offset store's): its security settings.
+    let mut cfg = producer_config(worker, &Props::new());
+    for (k, v) in &worker.security {
+        cfg.set(k, v);
+    }
+    let producer: FutureProducer = cfg
         .create()
         .map_err(|e| kafka(connector)(KafkaError::new("creating the offsets producer", e)))?;
     let topic = &worker.offset_storage_topic;
