@@ -13,6 +13,7 @@ pub mod json;
 pub mod logical;
 mod schema;
 mod value;
+pub mod wire;
 
 pub use schema::{Field, Schema, SchemaBuilder, Type};
 pub use value::{Struct, Value};

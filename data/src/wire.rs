@@ -1,0 +1,741 @@
+//! How typed records cross the component boundary (contract 0.3.0, see
+//! `wit/connector@0.3.0/batch.wit`): a batch carries a table of schema
+//! nodes (WIT has no recursive types, so a schema tree is flattened, every
+//! node after its children), and each typed key, value or header is a
+//! compact binary encoding of its value under its schema.
+//!
+//! The value encoding, little-endian throughout:
+//!
+//! | schema | bytes |
+//! |---|---|
+//! | optional (any type) | one byte, 0 for null (nothing follows) or 1, then the value |
+//! | int8, boolean | 1 byte (boolean: 0 or 1) |
+//! | int16 / int32 / int64 | 2 / 4 / 8 bytes, two's complement |
+//! | float32 / float64 | 4 / 8 bytes, IEEE 754 |
+//! | string, bytes | u32 length, then the bytes (a string's are UTF-8) |
+//! | Decimal (bytes) | the unscaled value as bytes: big-endian two's complement, Kafka Connect's physical form |
+//! | array | u32 count, then the elements |
+//! | map | u32 count, then key, value, key, value, ... |
+//! | struct | the fields in order |
+//!
+//! A schemaless value (Kafka Connect's schema `null`, as JsonConverter
+//! with `schemas.enable=false` reads) is encoded dynamically: a tag byte
+//! ([`Tag`]) before every value, then the same bytes as above.
+//!
+//! Decoding is for untrusted input: every length and count is checked
+//! against the bytes left before anything is allocated, node references
+//! point only backwards (no cycles), and nesting is bounded.
+
+use num_bigint::BigInt;
+
+use crate::{DataError, Schema, SchemaBuilder, Struct, Type, Value, logical};
+
+/// Deepest nesting of schemas and schemaless values across the boundary:
+/// enough for any record shape, and shallow enough that decoding what a
+/// hostile guest sends cannot exhaust a host thread's stack.
+pub const MAX_DEPTH: usize = 100;
+
+/// One node of a flattened schema: what `schema-node` holds in WIT.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchemaNode {
+    pub ty: Type,
+    pub optional: bool,
+    pub name: Option<String>,
+    pub version: Option<i32>,
+    pub doc: Option<String>,
+    pub parameters: Vec<(String, String)>,
+    /// The default value, encoded under this node's schema.
+    pub default: Option<Vec<u8>>,
+    /// Array: the element; map: key then value; struct: the fields. Each
+    /// an index of an earlier node.
+    pub children: Vec<u32>,
+    /// Struct: the field names, one per child.
+    pub field_names: Vec<String>,
+}
+
+/// Flattens schemas into a node table, sharing the nodes of equal schemas.
+#[derive(Debug, Default, Clone)]
+pub struct SchemaTable {
+    nodes: Vec<SchemaNode>,
+    seen: Vec<(Schema, u32)>,
+}
+
+impl SchemaTable {
+    /// An empty table.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The index of `schema`'s root node, adding its nodes if needed.
+    pub fn add(&mut self, schema: &Schema) -> Result<u32, DataError> {
+        self.add_at(schema, 0)
+    }
+
+    fn add_at(&mut self, schema: &Schema, depth: usize) -> Result<u32, DataError> {
+        if depth > MAX_DEPTH {
+            return Err(DataError::new(format!("schema nested deeper than {MAX_DEPTH}")));
+        }
+        if let Some((_, i)) = self.seen.iter().find(|(s, _)| s == schema) {
+            return Ok(*i);
+        }
+        let mut children = Vec::new();
+        let mut field_names = Vec::new();
+        match schema.ty() {
+            Type::Array => children.push(self.add_at(child(schema.value_schema())?, depth + 1)?),
+            Type::Map => {
+                children.push(self.add_at(child(schema.key_schema())?, depth + 1)?);
+                children.push(self.add_at(child(schema.value_schema())?, depth + 1)?);
+            }
+            Type::Struct => {
+                for f in schema.fields() {
+                    children.push(self.add_at(f.schema(), depth + 1)?);
+                    field_names.push(f.name().to_owned());
+                }
+            }
+            _ => {}
+        }
+        let default = match schema.default_value() {
+            Some(d) => {
+                let mut out = Vec::new();
+                encode(schema, d, &mut out)?;
+                Some(out)
+            }
+            None => None,
+        };
+        let index = u32::try_from(self.nodes.len()).map_err(|_| DataError::new("too many schema nodes"))?;
+        self.nodes.push(SchemaNode {
+            ty: schema.ty(),
+            optional: schema.is_optional(),
+            name: schema.name().map(str::to_owned),
+            version: schema.version(),
+            doc: schema.doc().map(str::to_owned),
+            parameters: schema.parameters().to_vec(),
+            default,
+            children,
+            field_names,
+        });
+        self.seen.push((schema.clone(), index));
+        Ok(index)
+    }
+
+    /// The nodes, every one after its children.
+    pub fn nodes(&self) -> &[SchemaNode] {
+        &self.nodes
+    }
+
+    /// Take the nodes.
+    pub fn into_nodes(self) -> Vec<SchemaNode> {
+        self.nodes
+    }
+}
+
+fn child(s: Option<&Schema>) -> Result<&Schema, DataError> {
+    s.ok_or_else(|| DataError::new("an array or map schema without its element schemas"))
+}
+
+/// Rebuilds the schemas of a node table (from an untrusted guest or host).
+#[derive(Debug)]
+pub struct SchemaReader {
+    built: Vec<Schema>,
+}
+
+impl SchemaReader {
+    /// Check and build every node of `nodes`.
+    pub fn new(nodes: &[SchemaNode]) -> Result<Self, DataError> {
+        let mut built: Vec<Schema> = Vec::with_capacity(nodes.len());
+        let mut depths: Vec<usize> = Vec::with_capacity(nodes.len());
+        for (i, n) in nodes.iter().enumerate() {
+            let at = |c: u32| -> Result<(&Schema, usize), DataError> {
+                let c = c as usize;
+                if c >= i {
+                    return Err(DataError::new(format!(
+                        "schema node {i} refers to node {c}: a node may refer only to earlier ones"
+                    )));
+                }
+                Ok((&built[c], depths[c]))
+            };
+            let want = match n.ty {
+                Type::Array => 1,
+                Type::Map => 2,
+                Type::Struct => n.field_names.len(),
+                _ => 0,
+            };
+            if n.children.len() != want || (n.ty != Type::Struct && !n.field_names.is_empty()) {
+                return Err(DataError::new(format!(
+                    "schema node {i} ({}) has {} children and {} field names",
+                    n.ty,
+                    n.children.len(),
+                    n.field_names.len()
+                )));
+            }
+            let mut depth = 0;
+            let mut b = match n.ty {
+                Type::Array => {
+                    let (e, d) = at(n.children[0])?;
+                    depth = d + 1;
+                    SchemaBuilder::array(e.clone())
+                }
+                Type::Map => {
+                    let (k, dk) = at(n.children[0])?;
+                    let (v, dv) = at(n.children[1])?;
+                    depth = dk.max(dv) + 1;
+                    SchemaBuilder::map(k.clone(), v.clone())
+                }
+                Type::Struct => {
+                    let mut b = SchemaBuilder::structure();
+                    for (c, name) in n.children.iter().zip(&n.field_names) {
+                        let (f, d) = at(*c)?;
+                        depth = depth.max(d + 1);
+                        b = b.field(name.clone(), f.clone())?;
+                    }
+                    b
+                }
+                t => SchemaBuilder::new(t),
+            };
+            if depth > MAX_DEPTH {
+                return Err(DataError::new(format!("schema nested deeper than {MAX_DEPTH}")));
+            }
+            if n.optional {
+                b = b.optional();
+            }
+            if let Some(name) = &n.name {
+                b = b.name(name.clone());
+            }
+            if let Some(v) = n.version {
+                b = b.version(v);
+            }
+            if let Some(d) = &n.doc {
+                b = b.doc(d.clone());
+            }
+            for (k, v) in &n.parameters {
+                b = b.parameter(k.clone(), v.clone());
+            }
+            if let Some(d) = &n.default {
+                let probe = b.clone().build();
+                let value =
+                    decode(&probe, d).map_err(|e| DataError::new(format!("schema node {i}: its default: {e}")))?;
+                b = b.default_value(value)?;
+            }
+            built.push(b.build());
+            depths.push(depth);
+        }
+        Ok(Self { built })
+    }
+
+    /// The schema whose root is node `index`.
+    pub fn schema(&self, index: u32) -> Result<&Schema, DataError> {
+        self.built
+            .get(index as usize)
+            .ok_or_else(|| DataError::new(format!("no schema node {index}")))
+    }
+}
+
+/// Append `value`'s encoding under `schema` to `out`, checking that it fits.
+pub fn encode(schema: &Schema, value: &Value, out: &mut Vec<u8>) -> Result<(), DataError> {
+    if schema.is_optional() {
+        if value.is_null() {
+            out.push(0);
+            return Ok(());
+        }
+        out.push(1);
+    } else if value.is_null() {
+        return Err(DataError::new(format!(
+            "null for a required {} schema{}",
+            schema.ty(),
+            schema.name().map(|n| format!(" ({n})")).unwrap_or_default()
+        )));
+    }
+    let mismatch = || {
+        DataError::new(format!(
+            "a {} value for a {} schema{}",
+            value.java_class(),
+            schema.ty(),
+            schema.name().map(|n| format!(" ({n})")).unwrap_or_default()
+        ))
+    };
+    match (schema.ty(), value) {
+        (Type::Int8, Value::Int8(v)) => out.push(*v as u8),
+        (Type::Int16, Value::Int16(v)) => out.extend_from_slice(&v.to_le_bytes()),
+        (Type::Int32, Value::Int32(v)) => out.extend_from_slice(&v.to_le_bytes()),
+        (Type::Int64, Value::Int64(v)) => out.extend_from_slice(&v.to_le_bytes()),
+        (Type::Float32, Value::Float32(v)) => out.extend_from_slice(&v.to_le_bytes()),
+        (Type::Float64, Value::Float64(v)) => out.extend_from_slice(&v.to_le_bytes()),
+        (Type::Boolean, Value::Boolean(v)) => out.push(u8::from(*v)),
+        (Type::String, Value::String(s)) => put_bytes(out, s.as_bytes())?,
+        (Type::Bytes, Value::Bytes(b)) => put_bytes(out, b)?,
+        (Type::Bytes, Value::Decimal { unscaled, scale }) => {
+            logical::check_decimal(schema, *scale)?;
+            put_bytes(out, &unscaled.to_signed_bytes_be())?;
+        }
+        (Type::Array, Value::Array(items)) => {
+            let elem = child(schema.value_schema())?;
+            put_len(out, items.len())?;
+            for item in items {
+                encode(elem, item, out)?;
+            }
+        }
+        (Type::Map, Value::Map(entries)) => {
+            let (k, v) = (child(schema.key_schema())?, child(schema.value_schema())?);
+            put_len(out, entries.len())?;
+            for (key, val) in entries {
+                encode(k, key, out)?;
+                encode(v, val, out)?;
+            }
+        }
+        (Type::Struct, Value::Struct(st)) => {
+            if !st.schema().matches(schema) {
+                return Err(DataError::new(format!(
+                    "a struct of another schema ({}) for schema {}",
+                    st.schema().name().unwrap_or("unnamed"),
+                    schema.name().unwrap_or("unnamed")
+                )));
+            }
+            for (f, v) in schema.fields().iter().zip(st.values()) {
+                encode(f.schema(), v, out).map_err(|e| DataError::new(format!("field {}: {e}", f.name())))?;
+            }
+        }
+        _ => return Err(mismatch()),
+    }
+    Ok(())
+}
+
+fn put_len(out: &mut Vec<u8>, n: usize) -> Result<(), DataError> {
+    let n = u32::try_from(n).map_err(|_| DataError::new("more than 2^32 - 1 bytes or items"))?;
+    out.extend_from_slice(&n.to_le_bytes());
+    Ok(())
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) -> Result<(), DataError> {
+    put_len(out, b.len())?;
+    out.extend_from_slice(b);
+    Ok(())
+}
+
+/// The value `bytes` encode under `schema`; every byte must be used.
+pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Value, DataError> {
+    let mut r = Reader { b: bytes, i: 0 };
+    let v = r.value(schema)?;
+    if r.i != bytes.len() {
+        return Err(DataError::new(format!(
+            "{} bytes left over after the value",
+            bytes.len() - r.i
+        )));
+    }
+    Ok(v)
+}
+
+/// The tag before each schemaless value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Tag {
+    Null = 0,
+    Int8 = 1,
+    Int16 = 2,
+    Int32 = 3,
+    Int64 = 4,
+    Float32 = 5,
+    Float64 = 6,
+    Boolean = 7,
+    String = 8,
+    Bytes = 9,
+    Array = 10,
+    Map = 11,
+}
+
+/// Append a schemaless value's encoding (tagged) to `out`. Structs and
+/// decimals need a schema.
+pub fn encode_dynamic(value: &Value, out: &mut Vec<u8>) -> Result<(), DataError> {
+    encode_dynamic_at(value, out, 0)
+}
+
+fn encode_dynamic_at(value: &Value, out: &mut Vec<u8>, depth: usize) -> Result<(), DataError> {
+    if depth > MAX_DEPTH {
+        return Err(DataError::new(format!("value nested deeper than {MAX_DEPTH}")));
+    }
+    match value {
+        Value::Null => out.push(Tag::Null as u8),
+        Value::Int8(v) => {
+            out.push(Tag::Int8 as u8);
+            out.push(*v as u8);
+        }
+        Value::Int16(v) => {
+            out.push(Tag::Int16 as u8);
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        Value::Int32(v) => {
+            out.push(Tag::Int32 as u8);
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        Value::Int64(v) => {
+            out.push(Tag::Int64 as u8);
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        Value::Float32(v) => {
+            out.push(Tag::Float32 as u8);
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        Value::Float64(v) => {
+            out.push(Tag::Float64 as u8);
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        Value::Boolean(v) => {
+            out.push(Tag::Boolean as u8);
+            out.push(u8::from(*v));
+        }
+        Value::String(s) => {
+            out.push(Tag::String as u8);
+            put_bytes(out, s.as_bytes())?;
+        }
+        Value::Bytes(b) => {
+            out.push(Tag::Bytes as u8);
+            put_bytes(out, b)?;
+        }
+        Value::Array(items) => {
+            out.push(Tag::Array as u8);
+            put_len(out, items.len())?;
+            for i in items {
+                encode_dynamic_at(i, out, depth + 1)?;
+            }
+        }
+        Value::Map(entries) => {
+            out.push(Tag::Map as u8);
+            put_len(out, entries.len())?;
+            for (k, v) in entries {
+                encode_dynamic_at(k, out, depth + 1)?;
+                encode_dynamic_at(v, out, depth + 1)?;
+            }
+        }
+        Value::Decimal { .. } | Value::Struct(_) => {
+            return Err(DataError::new(format!("a {} needs a schema", value.java_class())));
+        }
+    }
+    Ok(())
+}
+
+/// The schemaless value `bytes` encode; every byte must be used.
+pub fn decode_dynamic(bytes: &[u8]) -> Result<Value, DataError> {
+    let mut r = Reader { b: bytes, i: 0 };
+    let v = r.dynamic(0)?;
+    if r.i != bytes.len() {
+        return Err(DataError::new(format!(
+            "{} bytes left over after the value",
+            bytes.len() - r.i
+        )));
+    }
+    Ok(v)
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], DataError> {
+        let end = self
+            .i
+            .checked_add(n)
+            .filter(|e| *e <= self.b.len())
+            .ok_or_else(|| DataError::new(format!("the value ends early (at byte {})", self.i)))?;
+        let s = &self.b[self.i..end];
+        self.i = end;
+        Ok(s)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DataError> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+
+    fn byte(&mut self) -> Result<u8, DataError> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    /// A count of items each at least `min` bytes long: checked against
+    /// the bytes left, so a forged count cannot make a huge allocation.
+    fn count(&mut self, min: usize) -> Result<usize, DataError> {
+        let n = u32::from_le_bytes(self.array()?) as usize;
+        let left = self.b.len() - self.i;
+        if n.saturating_mul(min.max(1)) > left && min > 0 {
+            return Err(DataError::new(format!(
+                "a count of {n} at byte {} with only {left} bytes left",
+                self.i - 4
+            )));
+        }
+        Ok(n)
+    }
+
+    fn bytes(&mut self) -> Result<Vec<u8>, DataError> {
+        let n = self.count(1)?;
+        Ok(self.take(n)?.to_vec())
+    }
+
+    fn string(&mut self) -> Result<String, DataError> {
+        let at = self.i;
+        String::from_utf8(self.bytes()?).map_err(|_| DataError::new(format!("a string that is not UTF-8 at byte {at}")))
+    }
+
+    fn boolean(&mut self) -> Result<bool, DataError> {
+        match self.byte()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(DataError::new(format!("{b} is not a boolean (0 or 1)"))),
+        }
+    }
+
+    fn value(&mut self, schema: &Schema) -> Result<Value, DataError> {
+        if schema.is_optional() {
+            match self.byte()? {
+                0 => return Ok(Value::Null),
+                1 => {}
+                b => return Err(DataError::new(format!("{b} is not a presence byte (0 or 1)"))),
+            }
+        }
+        Ok(match schema.ty() {
+            Type::Int8 => Value::Int8(self.byte()? as i8),
+            Type::Int16 => Value::Int16(i16::from_le_bytes(self.array()?)),
+            Type::Int32 => Value::Int32(i32::from_le_bytes(self.array()?)),
+            Type::Int64 => Value::Int64(i64::from_le_bytes(self.array()?)),
+            Type::Float32 => Value::Float32(f32::from_le_bytes(self.array()?)),
+            Type::Float64 => Value::Float64(f64::from_le_bytes(self.array()?)),
+            Type::Boolean => Value::Boolean(self.boolean()?),
+            Type::String => Value::String(self.string()?),
+            Type::Bytes if schema.name() == Some(logical::DECIMAL) => {
+                let scale = logical::decimal_scale(schema)?;
+                let b = self.bytes()?;
+                if b.is_empty() {
+                    return Err(DataError::new("a Decimal with no bytes"));
+                }
+                Value::Decimal {
+                    unscaled: BigInt::from_signed_bytes_be(&b),
+                    scale,
+                }
+            }
+            Type::Bytes => Value::Bytes(self.bytes()?),
+            Type::Array => {
+                let elem = child(schema.value_schema())?;
+                let n = self.count(min_size(elem))?;
+                let mut items = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    items.push(self.value(elem)?);
+                }
+                Value::Array(items)
+            }
+            Type::Map => {
+                let (k, v) = (child(schema.key_schema())?, child(schema.value_schema())?);
+                let n = self.count(min_size(k) + min_size(v))?;
+                let mut entries = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    let key = self.value(k)?;
+                    entries.push((key, self.value(v)?));
+                }
+                Value::Map(entries)
+            }
+            Type::Struct => {
+                let mut values = Vec::with_capacity(schema.fields().len());
+                for f in schema.fields() {
+                    values.push(
+                        self.value(f.schema())
+                            .map_err(|e| DataError::new(format!("field {}: {e}", f.name())))?,
+                    );
+                }
+                Value::Struct(Struct::with_values(schema, values)?)
+            }
+        })
+    }
+
+    fn dynamic(&mut self, depth: usize) -> Result<Value, DataError> {
+        if depth > MAX_DEPTH {
+            return Err(DataError::new(format!("value nested deeper than {MAX_DEPTH}")));
+        }
+        let tag = self.byte()?;
+        Ok(match tag {
+            0 => Value::Null,
+            1 => Value::Int8(self.byte()? as i8),
+            2 => Value::Int16(i16::from_le_bytes(self.array()?)),
+            3 => Value::Int32(i32::from_le_bytes(self.array()?)),
+            4 => Value::Int64(i64::from_le_bytes(self.array()?)),
+            5 => Value::Float32(f32::from_le_bytes(self.array()?)),
+            6 => Value::Float64(f64::from_le_bytes(self.array()?)),
+            7 => Value::Boolean(self.boolean()?),
+            8 => Value::String(self.string()?),
+            9 => Value::Bytes(self.bytes()?),
+            10 => {
+                let n = self.count(1)?;
+                let mut items = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    items.push(self.dynamic(depth + 1)?);
+                }
+                Value::Array(items)
+            }
+            11 => {
+                let n = self.count(2)?;
+                let mut entries = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    let k = self.dynamic(depth + 1)?;
+                    entries.push((k, self.dynamic(depth + 1)?));
+                }
+                Value::Map(entries)
+            }
+            t => return Err(DataError::new(format!("{t} is not a value tag"))),
+        })
+    }
+}
+
+/// The fewest bytes a value of `schema` takes (to bound counts).
+fn min_size(schema: &Schema) -> usize {
+    if schema.is_optional() {
+        return 1;
+    }
+    match schema.ty() {
+        Type::Int8 | Type::Boolean => 1,
+        Type::Int16 => 2,
+        Type::Int32 | Type::Float32 | Type::String | Type::Bytes | Type::Array | Type::Map => 4,
+        Type::Int64 | Type::Float64 => 8,
+        // A struct of no fields takes no bytes: count it as one so a
+        // forged count is still bounded by the bytes left.
+        Type::Struct => schema
+            .fields()
+            .iter()
+            .map(|f| min_size(f.schema()))
+            .sum::<usize>()
+            .max(1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> (Schema, Value) {
+        let point = SchemaBuilder::structure()
+            .name("Point")
+            .field("x", Schema::int32())
+            .and_then(|b| b.field("y", Schema::optional_float64()))
+            .unwrap()
+            .build();
+        let schema = SchemaBuilder::structure()
+            .name("com.example.Row")
+            .version(2)
+            .doc("a row")
+            .field("id", Schema::int64())
+            .and_then(|b| b.field("name", Schema::optional_string()))
+            .and_then(|b| b.field("tags", SchemaBuilder::array(Schema::string()).build()))
+            .and_then(|b| b.field("at", SchemaBuilder::map(Schema::int32(), point.clone()).build()))
+            .and_then(|b| b.field("amount", logical::decimal(2).build()))
+            .and_then(|b| b.field("day", logical::date().optional().build()))
+            .and_then(|b| {
+                b.field(
+                    "flag",
+                    SchemaBuilder::new(Type::Boolean)
+                        .default_value(Value::Boolean(true))
+                        .unwrap()
+                        .build(),
+                )
+            })
+            .unwrap()
+            .build();
+        let p = Struct::new(&point)
+            .unwrap()
+            .put("x", 1)
+            .unwrap()
+            .put("y", Value::Null)
+            .unwrap();
+        let v = Struct::new(&schema)
+            .unwrap()
+            .put("id", 7i64)
+            .unwrap()
+            .put("name", "é")
+            .unwrap()
+            .put("tags", Value::Array(vec!["a".into(), "".into()]))
+            .unwrap()
+            .put("at", Value::Map(vec![(Value::Int32(3), Value::Struct(p))]))
+            .unwrap()
+            .put(
+                "amount",
+                Value::Decimal {
+                    unscaled: BigInt::from(-12345),
+                    scale: 2,
+                },
+            )
+            .unwrap()
+            .put("day", Value::Int32(19782))
+            .unwrap()
+            .put("flag", false)
+            .unwrap();
+        (schema, Value::Struct(v))
+    }
+
+    #[test]
+    fn a_nested_struct_round_trips_through_the_table_and_the_bytes() {
+        let (schema, value) = sample();
+        let mut table = SchemaTable::new();
+        let root = table.add(&schema).unwrap();
+        // Shared: adding it again adds nothing.
+        assert_eq!(table.add(&schema).unwrap(), root);
+        let reader = SchemaReader::new(table.nodes()).unwrap();
+        let back = reader.schema(root).unwrap();
+        assert_eq!(back, &schema);
+        let mut bytes = Vec::new();
+        encode(&schema, &value, &mut bytes).unwrap();
+        assert_eq!(decode(back, &bytes).unwrap(), value);
+    }
+
+    #[test]
+    fn schemaless_values_round_trip() {
+        let v = Value::Map(vec![
+            (
+                "a".into(),
+                Value::Array(vec![Value::Int64(1), Value::Null, Value::Float64(0.5)]),
+            ),
+            ("b".into(), Value::Bytes(vec![0, 255])),
+        ]);
+        let mut bytes = Vec::new();
+        encode_dynamic(&v, &mut bytes).unwrap();
+        assert_eq!(decode_dynamic(&bytes).unwrap(), v);
+    }
+
+    #[test]
+    fn hostile_input_is_refused_without_allocating() {
+        let s = SchemaBuilder::array(Schema::int64()).build();
+        // A count of 2^32 - 1 elements with 8 bytes left.
+        let mut b = u32::MAX.to_le_bytes().to_vec();
+        b.extend_from_slice(&[0; 8]);
+        assert!(decode(&s, &b).unwrap_err().0.contains("count"));
+        assert!(decode_dynamic(&[10, 255, 255, 255, 255]).is_err());
+        // Truncated, left over, bad bytes.
+        assert!(decode(&Schema::int32(), &[1, 2]).is_err());
+        assert!(decode(&Schema::int8(), &[1, 2]).is_err());
+        assert!(decode(&Schema::boolean(), &[2]).is_err());
+        assert!(decode(&Schema::string(), &[2, 0, 0, 0, 0xff, 0xfe]).is_err());
+        // Deep schemaless nesting stops at the limit.
+        let deep: Vec<u8> = std::iter::repeat_n([10u8, 1, 0, 0, 0], MAX_DEPTH + 2)
+            .flatten()
+            .collect();
+        assert!(decode_dynamic(&deep).unwrap_err().0.contains("deeper"));
+        // Node tables that refer forwards or to themselves.
+        let mut node = SchemaNode {
+            ty: Type::Array,
+            optional: false,
+            name: None,
+            version: None,
+            doc: None,
+            parameters: vec![],
+            default: None,
+            children: vec![0],
+            field_names: vec![],
+        };
+        assert!(SchemaReader::new(std::slice::from_ref(&node)).is_err());
+        node.children = vec![];
+        assert!(SchemaReader::new(&[node]).is_err());
+    }
+
+    #[test]
+    fn a_value_that_does_not_fit_its_schema_is_named() {
+        let e = encode(&Schema::int32(), &Value::String("x".into()), &mut Vec::new()).unwrap_err();
+        assert!(e.0.contains("java.lang.String") && e.0.contains("INT32"), "{e}");
+        let e = encode(&Schema::int32(), &Value::Null, &mut Vec::new()).unwrap_err();
+        assert!(e.0.contains("null for a required INT32"), "{e}");
+    }
+}
