@@ -236,6 +236,13 @@ impl Schema {
         self.0.value.as_ref()
     }
 
+    /// Whether `other` is this very schema (a clone of it), not just an
+    /// equal one: a constant-time check before `==`, which compares the
+    /// whole tree.
+    pub fn ptr_eq(&self, other: &Schema) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// Whether `other` is this schema, or differs only in its default: a
     /// struct schema's default is a struct of that same schema, which
     /// Kafka Connect holds as a cycle and Copycat cannot.
