@@ -3,9 +3,11 @@
 //! (the imports) and `engine` calls (the exports). Nothing else lives here,
 //! and it imports nothing of the runtime.
 //!
-//! Two contract versions: 0.1.0 (`wit/connector`, frozen) and 0.2.0
-//! (`wit/connector@0.2.0`: packed batches in `poll` and `put`). 0.2.0's
-//! `types` interface is 0.1.0's unchanged, so both share its Rust types.
+//! Three contract versions: 0.1.0 (`wit/connector`, frozen), 0.2.0
+//! (`wit/connector@0.2.0`: packed batches in `poll` and `put`) and 0.3.0
+//! (`wit/connector@0.3.0`: typed records in those batches). The later
+//! versions' `types` interface is 0.1.0's unchanged, so all share its Rust
+//! types.
 
 pub(crate) mod source {
     wasmtime::component::bindgen!({
@@ -41,6 +43,35 @@ pub(crate) mod v0_2 {
     pub(crate) mod sink {
         wasmtime::component::bindgen!({
             path: "../wit/connector@0.2.0",
+            world: "sink",
+            with: {
+                "copycat:connector/types": crate::bindings::source::copycat::connector::types,
+                "copycat:connector/batch": super::source::copycat::connector::batch,
+                "copycat:connector/logging": super::source::copycat::connector::logging,
+                "copycat:connector/clock": super::source::copycat::connector::clock,
+            },
+        });
+    }
+
+    pub(crate) use source::copycat::connector::{batch, clock, logging, offsets, transactions};
+}
+
+/// `copycat:connector@0.3.0`: typed records in the batches. Its `types`
+/// interface is 0.1.0's unchanged (the schema types live in `batch`).
+pub(crate) mod v0_3 {
+    pub(crate) mod source {
+        wasmtime::component::bindgen!({
+            path: "../wit/connector@0.3.0",
+            world: "source",
+            with: {
+                "copycat:connector/types": crate::bindings::source::copycat::connector::types,
+            },
+        });
+    }
+
+    pub(crate) mod sink {
+        wasmtime::component::bindgen!({
+            path: "../wit/connector@0.3.0",
             world: "sink",
             with: {
                 "copycat:connector/types": crate::bindings::source::copycat::connector::types,

@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use wasmtime::{Store, Trap};
 
-pub use super::batch::{Contract, HeaderViews, RecordView, SinkBatch, SinkRecordRef, SourceBatch};
+pub use super::batch::{Contract, HeaderViews, RecordConverters, RecordView, SinkBatch, SinkRecordRef, SourceBatch};
 use super::{EPOCH_TICK, InstanceSlot, Plugin, WasmEngine};
-use crate::bindings::{sink, source, v0_2};
+use crate::bindings::{sink, source, v0_2, v0_3};
 use crate::connector::Kind;
 use crate::host::{StderrTail, TaskHost, TaskLimits};
 use crate::metrics::{Call, Limit, TaskInstruments};
@@ -71,6 +71,8 @@ enum Bindings {
     Sink(sink::Sink),
     SourceV0_2(v0_2::source::Source),
     SinkV0_2(v0_2::sink::Sink),
+    SourceV0_3(v0_3::source::Source),
+    SinkV0_3(v0_3::sink::Sink),
 }
 
 /// One instance of a connector component, in its own store.
@@ -86,6 +88,8 @@ pub struct Guest {
     poisoned: Option<String>,
     /// A task's Prometheus series: call durations, memory, interruptions.
     instruments: Option<Arc<TaskInstruments>>,
+    /// A 0.3.0 source's converters and its connector's topic.
+    converters: Option<(Arc<dyn RecordConverters>, String)>,
     _slot: InstanceSlot,
 }
 
@@ -154,6 +158,12 @@ impl Guest {
             (Kind::Sink, Contract::V0_2) => v0_2::sink::SinkPre::new(plugin.pre.clone())
                 .and_then(|pre| pre.instantiate(&mut store))
                 .map(Bindings::SinkV0_2),
+            (Kind::Source, Contract::V0_3) => v0_3::source::SourcePre::new(plugin.pre.clone())
+                .and_then(|pre| pre.instantiate(&mut store))
+                .map(Bindings::SourceV0_3),
+            (Kind::Sink, Contract::V0_3) => v0_3::sink::SinkPre::new(plugin.pre.clone())
+                .and_then(|pre| pre.instantiate(&mut store))
+                .map(Bindings::SinkV0_3),
         };
         let call_timeout = limits.call_timeout;
         let bindings = result.map_err(|e| {
@@ -176,8 +186,15 @@ impl Guest {
             stderr,
             poisoned: None,
             instruments,
+            converters: None,
             _slot: slot,
         })
+    }
+
+    /// The converters that turn a 0.3.0 source's typed records into bytes,
+    /// and the topic of records that name none (a converter may use it).
+    pub fn set_record_converters(&mut self, converters: Arc<dyn RecordConverters>, default_topic: String) {
+        self.converters = Some((converters, default_topic));
     }
 
     /// Bytes of linear memory the instance holds now.
@@ -188,8 +205,8 @@ impl Guest {
     /// Source or sink.
     pub fn kind(&self) -> Kind {
         match self.bindings {
-            Bindings::Source(_) | Bindings::SourceV0_2(_) => Kind::Source,
-            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Kind::Sink,
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Kind::Source,
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Kind::Sink,
         }
     }
 
@@ -198,6 +215,7 @@ impl Guest {
         match self.bindings {
             Bindings::Source(_) | Bindings::Sink(_) => Contract::V0_1,
             Bindings::SourceV0_2(_) | Bindings::SinkV0_2(_) => Contract::V0_2,
+            Bindings::SourceV0_3(_) | Bindings::SinkV0_3(_) => Contract::V0_3,
         }
     }
 
@@ -268,7 +286,9 @@ impl Guest {
             Bindings::Source(b) => b.copycat_connector_connector().call_describe(s),
             Bindings::Sink(b) => b.copycat_connector_connector().call_describe(s),
             Bindings::SourceV0_2(b) => b.copycat_connector_connector().call_describe(s),
+            Bindings::SourceV0_3(b) => b.copycat_connector_connector().call_describe(s),
             Bindings::SinkV0_2(b) => b.copycat_connector_connector().call_describe(s),
+            Bindings::SinkV0_3(b) => b.copycat_connector_connector().call_describe(s),
         })
     }
 
@@ -278,7 +298,9 @@ impl Guest {
             Bindings::Source(b) => b.copycat_connector_connector().call_validate(s, config),
             Bindings::Sink(b) => b.copycat_connector_connector().call_validate(s, config),
             Bindings::SourceV0_2(b) => b.copycat_connector_connector().call_validate(s, config),
+            Bindings::SourceV0_3(b) => b.copycat_connector_connector().call_validate(s, config),
             Bindings::SinkV0_2(b) => b.copycat_connector_connector().call_validate(s, config),
+            Bindings::SinkV0_3(b) => b.copycat_connector_connector().call_validate(s, config),
         })
     }
 
@@ -288,7 +310,9 @@ impl Guest {
             Bindings::Source(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
             Bindings::Sink(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
             Bindings::SourceV0_2(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
+            Bindings::SourceV0_3(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
             Bindings::SinkV0_2(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
+            Bindings::SinkV0_3(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
         })
     }
 
@@ -296,8 +320,8 @@ impl Guest {
 
     fn source(&self, what: &str) -> Result<(), GuestError> {
         match &self.bindings {
-            Bindings::Source(_) | Bindings::SourceV0_2(_) => Ok(()),
-            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Err(self.wrong_world(what)),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Ok(()),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Err(self.wrong_world(what)),
         }
     }
 
@@ -307,7 +331,8 @@ impl Guest {
         self.call("start", |b, s| match b {
             Bindings::Source(b) => b.copycat_connector_source_task().call_start(s, config),
             Bindings::SourceV0_2(b) => b.copycat_connector_source_task().call_start(s, config),
-            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Ok(Ok(())),
+            Bindings::SourceV0_3(b) => b.copycat_connector_source_task().call_start(s, config),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Ok(Ok(())),
         })
     }
 
@@ -317,6 +342,7 @@ impl Guest {
     /// the call like a fatal connector error, naming the record.
     pub fn source_poll(&mut self, max_records: u32) -> Result<SourceBatch, GuestError> {
         self.source("poll")?;
+        let typed = self.converters.clone();
         let batch = self.call("poll", |b, s| match b {
             Bindings::Source(b) => Ok(b
                 .copycat_connector_source_task()
@@ -326,7 +352,14 @@ impl Guest {
                 .copycat_connector_source_task()
                 .call_poll(s, max_records)?
                 .map(SourceBatch::packed)),
-            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Ok(Ok(Ok(SourceBatch::default()))),
+            Bindings::SourceV0_3(b) => Ok(b
+                .copycat_connector_source_task()
+                .call_poll(s, max_records)?
+                .map(|batch| match &typed {
+                    Some((converters, topic)) => SourceBatch::typed(batch, converters.as_ref(), topic),
+                    None => Err("host invariant: a 0.3.0 source polled without converters".to_owned()),
+                })),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Ok(Ok(Ok(SourceBatch::default()))),
         })?;
         batch.map_err(|e| GuestError::Fatal(format!("`poll` returned a malformed batch: {e}")))
     }
@@ -343,7 +376,8 @@ impl Guest {
         self.call("commit", |b, s| match b {
             Bindings::Source(b) => b.copycat_connector_source_task().call_commit(s, offsets),
             Bindings::SourceV0_2(b) => b.copycat_connector_source_task().call_commit(s, offsets),
-            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Ok(Ok(())),
+            Bindings::SourceV0_3(b) => b.copycat_connector_source_task().call_commit(s, offsets),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Ok(Ok(())),
         })
     }
 
@@ -353,7 +387,8 @@ impl Guest {
         self.call_infallible("stop", |b, s| match b {
             Bindings::Source(b) => b.copycat_connector_source_task().call_stop(s),
             Bindings::SourceV0_2(b) => b.copycat_connector_source_task().call_stop(s),
-            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Ok(()),
+            Bindings::SourceV0_3(b) => b.copycat_connector_source_task().call_stop(s),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Ok(()),
         })
     }
 
@@ -361,8 +396,8 @@ impl Guest {
 
     fn sink(&self, what: &str) -> Result<(), GuestError> {
         match &self.bindings {
-            Bindings::Sink(_) | Bindings::SinkV0_2(_) => Ok(()),
-            Bindings::Source(_) | Bindings::SourceV0_2(_) => Err(self.wrong_world(what)),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Ok(()),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Err(self.wrong_world(what)),
         }
     }
 
@@ -372,7 +407,8 @@ impl Guest {
         self.call("start", |b, s| match b {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_start(s, config),
             Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_start(s, config),
-            Bindings::Source(_) | Bindings::SourceV0_2(_) => Ok(Ok(())),
+            Bindings::SinkV0_3(b) => b.copycat_connector_sink_task().call_start(s, config),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Ok(Ok(())),
         })
     }
 
@@ -382,7 +418,8 @@ impl Guest {
         self.call("open", |b, s| match b {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_open(s, partitions),
             Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_open(s, partitions),
-            Bindings::Source(_) | Bindings::SourceV0_2(_) => Ok(Ok(Vec::new())),
+            Bindings::SinkV0_3(b) => b.copycat_connector_sink_task().call_open(s, partitions),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Ok(Ok(Vec::new())),
         })
     }
 
@@ -395,10 +432,11 @@ impl Guest {
         self.call("put", |b, s| match (b, batch) {
             (Bindings::Sink(b), SinkBatch::Records(records)) => b.copycat_connector_sink_task().call_put(s, records),
             (Bindings::SinkV0_2(b), SinkBatch::Packed(batch)) => b.copycat_connector_sink_task().call_put(s, batch),
-            (Bindings::Source(_) | Bindings::SourceV0_2(_), _) => Ok(Ok(())),
-            (Bindings::Sink(_) | Bindings::SinkV0_2(_), _) => Err(wasmtime::Error::msg(format!(
-                "host invariant: a put batch of the wrong shape for a {contract} component"
-            ))),
+            (Bindings::SinkV0_3(b), SinkBatch::Typed(batch)) => b.copycat_connector_sink_task().call_put(s, batch),
+            (Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_), _) => Ok(Ok(())),
+            (Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_), _) => Err(wasmtime::Error::msg(
+                format!("host invariant: a put batch of the wrong shape for a {contract} component"),
+            )),
         })
     }
 
@@ -408,7 +446,8 @@ impl Guest {
         self.call("flush", |b, s| match b {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_flush(s, offsets),
             Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_flush(s, offsets),
-            Bindings::Source(_) | Bindings::SourceV0_2(_) => Ok(Ok(())),
+            Bindings::SinkV0_3(b) => b.copycat_connector_sink_task().call_flush(s, offsets),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Ok(Ok(())),
         })
     }
 
@@ -418,7 +457,8 @@ impl Guest {
         self.call("close", |b, s| match b {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_close(s, partitions),
             Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_close(s, partitions),
-            Bindings::Source(_) | Bindings::SourceV0_2(_) => Ok(Ok(())),
+            Bindings::SinkV0_3(b) => b.copycat_connector_sink_task().call_close(s, partitions),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Ok(Ok(())),
         })
     }
 
@@ -428,7 +468,8 @@ impl Guest {
         self.call_infallible("stop", |b, s| match b {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_stop(s),
             Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_stop(s),
-            Bindings::Source(_) | Bindings::SourceV0_2(_) => Ok(()),
+            Bindings::SinkV0_3(b) => b.copycat_connector_sink_task().call_stop(s),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Ok(()),
         })
     }
 }

@@ -47,6 +47,7 @@ const PROVIDED: &[(&str, &[&str], &str)] = &[
     ("wasi:http", &["types", "outgoing-handler"], "0.2."),
     ("copycat:connector", &["types", "logging", "clock"], "0.1."),
     ("copycat:connector", &["types", "batch", "logging", "clock"], "0.2."),
+    ("copycat:connector", &["types", "batch", "logging", "clock"], "0.3."),
 ];
 
 /// Copycat interfaces only the source world imports.
@@ -59,7 +60,7 @@ fn provided(name: &str, world: Kind) -> bool {
         return false;
     };
     if package == "copycat:connector"
-        && (version.starts_with("0.1.") || version.starts_with("0.2."))
+        && ["0.1.", "0.2.", "0.3."].iter().any(|v| version.starts_with(v))
         && SOURCE_ONLY.contains(&interface)
     {
         return world == Kind::Source;

@@ -390,7 +390,7 @@ fn classify(engine: &Engine, component: &Component) -> Result<(Kind, Contract), 
 
 /// [`classify`] from a component's instance export names.
 fn classify_names(exports: Vec<String>) -> Result<(Kind, Contract), String> {
-    for contract in [Contract::V0_2, Contract::V0_1] {
+    for contract in [Contract::V0_3, Contract::V0_2, Contract::V0_1] {
         let has = |n: &str| {
             let name = format!("copycat:connector/{n}@{}", contract.version());
             exports.contains(&name)

@@ -7,6 +7,7 @@ use wasmtime::component::Linker;
 use super::view::Ctx;
 use crate::bindings::clock;
 use crate::bindings::v0_2::clock as v0_2;
+use crate::bindings::v0_3::clock as v0_3;
 
 /// Context of the clock interface: the monotonic origin of this store.
 pub struct ClockCtx {
@@ -42,11 +43,22 @@ impl v0_2::Host for ClockCtx {
     }
 }
 
-/// Link both contract versions' `clock`.
+impl v0_3::Host for ClockCtx {
+    fn now_ms(&mut self) -> i64 {
+        clock::Host::now_ms(self)
+    }
+
+    fn monotonic_ns(&mut self) -> u64 {
+        clock::Host::monotonic_ns(self)
+    }
+}
+
+/// Link every contract version's `clock`.
 pub(crate) fn add_to_linker<T: 'static>(
     linker: &mut Linker<T>,
     get: fn(&mut T) -> &mut ClockCtx,
 ) -> wasmtime::Result<()> {
     clock::add_to_linker::<T, Ctx<ClockCtx>>(linker, get)?;
-    v0_2::add_to_linker::<T, Ctx<ClockCtx>>(linker, get)
+    v0_2::add_to_linker::<T, Ctx<ClockCtx>>(linker, get)?;
+    v0_3::add_to_linker::<T, Ctx<ClockCtx>>(linker, get)
 }

@@ -9,6 +9,7 @@ use wasmtime::component::Linker;
 use super::view::Ctx;
 use crate::bindings::logging::{self, Level};
 use crate::bindings::v0_2::logging as v0_2;
+use crate::bindings::v0_3::logging as v0_3;
 
 /// Who is running in a store: the connector name and, for tasks, the task id.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -120,13 +121,27 @@ impl v0_2::Host for LoggingCtx {
     }
 }
 
-/// Link both contract versions' `logging`.
+impl v0_3::Host for LoggingCtx {
+    fn log(&mut self, level: v0_3::Level, message: String) {
+        let level = match level {
+            v0_3::Level::Trace => Level::Trace,
+            v0_3::Level::Debug => Level::Debug,
+            v0_3::Level::Info => Level::Info,
+            v0_3::Level::Warn => Level::Warn,
+            v0_3::Level::Error => Level::Error,
+        };
+        self.log_limited(level, &message);
+    }
+}
+
+/// Link every contract version's `logging`.
 pub(crate) fn add_to_linker<T: 'static>(
     linker: &mut Linker<T>,
     get: fn(&mut T) -> &mut LoggingCtx,
 ) -> wasmtime::Result<()> {
     logging::add_to_linker::<T, Ctx<LoggingCtx>>(linker, get)?;
-    v0_2::add_to_linker::<T, Ctx<LoggingCtx>>(linker, get)
+    v0_2::add_to_linker::<T, Ctx<LoggingCtx>>(linker, get)?;
+    v0_3::add_to_linker::<T, Ctx<LoggingCtx>>(linker, get)
 }
 
 #[cfg(test)]

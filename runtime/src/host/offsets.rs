@@ -12,6 +12,7 @@ use super::view::Ctx;
 use crate::bindings::offsets;
 use crate::bindings::types::SourcePosition;
 use crate::bindings::v0_2::offsets as v0_2;
+use crate::bindings::v0_3::offsets as v0_3;
 
 /// Committed offsets of one connector: source partition → offset.
 pub type OffsetSnapshot = HashMap<String, String>;
@@ -45,11 +46,18 @@ impl v0_2::Host for OffsetsCtx {
     }
 }
 
-/// Link both contract versions' `offsets`.
+impl v0_3::Host for OffsetsCtx {
+    fn read(&mut self, partitions: Vec<String>) -> Vec<SourcePosition> {
+        offsets::Host::read(self, partitions)
+    }
+}
+
+/// Link every contract version's `offsets`.
 pub(crate) fn add_to_linker<T: 'static>(
     linker: &mut Linker<T>,
     get: fn(&mut T) -> &mut OffsetsCtx,
 ) -> wasmtime::Result<()> {
     offsets::add_to_linker::<T, Ctx<OffsetsCtx>>(linker, get)?;
-    v0_2::add_to_linker::<T, Ctx<OffsetsCtx>>(linker, get)
+    v0_2::add_to_linker::<T, Ctx<OffsetsCtx>>(linker, get)?;
+    v0_3::add_to_linker::<T, Ctx<OffsetsCtx>>(linker, get)
 }

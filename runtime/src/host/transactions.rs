@@ -7,6 +7,7 @@ use wasmtime::component::Linker;
 use super::view::Ctx;
 use crate::bindings::transactions;
 use crate::bindings::v0_2::transactions as v0_2;
+use crate::bindings::v0_3::transactions as v0_3;
 
 /// What the connector asked for during the current call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,11 +54,22 @@ impl v0_2::Host for TransactionsCtx {
     }
 }
 
-/// Link both contract versions' `transactions`.
+impl v0_3::Host for TransactionsCtx {
+    fn commit(&mut self) {
+        transactions::Host::commit(self);
+    }
+
+    fn abort(&mut self) {
+        transactions::Host::abort(self);
+    }
+}
+
+/// Link every contract version's `transactions`.
 pub(crate) fn add_to_linker<T: 'static>(
     linker: &mut Linker<T>,
     get: fn(&mut T) -> &mut TransactionsCtx,
 ) -> wasmtime::Result<()> {
     transactions::add_to_linker::<T, Ctx<TransactionsCtx>>(linker, get)?;
-    v0_2::add_to_linker::<T, Ctx<TransactionsCtx>>(linker, get)
+    v0_2::add_to_linker::<T, Ctx<TransactionsCtx>>(linker, get)?;
+    v0_3::add_to_linker::<T, Ctx<TransactionsCtx>>(linker, get)
 }

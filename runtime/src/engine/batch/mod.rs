@@ -7,10 +7,12 @@
 
 mod sink;
 mod source;
+mod typed;
 mod view;
 
 pub use sink::{SinkBatch, SinkRecordRef};
 pub use source::{RecordIter, SourceBatch};
+pub use typed::RecordConverters;
 pub use view::{Contract, HeaderViews, RecordView};
 
 #[cfg(test)]

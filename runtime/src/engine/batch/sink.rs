@@ -3,6 +3,7 @@
 
 use crate::bindings::types::{Header, SinkRecord};
 use crate::bindings::v0_2::batch as packed;
+use crate::bindings::v0_3::batch as typed;
 
 use super::view::*;
 
@@ -33,6 +34,21 @@ pub enum SinkBatch {
     Records(Vec<SinkRecord>),
     /// 0.2.0.
     Packed(Box<packed::SinkBatch>),
+    /// 0.3.0: the packed columns (the same names as 0.2.0's) and typed
+    /// ones, empty while every record is raw bytes.
+    Typed(Box<typed::SinkBatch>),
+}
+
+/// The 0.2.0 and 0.3.0 sink batches share their column names: one body
+/// for both.
+macro_rules! packed {
+    ($self:expr, $b:ident => $body:expr, $other:pat => $or:expr) => {
+        match $self {
+            SinkBatch::Packed($b) => $body,
+            SinkBatch::Typed($b) => $body,
+            $other => $or,
+        }
+    };
 }
 
 /// Byte length as a length-column entry (`-1` for null).
@@ -48,6 +64,23 @@ impl SinkBatch {
     pub fn new(contract: Contract) -> Self {
         match contract {
             Contract::V0_1 => Self::Records(Vec::new()),
+            Contract::V0_3 => Self::Typed(Box::new(typed::SinkBatch {
+                data: Vec::new(),
+                key_lengths: Vec::new(),
+                value_lengths: Vec::new(),
+                topics: Vec::new(),
+                topic_indices: Vec::new(),
+                partitions: Vec::new(),
+                offsets: Vec::new(),
+                timestamps: Vec::new(),
+                header_counts: Vec::new(),
+                header_key_lengths: Vec::new(),
+                header_value_lengths: Vec::new(),
+                schemas: Vec::new(),
+                key_schemas: Vec::new(),
+                value_schemas: Vec::new(),
+                header_schemas: Vec::new(),
+            })),
             Contract::V0_2 => Self::Packed(Box::new(packed::SinkBatch {
                 data: Vec::new(),
                 key_lengths: Vec::new(),
@@ -66,10 +99,7 @@ impl SinkBatch {
 
     /// Records in the batch.
     pub fn len(&self) -> usize {
-        match self {
-            Self::Records(r) => r.len(),
-            Self::Packed(b) => b.value_lengths.len(),
-        }
+        packed!(self, b => b.value_lengths.len(), Self::Records(r) => r.len())
     }
 
     /// No records.
@@ -79,9 +109,13 @@ impl SinkBatch {
 
     /// Empty it, keeping its buffers.
     pub fn clear(&mut self) {
-        match self {
-            Self::Records(r) => r.clear(),
-            Self::Packed(b) => {
+        if let Self::Typed(b) = self {
+            b.schemas.clear();
+            b.key_schemas.clear();
+            b.value_schemas.clear();
+            b.header_schemas.clear();
+        }
+        packed!(self, b => {
                 b.data.clear();
                 b.key_lengths.clear();
                 b.value_lengths.clear();
@@ -93,8 +127,7 @@ impl SinkBatch {
                 b.header_counts.clear();
                 b.header_key_lengths.clear();
                 b.header_value_lengths.clear();
-            }
-        }
+            }, Self::Records(r) => r.clear())
     }
 
     /// Append a record. Fails only for a field too large for a batch.
@@ -122,7 +155,7 @@ impl SinkBatch {
                 });
                 Ok(())
             }
-            Self::Packed(b) => {
+            Self::Packed(_) | Self::Typed(_) => packed!(self, b => {
                 // Records of a batch usually share one topic, or a few.
                 let topic = match b.topics.iter().rposition(|t| t == r.topic) {
                     Some(i) => i,
@@ -161,7 +194,7 @@ impl SinkBatch {
                 b.offsets.push(r.offset);
                 b.timestamps.push(r.timestamp.unwrap_or(-1));
                 Ok(())
-            }
+            }, Self::Records(_) => Ok(())),
         }
     }
 
@@ -171,7 +204,8 @@ impl SinkBatch {
     pub fn partition_runs(&self) -> impl Iterator<Item = (&str, i32, i64)> + '_ {
         let (owned, packed) = match self {
             Self::Records(r) => (Some(r.as_slice()), None),
-            Self::Packed(b) => (None, Some(b.as_ref())),
+            Self::Packed(b) => (None, Some((&b.topics, &b.topic_indices, &b.partitions, &b.offsets))),
+            Self::Typed(b) => (None, Some((&b.topics, &b.topic_indices, &b.partitions, &b.offsets))),
         };
         let owned = owned.into_iter().flat_map(|records| {
             records
@@ -179,26 +213,27 @@ impl SinkBatch {
                 .filter_map(|run| run.last())
                 .map(|r| (r.topic.as_str(), r.partition, r.offset))
         });
-        let packed = packed.into_iter().flat_map(|b| {
-            let mut cols = b
-                .topic_indices
-                .iter()
-                .zip(&b.partitions)
-                .zip(&b.offsets)
-                .map(|((&t, &p), &o)| (t, p, o))
-                .peekable();
-            std::iter::from_fn(move || {
-                while let Some((t, p, o)) = cols.next() {
-                    if cols
-                        .peek()
-                        .is_none_or(|&(next_t, next_p, _)| next_t != t || next_p != p)
-                    {
-                        return Some((b.topics.get(t as usize).map_or("", String::as_str), p, o));
+        let packed = packed
+            .into_iter()
+            .flat_map(|(topics, topic_indices, partitions, offsets)| {
+                let mut cols = topic_indices
+                    .iter()
+                    .zip(partitions)
+                    .zip(offsets)
+                    .map(|((&t, &p), &o)| (t, p, o))
+                    .peekable();
+                std::iter::from_fn(move || {
+                    while let Some((t, p, o)) = cols.next() {
+                        if cols
+                            .peek()
+                            .is_none_or(|&(next_t, next_p, _)| next_t != t || next_p != p)
+                        {
+                            return Some((topics.get(t as usize).map_or("", String::as_str), p, o));
+                        }
                     }
-                }
-                None
-            })
-        });
+                    None
+                })
+            });
         owned.chain(packed)
     }
 }

@@ -10,6 +10,8 @@ pub enum Contract {
     V0_1,
     /// `copycat:connector@0.2.0`: packed batches.
     V0_2,
+    /// `copycat:connector@0.3.0`: typed records in packed batches.
+    V0_3,
 }
 
 impl Contract {
@@ -18,6 +20,7 @@ impl Contract {
         match self {
             Self::V0_1 => "0.1.0",
             Self::V0_2 => "0.2.0",
+            Self::V0_3 => "0.3.0",
         }
     }
 }

@@ -1,0 +1,399 @@
+//! Contract 0.3.0's typed source batches: checked, and turned into the
+//! 0.2.0 packed shape the send path takes, with every typed key, value and
+//! header converted to bytes by the connector's converters
+//! ([`RecordConverters`]). Raw-bytes entries pass through as they are; a
+//! batch with no typed entry is the 0.2.0 batch it carries.
+//!
+//! Everything here reads what an untrusted guest wrote: the schema table
+//! is rebuilt by `copycat_data::wire::SchemaReader` (backward references
+//! only, bounded nesting), each value decoded with every length checked,
+//! and a failure names the record.
+
+use copycat_data::wire::{self, SchemaNode, SchemaReader};
+use copycat_data::{Schema, Type, Value};
+
+use crate::bindings::v0_2::batch as packed;
+use crate::bindings::v0_3::batch as typed;
+
+use super::source::SourceBatch;
+
+/// What turns a typed key, value or header into Kafka bytes: the
+/// connector's `key.converter`, `value.converter` and `header.converter`.
+pub trait RecordConverters: Send + Sync {
+    /// The key's bytes (`None`: a null key).
+    fn key(&self, topic: &str, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, String>;
+    /// The value's bytes (`None`: a tombstone).
+    fn value(&self, topic: &str, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, String>;
+    /// A header value's bytes.
+    fn header(&self, topic: &str, key: &str, schema: Option<&Schema>, value: &Value)
+    -> Result<Option<Vec<u8>>, String>;
+}
+
+/// What a schema column's entry says about the bytes.
+enum Kind<'s> {
+    Raw,
+    Schemaless,
+    Typed(&'s Schema),
+}
+
+fn kind<'s>(reader: &'s SchemaReader, entry: i32) -> Result<Kind<'s>, String> {
+    match entry {
+        -1 => Ok(Kind::Raw),
+        -2 => Ok(Kind::Schemaless),
+        n if n >= 0 => reader.schema(n as u32).map(Kind::Typed).map_err(|e| e.to_string()),
+        n => Err(format!("schema entry {n}: -1 (bytes), -2 (schemaless) or a node index")),
+    }
+}
+
+fn node(n: &typed::SchemaNode) -> SchemaNode {
+    use typed::SchemaType as T;
+    SchemaNode {
+        ty: match n.type_ {
+            T::Int8 => Type::Int8,
+            T::Int16 => Type::Int16,
+            T::Int32 => Type::Int32,
+            T::Int64 => Type::Int64,
+            T::Float32 => Type::Float32,
+            T::Float64 => Type::Float64,
+            T::Boolean => Type::Boolean,
+            T::String => Type::String,
+            T::Bytes => Type::Bytes,
+            T::Array => Type::Array,
+            T::Map => Type::Map,
+            T::Struct => Type::Struct,
+        },
+        optional: n.optional,
+        name: n.name.clone(),
+        version: n.version,
+        doc: n.doc.clone(),
+        parameters: n.parameters.clone(),
+        default: n.default.clone(),
+        children: n.children.clone(),
+        field_names: n.field_names.clone(),
+    }
+}
+
+/// One typed (or raw) field of a record, as Kafka bytes.
+fn convert(
+    kind: Kind<'_>,
+    bytes: Option<&[u8]>,
+    to_bytes: impl FnOnce(Option<&Schema>, &Value) -> Result<Option<Vec<u8>>, String>,
+) -> Result<Option<Vec<u8>>, String> {
+    match kind {
+        Kind::Raw => Ok(bytes.map(<[u8]>::to_vec)),
+        Kind::Schemaless => {
+            let value = match bytes {
+                None => Value::Null,
+                Some(b) => wire::decode_dynamic(b).map_err(|e| e.to_string())?,
+            };
+            to_bytes(None, &value)
+        }
+        Kind::Typed(schema) => {
+            let value = match bytes {
+                None => Value::Null,
+                Some(b) => wire::decode(schema, b).map_err(|e| e.to_string())?,
+            };
+            to_bytes(Some(schema), &value)
+        }
+    }
+}
+
+fn column(name: &str, len: usize, want: usize, of: &str) -> Result<(), String> {
+    if len == 0 || len == want {
+        Ok(())
+    } else {
+        Err(format!(
+            "column {name} has {len} entries for {want} {of} (it must be empty or have one per {})",
+            of.trim_end_matches('s')
+        ))
+    }
+}
+
+impl SourceBatch {
+    /// Check a 0.3.0 batch and convert its typed entries to bytes with
+    /// `converters`; records without a topic of their own go to
+    /// `default_topic` (whose name the converters may use, e.g. for a
+    /// schema registry subject).
+    pub(crate) fn typed(
+        b: typed::SourceBatch,
+        converters: &dyn RecordConverters,
+        default_topic: &str,
+    ) -> Result<Self, String> {
+        let typed::SourceBatch {
+            data,
+            key_lengths,
+            value_lengths,
+            topics,
+            topic_indices,
+            partitions,
+            timestamps,
+            header_counts,
+            header_key_lengths,
+            header_value_lengths,
+            schemas,
+            key_schemas,
+            value_schemas,
+            header_schemas,
+            positions,
+        } = b;
+        for p in &positions {
+            check_map("source partition", &p.partition)?;
+            check_map("source offset", &p.offset)?;
+        }
+        let raw = SourceBatch::packed(packed::SourceBatch {
+            data,
+            key_lengths,
+            value_lengths,
+            topics,
+            topic_indices,
+            partitions,
+            timestamps,
+            header_counts,
+            header_key_lengths,
+            header_value_lengths,
+            positions,
+        })?;
+        let n = raw.len();
+        let headers: usize = match &raw {
+            SourceBatch::Packed(p) => p.header_key_lengths.len(),
+            SourceBatch::Records(_) => 0,
+        };
+        column("key-schemas", key_schemas.len(), n, "records")?;
+        column("value-schemas", value_schemas.len(), n, "records")?;
+        column("header-schemas", header_schemas.len(), headers, "headers")?;
+        if key_schemas
+            .iter()
+            .chain(&value_schemas)
+            .chain(&header_schemas)
+            .all(|&e| e == -1)
+        {
+            if !schemas.is_empty() {
+                return Err("the batch lists schemas but no record uses one".into());
+            }
+            return Ok(raw);
+        }
+        let nodes: Vec<SchemaNode> = schemas.iter().map(node).collect();
+        let reader = SchemaReader::new(&nodes).map_err(|e| format!("the batch's schemas: {e}"))?;
+        let SourceBatch::Packed(src) = &raw else {
+            return Ok(raw);
+        };
+        let mut out = packed::SourceBatch {
+            data: Vec::with_capacity(src.data.len()),
+            key_lengths: Vec::with_capacity(n),
+            value_lengths: Vec::with_capacity(n),
+            topics: src.topics.clone(),
+            topic_indices: src.topic_indices.clone(),
+            partitions: src.partitions.clone(),
+            timestamps: src.timestamps.clone(),
+            header_counts: src.header_counts.clone(),
+            header_key_lengths: Vec::with_capacity(headers),
+            header_value_lengths: Vec::with_capacity(headers),
+            positions: src.positions.clone(),
+        };
+        let mut header = 0usize;
+        for (i, r) in raw.iter().enumerate() {
+            let topic = r.topic.unwrap_or(default_topic);
+            let at = |what: &str, e: String| format!("record {i} (topic {topic}): its {what}: {e}");
+            let entry = |col: &[i32], i: usize| col.get(i).copied().unwrap_or(-1);
+            let key = convert(kind(&reader, entry(&key_schemas, i))?, r.key, |s, v| {
+                converters.key(topic, s, v)
+            })
+            .map_err(|e| at("key", e))?;
+            let value = convert(kind(&reader, entry(&value_schemas, i))?, r.value, |s, v| {
+                converters.value(topic, s, v)
+            })
+            .map_err(|e| at("value", e))?;
+            push_field(&mut out.data, &mut out.key_lengths, key.as_deref())?;
+            push_field(&mut out.data, &mut out.value_lengths, value.as_deref())?;
+            for (hk, hv) in r.headers {
+                let bytes = convert(kind(&reader, entry(&header_schemas, header))?, hv, |s, v| {
+                    converters.header(topic, hk, s, v)
+                })
+                .map_err(|e| at(&format!("header {hk}"), e))?;
+                header += 1;
+                let len = u32::try_from(hk.len()).map_err(|_| "a header key does not fit a batch".to_owned())?;
+                out.header_key_lengths.push(len);
+                out.data.extend_from_slice(hk.as_bytes());
+                push_field(&mut out.data, &mut out.header_value_lengths, bytes.as_deref())?;
+            }
+        }
+        Ok(SourceBatch::Packed(Box::new(out)))
+    }
+}
+
+fn push_field(data: &mut Vec<u8>, lengths: &mut Vec<i32>, bytes: Option<&[u8]>) -> Result<(), String> {
+    match bytes {
+        None => lengths.push(-1),
+        Some(b) => {
+            lengths.push(i32::try_from(b.len()).map_err(|_| format!("a {} byte field does not fit a batch", b.len()))?);
+            data.extend_from_slice(b);
+        }
+    }
+    Ok(())
+}
+
+/// A 0.3.0 source partition or offset is Kafka Connect's map: a JSON
+/// object whose values are strings, numbers, booleans or null.
+fn check_map(what: &str, text: &str) -> Result<(), String> {
+    let shown = || text.chars().take(200).collect::<String>();
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("{what} '{}' is not JSON: {e}", shown()))?;
+    let serde_json::Value::Object(map) = v else {
+        return Err(format!(
+            "{what} '{}' is not a JSON object (Kafka Connect's map)",
+            shown()
+        ));
+    };
+    if let Some((k, _)) = map.iter().find(|(_, v)| v.is_array() || v.is_object()) {
+        return Err(format!(
+            "{what} '{}': the value of '{k}' is not a string, number, boolean or null",
+            shown()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use copycat_data::json::JsonConverter;
+    use copycat_data::wire::SchemaTable;
+    use copycat_data::{SchemaBuilder, Struct};
+
+    use super::*;
+    use crate::bindings::types::SourcePosition;
+
+    /// JsonConverter for keys, values and headers; the topic is written
+    /// into errors to show it is passed.
+    struct Json;
+    impl RecordConverters for Json {
+        fn key(&self, _: &str, s: Option<&Schema>, v: &Value) -> Result<Option<Vec<u8>>, String> {
+            JsonConverter::default().from_connect(s, v).map_err(|e| e.to_string())
+        }
+        fn value(&self, t: &str, s: Option<&Schema>, v: &Value) -> Result<Option<Vec<u8>>, String> {
+            JsonConverter::default()
+                .from_connect(s, v)
+                .map_err(|e| format!("{t}: {e}"))
+        }
+        fn header(&self, _: &str, _: &str, s: Option<&Schema>, v: &Value) -> Result<Option<Vec<u8>>, String> {
+            JsonConverter {
+                schemas_enable: false,
+                ..JsonConverter::default()
+            }
+            .from_connect(s, v)
+            .map_err(|e| e.to_string())
+        }
+    }
+
+    fn to_wit(n: &SchemaNode) -> typed::SchemaNode {
+        use typed::SchemaType as T;
+        typed::SchemaNode {
+            type_: match n.ty {
+                Type::Int8 => T::Int8,
+                Type::Int16 => T::Int16,
+                Type::Int32 => T::Int32,
+                Type::Int64 => T::Int64,
+                Type::Float32 => T::Float32,
+                Type::Float64 => T::Float64,
+                Type::Boolean => T::Boolean,
+                Type::String => T::String,
+                Type::Bytes => T::Bytes,
+                Type::Array => T::Array,
+                Type::Map => T::Map,
+                Type::Struct => T::Struct,
+            },
+            optional: n.optional,
+            name: n.name.clone(),
+            version: n.version,
+            doc: n.doc.clone(),
+            parameters: n.parameters.clone(),
+            default: n.default.clone(),
+            children: n.children.clone(),
+            field_names: n.field_names.clone(),
+        }
+    }
+
+    /// Record 0: raw key "k", a struct value, a schemaless header; record
+    /// 1: no key, a tombstone, the connector's topic.
+    fn batch() -> typed::SourceBatch {
+        let schema = SchemaBuilder::structure()
+            .name("Row")
+            .field("id", Schema::int32())
+            .unwrap()
+            .build();
+        let mut table = SchemaTable::new();
+        let root = table.add(&schema).unwrap() as i32;
+        let mut value = Vec::new();
+        wire::encode(
+            &schema,
+            &Value::Struct(Struct::new(&schema).unwrap().put("id", 7).unwrap()),
+            &mut value,
+        )
+        .unwrap();
+        let mut header = Vec::new();
+        wire::encode_dynamic(&Value::Array(vec![Value::Int64(1)]), &mut header).unwrap();
+        let mut data = b"k".to_vec();
+        data.extend_from_slice(&value);
+        data.extend_from_slice(b"h");
+        data.extend_from_slice(&header);
+        typed::SourceBatch {
+            data,
+            key_lengths: vec![1, -1],
+            value_lengths: vec![value.len() as i32, -1],
+            topics: vec!["t".into()],
+            topic_indices: vec![0, -1],
+            partitions: vec![],
+            timestamps: vec![],
+            header_counts: vec![1, 0],
+            header_key_lengths: vec![1],
+            header_value_lengths: vec![header.len() as i32],
+            schemas: table.nodes().iter().map(to_wit).collect(),
+            key_schemas: vec![],
+            value_schemas: vec![root, -1],
+            header_schemas: vec![-2],
+            positions: vec![SourcePosition {
+                partition: r#"{"file":"a"}"#.into(),
+                offset: r#"{"position":7}"#.into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn typed_entries_become_the_converters_bytes_and_raw_ones_pass_through() {
+        let b = SourceBatch::typed(batch(), &Json, "default").unwrap();
+        let records: Vec<_> = b.iter().collect();
+        assert_eq!(records[0].key, Some(&b"k"[..]));
+        assert_eq!(
+            records[0].value.map(String::from_utf8_lossy).as_deref(),
+            Some(
+                r#"{"schema":{"type":"struct","fields":[{"type":"int32","optional":false,"field":"id"}],"optional":false,"name":"Row"},"payload":{"id":7}}"#
+            )
+        );
+        assert_eq!(
+            records[0].headers.clone().collect::<Vec<_>>(),
+            vec![("h", Some(&b"[1]"[..]))]
+        );
+        assert_eq!(records[1].key, None);
+        assert_eq!(records[1].value, None, "a raw null stays a tombstone");
+    }
+
+    #[test]
+    fn bad_typed_input_is_refused_naming_the_record() {
+        let refused = |f: fn(&mut typed::SourceBatch)| {
+            let mut b = batch();
+            f(&mut b);
+            SourceBatch::typed(b, &Json, "default").err().unwrap_or_default()
+        };
+        assert!(refused(|b| b.value_schemas[0] = 9).contains("no schema node 9"));
+        assert!(refused(|b| b.value_schemas.truncate(1)).contains("value-schemas has 1 entries"));
+        assert!(refused(|b| b.header_schemas[0] = 0).contains("record 0 (topic t): its header h"));
+        assert!(refused(|b| b.positions[0].partition = "a.txt".into()).contains("not JSON"));
+        assert!(refused(|b| b.positions[0].offset = "[1]".into()).contains("not a JSON object"));
+        assert!(refused(|b| b.schemas[0].children = vec![0]).contains("schemas"));
+        // A value whose bytes do not match its schema (id read as int64).
+        let e = refused(|b| b.schemas[0].type_ = typed::SchemaType::Int64);
+        assert!(
+            e.contains("record 0 (topic t): its value") && e.contains("ends early"),
+            "{e}"
+        );
+    }
+}
