@@ -9,6 +9,8 @@
 //! object, only its physical value (days, milliseconds, an unscaled
 //! integer), as Kafka Connect's serialised forms do.
 
+#[cfg(not(target_family = "wasm"))]
+pub mod avro;
 pub mod json;
 pub mod logical;
 mod schema;
