@@ -21,7 +21,7 @@ pub type WitResult<T> = Result<T, wit::ConnectorError>;
 
 // ---------------------------------------------------------------- conversions
 
-fn error(e: Error) -> wit::ConnectorError {
+pub(crate) fn error(e: Error) -> wit::ConnectorError {
     match e {
         Error::Config(m) => wit::ConnectorError::Config(m),
         Error::Retriable(m) => wit::ConnectorError::Retriable(m),
@@ -60,14 +60,14 @@ fn config_key(k: ConfigKey) -> wit::ConfigKey {
     }
 }
 
-fn topic_partition(tp: wit::TopicPartition) -> TopicPartition {
+pub(crate) fn topic_partition(tp: wit::TopicPartition) -> TopicPartition {
     TopicPartition {
         topic: tp.topic,
         partition: tp.partition,
     }
 }
 
-fn tpo_in(o: wit::TopicPartitionOffset) -> TopicPartitionOffset {
+pub(crate) fn tpo_in(o: wit::TopicPartitionOffset) -> TopicPartitionOffset {
     TopicPartitionOffset {
         topic: o.topic,
         partition: o.partition,
@@ -75,7 +75,7 @@ fn tpo_in(o: wit::TopicPartitionOffset) -> TopicPartitionOffset {
     }
 }
 
-fn tpo_out(o: TopicPartitionOffset) -> wit::TopicPartitionOffset {
+pub(crate) fn tpo_out(o: TopicPartitionOffset) -> wit::TopicPartitionOffset {
     wit::TopicPartitionOffset {
         topic: o.topic,
         partition: o.partition,
@@ -117,7 +117,7 @@ pub fn task_configs<C: Connector>(config: wit::Config, max_tasks: u32) -> WitRes
 
 // ---------------------------------------------------------------- task slots
 
-fn start<T: 'static>(slot: &'static Slot<T>, make: impl FnOnce() -> Result<T, Error>) -> WitResult<()> {
+pub(crate) fn start<T: 'static>(slot: &'static Slot<T>, make: impl FnOnce() -> Result<T, Error>) -> WitResult<()> {
     slot.try_with(|cell| {
         let Ok(mut guard) = cell.try_borrow_mut() else {
             return Err(Error::fatal("task re-entered during start"));
@@ -132,7 +132,10 @@ fn start<T: 'static>(slot: &'static Slot<T>, make: impl FnOnce() -> Result<T, Er
     .map_err(error)
 }
 
-fn with_task<T: 'static, R>(slot: &'static Slot<T>, f: impl FnOnce(&mut T) -> Result<R, Error>) -> WitResult<R> {
+pub(crate) fn with_task<T: 'static, R>(
+    slot: &'static Slot<T>,
+    f: impl FnOnce(&mut T) -> Result<R, Error>,
+) -> WitResult<R> {
     slot.try_with(|cell| {
         let Ok(mut guard) = cell.try_borrow_mut() else {
             return Err(Error::fatal("task re-entered"));
@@ -146,7 +149,7 @@ fn with_task<T: 'static, R>(slot: &'static Slot<T>, f: impl FnOnce(&mut T) -> Re
     .map_err(error)
 }
 
-fn stop<T: 'static>(slot: &'static Slot<T>, f: impl FnOnce(&mut T)) {
+pub(crate) fn stop<T: 'static>(slot: &'static Slot<T>, f: impl FnOnce(&mut T)) {
     let task = slot
         .try_with(|cell| cell.try_borrow_mut().ok().and_then(|mut guard| guard.take()))
         .ok()

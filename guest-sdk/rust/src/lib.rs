@@ -41,6 +41,11 @@
 //! [`grants::fs_granted`] tells a path outside the file grants from a
 //! missing file.
 //!
+//! This is contract `copycat:connector@0.2.0`. The draft 0.3.0 (typed
+//! records: keys, values and headers with Kafka Connect schemas; source
+//! partitions and offsets as Kafka Connect's maps) is the module `v0_3`,
+//! behind the cargo feature `v0_3`, which adds it and changes nothing here.
+//!
 //! [describe]: Connector::describe
 //! [validate]: Connector::validate
 //! [task configs]: Connector::task_configs
@@ -114,6 +119,8 @@ pub mod log;
 mod plugin;
 mod record;
 mod task;
+#[cfg(feature = "v0_3")]
+pub mod v0_3;
 
 pub use batch::{
     HeaderRefs, PartitionRun, PartitionRuns, RecordRef, SinkBatch, SinkRecordRef, SinkRecords, SourceBatch,
@@ -203,6 +210,13 @@ pub mod __bindings {
         });
     }
 }
+
+/// Bindings generated from `wit/connector@0.3.0` (the `v0_3` feature).
+#[cfg(feature = "v0_3")]
+#[doc(hidden)]
+#[allow(missing_docs, unsafe_code, clippy::all)]
+#[path = "v0_3/bindings.rs"]
+pub mod __bindings_v0_3;
 
 /// Export a source connector: `export_source!(MyConnector, MyTask);`
 ///
