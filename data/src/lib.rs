@@ -11,12 +11,20 @@
 
 #[cfg(not(target_family = "wasm"))]
 pub mod avro;
+pub mod bytes;
+mod converter;
+pub mod header;
+mod java;
 pub mod json;
 pub mod logical;
+pub mod number;
 mod schema;
+pub mod string;
 mod value;
+pub mod values;
 pub mod wire;
 
+pub use converter::{ConfigError, Converter, HeaderConverter, Props, Role};
 pub use schema::{Field, Schema, SchemaBuilder, Type};
 pub use value::{Struct, Value};
 

@@ -377,6 +377,24 @@ impl SchemaBuilder {
         b.inner.value = Some(value);
         b
     }
+    /// An array whose elements have no schema, as Kafka Connect's
+    /// `SchemaBuilder.arrayOfNull()`: what its `Values` infers for `[]`,
+    /// `[null]` or elements of no common schema.
+    pub fn array_of_null() -> Self {
+        Self::new(Type::Array)
+    }
+    /// A map whose keys and values have no schema, as Kafka Connect's
+    /// `SchemaBuilder.mapOfNull()`.
+    pub fn map_of_null() -> Self {
+        Self::new(Type::Map)
+    }
+    /// A map from `key` whose values have no schema, as Kafka Connect's
+    /// `SchemaBuilder.mapWithNullValues(key)`.
+    pub fn map_with_null_values(key: Schema) -> Self {
+        let mut b = Self::new(Type::Map);
+        b.inner.key = Some(key);
+        b
+    }
     /// Null is a valid value.
     pub fn optional(mut self) -> Self {
         self.inner.optional = true;

@@ -18,6 +18,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use num_bigint::BigInt;
 
+use crate::converter::{ConfigError, Converter, HeaderConverter, Props, Role, Settings};
 use crate::logical::{self, DATE, DECIMAL, TIME, TIMESTAMP};
 use crate::{DataError, Schema, SchemaBuilder, Struct, Type, Value};
 pub use tree::Node;
@@ -32,8 +33,8 @@ pub enum DecimalFormat {
     Numeric,
 }
 
-/// `JsonConverter`'s settings.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `org.apache.kafka.connect.json.JsonConverter` and its settings.
+#[derive(Debug, Clone, PartialEq)]
 pub struct JsonConverter {
     /// `schemas.enable` (default true).
     pub schemas_enable: bool,
@@ -42,6 +43,9 @@ pub struct JsonConverter {
     /// `replace.null.with.default` (default true): a null with a schema
     /// default is written as the default.
     pub replace_null_with_default: bool,
+    /// `schema.content`: with `schemas.enable`, the schema every message is
+    /// read with, its whole JSON the payload (writing is not changed).
+    pub schema_content: Option<Schema>,
 }
 
 impl Default for JsonConverter {
@@ -50,13 +54,62 @@ impl Default for JsonConverter {
             schemas_enable: true,
             decimal_format: DecimalFormat::Base64,
             replace_null_with_default: true,
+            schema_content: None,
         }
     }
 }
 
 impl JsonConverter {
+    /// The converter Kafka Connect configures from `props`:
+    /// `schemas.enable`, `decimal.format` (`BASE64` or `NUMERIC`, in any
+    /// case), `replace.null.with.default`, `schema.content` (a JSON
+    /// schema, read at once; empty is none) and `schemas.cache.size`
+    /// (accepted; Copycat keeps no cache). Values are read and refused as
+    /// Kafka Connect's `ConfigDef` reads and refuses them.
+    pub fn from_props(props: &Props, _role: Role) -> Result<Self, ConfigError> {
+        let mut s = Settings::new(props, "JsonConverter")?;
+        let schemas_enable = s.boolean("schemas.enable", true)?;
+        let replace_null_with_default = s.boolean("replace.null.with.default", true)?;
+        s.int("schemas.cache.size", 1000)?;
+        let decimal_format = match s.string("decimal.format") {
+            None => DecimalFormat::Base64,
+            Some(v) => match v.to_ascii_uppercase().as_str() {
+                "BASE64" => DecimalFormat::Base64,
+                "NUMERIC" => DecimalFormat::Numeric,
+                _ => {
+                    return Err(ConfigError::invalid(
+                        "decimal.format",
+                        v,
+                        "String must be one of (case insensitive): NUMERIC, BASE64",
+                    ));
+                }
+            },
+        };
+        let schema_content = match s.string("schema.content") {
+            None | Some("") => None,
+            Some(text) => {
+                let json = Node::parse(text.as_bytes()).map_err(|e| {
+                    ConfigError::new(
+                        "schema.content",
+                        format!("Failed to parse schema in converter config due to serialization error: {e}"),
+                    )
+                })?;
+                as_connect_schema(&json).map_err(|e| ConfigError::new("schema.content", e.0))?
+            }
+        };
+        s.finish()?;
+        Ok(Self {
+            schemas_enable,
+            decimal_format,
+            replace_null_with_default,
+            schema_content,
+        })
+    }
+
     /// The bytes Kafka Connect writes for `value` of `schema` (`None`: no
     /// schema). A null without a schema is no bytes at all (a tombstone).
+    /// [`Converter::from_connect`] without the topic, which JsonConverter
+    /// does not use.
     pub fn from_connect(&self, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, DataError> {
         if schema.is_none() && value.is_null() {
             return Ok(None);
@@ -79,16 +132,18 @@ impl JsonConverter {
 
     /// The schema and value Kafka Connect reads from `bytes` (`None`: a
     /// null record, which reads as no schema and null).
+    /// [`Converter::to_connect`] without the topic.
     pub fn to_connect(&self, bytes: Option<&[u8]>) -> Result<(Option<Schema>, Value), DataError> {
         let Some(bytes) = bytes else {
             return Ok((None, Value::Null));
         };
+        let fixed = self.schema_content.as_ref().filter(|_| self.schemas_enable);
         // Kafka Connect's deserializer reads no bytes as a null.
         if bytes.is_empty() {
-            return if self.schemas_enable {
-                Err(envelope_error())
-            } else {
-                Ok((None, Value::Null))
+            return match fixed {
+                Some(s) => Ok((Some(s.clone()), self.to_value(Some(s), &Node::Null)?)),
+                None if self.schemas_enable => Err(envelope_error()),
+                None => Ok((None, Value::Null)),
             };
         }
         let json = Node::parse(bytes).map_err(|e| {
@@ -96,6 +151,9 @@ impl JsonConverter {
                 "Converting byte[] to Kafka Connect data failed due to serialization error: {e}"
             ))
         })?;
+        if let Some(s) = fixed {
+            return Ok((Some(s.clone()), self.to_value(Some(s), &json)?));
+        }
         let (schema_json, payload) = if self.schemas_enable {
             match &json {
                 Node::Object(o) if o.len() == 2 => match (json.get("schema"), json.get("payload")) {
@@ -246,7 +304,7 @@ impl JsonConverter {
                         out.push_str(&BASE64.encode(unscaled.to_signed_bytes_be()));
                         out.push('"');
                     }
-                    DecimalFormat::Numeric => out.push_str(&decimal_text(unscaled, *scale)),
+                    DecimalFormat::Numeric => out.push_str(&crate::java::decimal_text(unscaled, *scale)),
                 }
             }
             (Type::Array, Value::Array(items)) => {
@@ -534,6 +592,39 @@ impl JsonConverter {
     }
 }
 
+impl Converter for JsonConverter {
+    fn from_connect(&self, _topic: &str, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, DataError> {
+        JsonConverter::from_connect(self, schema, value)
+    }
+
+    fn to_connect(&self, _topic: &str, bytes: Option<&[u8]>) -> Result<(Option<Schema>, Value), DataError> {
+        JsonConverter::to_connect(self, bytes)
+    }
+}
+
+/// As a header converter, JsonConverter writes and reads header values as
+/// it does keys and values.
+impl HeaderConverter for JsonConverter {
+    fn from_connect_header(
+        &self,
+        _topic: &str,
+        _key: &str,
+        schema: Option<&Schema>,
+        value: &Value,
+    ) -> Result<Option<Vec<u8>>, DataError> {
+        JsonConverter::from_connect(self, schema, value)
+    }
+
+    fn to_connect_header(
+        &self,
+        _topic: &str,
+        _key: &str,
+        bytes: Option<&[u8]>,
+    ) -> Result<(Option<Schema>, Value), DataError> {
+        JsonConverter::to_connect(self, bytes)
+    }
+}
+
 /// The schema a JSON schema describes (`null`: none).
 pub fn as_connect_schema(json: &Node) -> Result<Option<Schema>, DataError> {
     if *json == Node::Null {
@@ -755,148 +846,12 @@ fn write_float(out: &mut String, v: f64, single: Option<f32>) {
         out.push_str(if v > 0.0 { "\"Infinity\"" } else { "\"-Infinity\"" });
         return;
     }
-    out.push_str(&java_float_text(v, single));
-}
-
-/// Java's text of a finite float.
-pub(crate) fn java_float_text(v: f64, single: Option<f32>) -> String {
-    if v == 0.0 {
-        return if v.is_sign_negative() { "-0.0" } else { "0.0" }.to_owned();
-    }
-    // Rust's `{:e}` gives the shortest round-trip digits: "d.ddde-n".
-    // Where that is one digit, Java takes the two-digit decimal closest to
-    // the value if it reads back the same (Double.MIN_VALUE: 4.9E-324, not
-    // 5.0E-324).
-    let sci = match single {
-        Some(f) => {
-            let short = format!("{f:e}");
-            let two = format!("{f:.1e}");
-            if !short.contains('.') && two.parse::<f32>().ok() == Some(f) {
-                two
-            } else {
-                short
-            }
-        }
-        None => {
-            let short = format!("{v:e}");
-            let two = format!("{v:.1e}");
-            if !short.contains('.') && two.parse::<f64>().ok() == Some(v) {
-                two
-            } else {
-                short
-            }
-        }
-    };
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let negative = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let digits = match digits.trim_end_matches('0') {
-        "" => "0",
-        d => d,
-    };
-    let mut s = String::new();
-    if negative {
-        s.push('-');
-    }
-    let abs = v.abs();
-    if (1e-3..1e7).contains(&abs) {
-        if exp >= 0 {
-            let int_len = exp as usize + 1;
-            if digits.len() <= int_len {
-                s.push_str(digits);
-                s.push_str(&"0".repeat(int_len - digits.len()));
-                s.push_str(".0");
-            } else {
-                s.push_str(&digits[..int_len]);
-                s.push('.');
-                s.push_str(&digits[int_len..]);
-            }
-        } else {
-            s.push_str("0.");
-            s.push_str(&"0".repeat((-exp - 1) as usize));
-            s.push_str(digits);
-        }
-    } else {
-        s.push_str(&digits[..1]);
-        s.push('.');
-        s.push_str(if digits.len() > 1 { &digits[1..] } else { "0" });
-        let _ = write!(s, "E{exp}");
-    }
-    s
-}
-
-/// A decimal's text as Java's `BigDecimal.toString` (plain unless the
-/// exponent is small enough for scientific notation).
-fn decimal_text(unscaled: &BigInt, scale: i32) -> String {
-    let digits = unscaled.magnitude().to_string();
-    let negative = unscaled.sign() == num_bigint::Sign::Minus;
-    let adjusted = digits.len() as i64 - 1 - i64::from(scale);
-    let mut s = String::new();
-    if negative {
-        s.push('-');
-    }
-    if scale >= 0 && adjusted >= -6 {
-        let scale = scale as usize;
-        if scale == 0 {
-            s.push_str(&digits);
-        } else if digits.len() > scale {
-            s.push_str(&digits[..digits.len() - scale]);
-            s.push('.');
-            s.push_str(&digits[digits.len() - scale..]);
-        } else {
-            s.push_str("0.");
-            s.push_str(&"0".repeat(scale - digits.len()));
-            s.push_str(&digits);
-        }
-    } else {
-        s.push_str(&digits[..1]);
-        if digits.len() > 1 {
-            s.push('.');
-            s.push_str(&digits[1..]);
-        }
-        s.push('E');
-        if adjusted >= 0 {
-            s.push('+');
-        }
-        let _ = write!(s, "{adjusted}");
-    }
-    s
+    out.push_str(&crate::java::float_text(v, single));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn floats_print_as_java_does() {
-        let cases: [(f64, &str); 10] = [
-            (1.0, "1.0"),
-            (0.1, "0.1"),
-            (1e7, "1.0E7"),
-            (9999999.0, "9999999.0"),
-            (1e-3, "0.001"),
-            (1e-4, "1.0E-4"),
-            (-1.5e300, "-1.5E300"),
-            (123.456, "123.456"),
-            (-0.0, "-0.0"),
-            (f64::MIN_POSITIVE, "2.2250738585072014E-308"),
-        ];
-        for (v, want) in cases {
-            assert_eq!(java_float_text(v, None), want, "{v}");
-        }
-        assert_eq!(java_float_text(f64::from(0.1f32), Some(0.1f32)), "0.1");
-        assert_eq!(java_float_text(f64::from(3.4e38f32), Some(3.4e38f32)), "3.4E38");
-    }
-
-    #[test]
-    fn decimals_print_as_big_decimal_does() {
-        assert_eq!(decimal_text(&BigInt::from(12345), 2), "123.45");
-        assert_eq!(decimal_text(&BigInt::from(-5), 3), "-0.005");
-        assert_eq!(decimal_text(&BigInt::from(7), 0), "7");
-        assert_eq!(decimal_text(&BigInt::from(1), 10), "1E-10");
-        assert_eq!(decimal_text(&BigInt::from(12), -3), "1.2E+4");
-    }
 
     #[test]
     fn a_struct_round_trips_with_its_envelope() {
