@@ -83,9 +83,34 @@ pub enum TaskState {
     Stopped,
 }
 
+/// The canonical text of a source partition or offset that is Kafka
+/// Connect's map (a JSON object): compact, keys sorted, so equal maps have
+/// equal text whoever wrote them. `None` for any other text: contracts
+/// 0.1.0 and 0.2.0 take any string, kept as given.
+pub fn canonical_map(text: &str) -> Option<String> {
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v @ serde_json::Value::Object(_)) => serde_json::to_string(&v).ok(),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn maps_have_one_text() {
+        assert_eq!(
+            canonical_map(r#"{ "b": 1, "a": "x" }"#).as_deref(),
+            Some(r#"{"a":"x","b":1}"#)
+        );
+        assert_eq!(canonical_map("a.txt"), None);
+        assert_eq!(canonical_map("[1]"), None);
+        assert_eq!(canonical_map("{oops"), None);
+    }
 
     #[test]
     fn kinds_serialise_as_kafka_connect_names_them() {

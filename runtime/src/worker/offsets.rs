@@ -9,8 +9,10 @@
 //! ]}
 //! ```
 //!
-//! Sources: the connector's records in `offset.storage.topic` (source
-//! partitions and offsets are strings in Copycat). Sinks: the committed
+//! Sources: the connector's records in `offset.storage.topic`. A contract
+//! 0.3.0 connector's partitions and offsets are Kafka Connect's maps and
+//! show as such; a 0.1.0 or 0.2.0 connector's are strings, shown as
+//! `{"source_partition": "<p>"}` and `{"source_offset": "<o>"}`. Sinks: the committed
 //! offsets of the consumer group `connect-<name>`. An `"offset": null` resets
 //! that one partition.
 //!
@@ -140,8 +142,8 @@ pub fn get(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result<Connect
                 offsets: entries
                     .into_iter()
                     .map(|(p, o)| PartitionOffset {
-                        partition: json!({ "source_partition": p }),
-                        offset: Some(json!({ "source_offset": o })),
+                        partition: shown(&p, "source_partition"),
+                        offset: Some(shown(&o, "source_offset")),
                     })
                     .collect(),
             })
@@ -341,36 +343,58 @@ fn invalid(connector: &ConnectorConfig, index: usize, reason: impl Into<String>)
     }
 }
 
+/// A source partition or offset as Kafka Connect's REST API shows it: a
+/// map as the map (contract 0.3.0 and Kafka Connect's own), a string
+/// (0.1.0 and 0.2.0) as `{"<key>": "<string>"}`.
+fn shown(text: &str, key: &str) -> Value {
+    crate::connector::canonical_map(text)
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_else(|| json!({ key: text }))
+}
+
+/// The text an entry's map stands for: `{"<key>": "<string>"}` is that
+/// string (0.1.0 and 0.2.0 connectors), any other map its canonical text.
+fn stored(map: &Value, key: &str) -> Option<String> {
+    let obj = map.as_object()?;
+    if obj.len() == 1
+        && let Some(Value::String(s)) = obj.get(key)
+    {
+        return Some(s.clone());
+    }
+    if obj.values().any(|v| v.is_array() || v.is_object()) {
+        return None;
+    }
+    serde_json::to_string(map).ok()
+}
+
 fn source_entry(
     connector: &ConnectorConfig,
     index: usize,
     entry: &PartitionOffset,
 ) -> Result<(String, Option<String>), OffsetsError> {
-    let partition = entry
-        .partition
-        .get("source_partition")
-        .and_then(Value::as_str)
-        .ok_or_else(|| {
+    let partition = stored(&entry.partition, "source_partition").ok_or_else(|| {
+        invalid(
+            connector,
+            index,
+            format!(
+                "partition {} of a source connector must be a map of strings, numbers, booleans or nulls (Kafka Connect's), or {{\"source_partition\": \"<string>\"}}",
+                entry.partition
+            ),
+        )
+    })?;
+    let offset = match &entry.offset {
+        None | Some(Value::Null) => None,
+        Some(o) => Some(stored(o, "source_offset").ok_or_else(|| {
             invalid(
                 connector,
                 index,
                 format!(
-                    "partition {} of a source connector needs a string key \"source_partition\"",
-                    entry.partition
+                    "offset {o} of a source connector must be a map of strings, numbers, booleans or nulls, or {{\"source_offset\": \"<string>\"}} (or null to reset)"
                 ),
-            )
-        })?;
-    let offset = match &entry.offset {
-        None | Some(Value::Null) => None,
-        Some(o) => Some(o.get("source_offset").and_then(Value::as_str).ok_or_else(|| {
-            invalid(
-                connector,
-                index,
-                format!("offset {o} of a source connector needs a string key \"source_offset\" (or null to reset)"),
             )
         })?),
     };
-    Ok((partition.to_owned(), offset.map(str::to_owned)))
+    Ok((partition, offset))
 }
 
 fn sink_entry(
@@ -485,10 +509,22 @@ mod tests {
             source_entry(&src, 1, &doc.offsets[1]).ok(),
             Some(("stream-1".into(), None))
         );
-        let err = source_entry(&src, 2, &doc.offsets[2]).err().map(|e| e.to_string());
+        // Any flat map is a source partition (Kafka Connect's shape).
+        assert_eq!(
+            source_entry(&src, 2, &doc.offsets[2]).ok(),
+            Some((
+                r#"{"kafka_partition":2,"kafka_topic":"t"}"#.into(),
+                Some(r#"{"kafka_offset":7}"#.into())
+            ))
+        );
+        let nested = PartitionOffset {
+            partition: serde_json::json!({"a": {"b": 1}}),
+            offset: None,
+        };
+        let err = source_entry(&src, 3, &nested).err().map(|e| e.to_string());
         assert!(
             err.as_deref()
-                .is_some_and(|e| e.contains("'s'") && e.contains("offsets[2]") && e.contains("source_partition")),
+                .is_some_and(|e| e.contains("'s'") && e.contains("offsets[3]") && e.contains("source_partition")),
             "{err:?}"
         );
         assert_eq!(

@@ -136,9 +136,17 @@ impl SourceBatch {
             header_schemas,
             positions,
         } = b;
-        for p in &positions {
+        let mut positions = positions;
+        for p in &mut positions {
             check_map("source partition", &p.partition)?;
             check_map("source offset", &p.offset)?;
+            // One text per map, so equal partitions are one partition.
+            if let Some(c) = crate::connector::canonical_map(&p.partition) {
+                p.partition = c;
+            }
+            if let Some(c) = crate::connector::canonical_map(&p.offset) {
+                p.offset = c;
+            }
         }
         let raw = SourceBatch::packed(packed::SourceBatch {
             data,
