@@ -33,7 +33,10 @@ impl offsets::Host for OffsetsCtx {
         partitions
             .into_iter()
             .filter_map(|partition| {
-                let offset = self.snapshot.get(&partition)?.clone();
+                // A map is stored by its canonical text, whatever spacing
+                // or key order the connector writes it with.
+                let key = crate::connector::canonical_map(&partition);
+                let offset = self.snapshot.get(key.as_deref().unwrap_or(&partition))?.clone();
                 Some(SourcePosition { partition, offset })
             })
             .collect()

@@ -1,8 +1,11 @@
 //! Source offsets in a compacted Kafka topic (`offset.storage.topic`).
 //!
-//! Key: the JSON array `["<connector>","<source partition>"]` (Kafka
-//! Connect's layout, with the partition as a string). Value: the offset as a
-//! JSON string, or a tombstone once reset. The latest record per key wins.
+//! Key: the JSON array `["<connector>", <source partition>]`, Kafka
+//! Connect's layout: the partition is Kafka Connect's map where the
+//! connector gives one (contract 0.3.0, and what Kafka Connect wrote), or
+//! a JSON string (0.1.0 and 0.2.0). Value: the offset the same way, or a
+//! tombstone once reset. The latest record per key wins; maps are held as
+//! their canonical text (`connector::canonical_map`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,23 +19,44 @@ use super::{KafkaError, worker_client_config};
 use crate::config::WorkerConfig;
 use crate::host::OffsetSnapshot;
 
-/// The key of `partition`'s offset for `connector`.
+/// The key of `partition`'s offset for `connector`: Kafka Connect's
+/// `["<connector>", {partition map}]` when the partition is a map (contract
+/// 0.3.0), else the partition as a JSON string.
 pub fn offset_key(connector: &str, partition: &str) -> Vec<u8> {
-    serde_json::to_vec(&(connector, partition)).unwrap_or_default()
+    serde_json::to_vec(&(connector, as_json(partition))).unwrap_or_default()
 }
 
-/// The value of an offset record.
+/// The value of an offset record: the offset map as Kafka Connect writes
+/// it, or a JSON string.
 pub fn offset_value(offset: &str) -> Vec<u8> {
-    serde_json::to_vec(offset).unwrap_or_default()
+    serde_json::to_vec(&as_json(offset)).unwrap_or_default()
+}
+
+/// A map's JSON object, or the text as a JSON string.
+fn as_json(text: &str) -> serde_json::Value {
+    match crate::connector::canonical_map(text).and_then(|t| serde_json::from_str(&t).ok()) {
+        Some(v) => v,
+        None => serde_json::Value::String(text.to_owned()),
+    }
+}
+
+/// The text a stored partition or offset stands for: a string as it is, a
+/// map (Kafka Connect's, or Copycat 0.3.0's) as its canonical text.
+fn as_text(v: serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::String(s) => Some(s),
+        v @ serde_json::Value::Object(_) => serde_json::to_string(&v).ok(),
+        _ => None,
+    }
 }
 
 fn decode(key: &[u8], value: Option<&[u8]>) -> Option<(String, String, Option<String>)> {
-    let (connector, partition): (String, String) = serde_json::from_slice(key).ok()?;
+    let (connector, partition): (String, serde_json::Value) = serde_json::from_slice(key).ok()?;
     let offset = match value {
         None => None,
-        Some(v) => Some(serde_json::from_slice::<String>(v).ok()?),
+        Some(v) => Some(as_text(serde_json::from_slice(v).ok()?)?),
     };
-    Some((connector, partition, offset))
+    Some((connector, as_text(partition)?, offset))
 }
 
 /// Read the whole offsets topic (read_committed) up to its current end and
@@ -439,5 +463,22 @@ mod tests {
             Some(("files".into(), "/data/a \"b\".txt".into(), None))
         );
         assert_eq!(decode(b"not json", None), None);
+    }
+
+    #[test]
+    fn maps_are_stored_in_kafka_connect_s_shape() {
+        let key = offset_key("files", r#"{"filename": "a.txt"}"#);
+        assert_eq!(String::from_utf8_lossy(&key), r#"["files",{"filename":"a.txt"}]"#);
+        let v = offset_value(r#"{"position":123}"#);
+        assert_eq!(String::from_utf8_lossy(&v), r#"{"position":123}"#);
+        // What Kafka Connect's FileStreamSource wrote reads back as maps.
+        assert_eq!(
+            decode(br#"["files",{"filename":"a.txt"}]"#, Some(br#"{"position":123}"#)),
+            Some((
+                "files".into(),
+                r#"{"filename":"a.txt"}"#.into(),
+                Some(r#"{"position":123}"#.into())
+            ))
+        );
     }
 }
