@@ -30,3 +30,4 @@ mod secure;
 mod shared_producer;
 mod swap;
 mod topic_log;
+mod typed;

@@ -637,14 +637,36 @@ fn cluster_over_listener(which: &str) {
             .collect()
     };
     let total = 2 * per_stream;
-    eventually(
-        &format!("{what}: {total} lines in the sink's files"),
-        Duration::from_secs(120),
-        || {
-            running(survivor, &source)?;
-            (lines().len() >= total).then_some(())
-        },
-    );
+    // Polled by hand to say, on a timeout, where the pipeline stands.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if running(survivor, &source).is_some() && lines().len() >= total {
+            break;
+        }
+        if Instant::now() > deadline {
+            let mut files: Vec<(String, usize)> = files_under(&out)
+                .into_iter()
+                .map(|(p, text)| {
+                    (
+                        p.file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default(),
+                        text.lines().count(),
+                    )
+                })
+                .collect();
+            files.sort();
+            panic!(
+                "{what}: timed out waiting for {total} lines in the sink's files: {} lines; files {files:?}; \
+                 topic {topic} holds {} records; source status {}; sink status {}",
+                lines().len(),
+                topic_size(&topic),
+                survivor.get(&format!("/connectors/{source}/status")).1,
+                survivor.get(&format!("/connectors/{sink}/status")).1,
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let mut seqs: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for r in read_topic(&topic) {
         let key = r.key.unwrap();

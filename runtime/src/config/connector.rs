@@ -84,6 +84,9 @@ pub struct ConnectorConfig {
     /// What `admin.override.*` changes in the connector's admin client (its
     /// offsets operations; [`WorkerConfig::connector_admin`]).
     pub admin_overrides: Props,
+    /// The converters of its typed records: its own `key.converter`,
+    /// `value.converter`, `header.converter`, else the worker's.
+    pub converters: super::converters::Converters,
     /// Every key as given.
     pub props: Props,
 }
@@ -238,7 +241,9 @@ impl ConnectorConfig {
             r.problems
                 .push(("topics.regex".into(), format!("'{re}' is not a valid pattern: {e}")));
         }
+        let converters = super::converters::Converters::read(&props, &worker.converters, &mut r.problems);
         let cfg = Self {
+            converters,
             name: name.clone(),
             delivery,
             transaction_boundary,

@@ -4,6 +4,7 @@
 
 mod clients;
 mod connector;
+pub mod converters;
 pub mod distributed;
 pub(crate) mod limits;
 mod reader;

@@ -99,16 +99,15 @@ pub struct WorkerConfig {
     /// `state.dir`: where standalone mode persists connector configs and
     /// target states (default `~/.cache/copycat/state/<offset.storage.topic>`).
     pub state_dir: PathBuf,
+    /// `key.converter`, `value.converter`, `header.converter` and their
+    /// settings: the defaults of every connector.
+    pub converters: super::converters::Converters,
     /// Every key as given.
     pub raw: Props,
 }
 
 /// Keys Kafka Connect workers accept that Copycat ignores in standalone mode.
 const IGNORED: &[&str] = &[
-    "key.converter",
-    "value.converter",
-    "key.converter.schemas.enable",
-    "value.converter.schemas.enable",
     "offset.storage.file.filename",
     "plugin.discovery",
     "rest.port",
@@ -256,6 +255,11 @@ impl WorkerConfig {
             listen_addr: rest.addr.clone(),
             rest,
             state_dir,
+            converters: super::converters::Converters::read(
+                &props,
+                &super::converters::Converters::default(),
+                &mut r.problems,
+            ),
             raw: props.clone(),
         };
         let mut cfg = cfg;
@@ -296,6 +300,7 @@ impl WorkerConfig {
                 || REST_KEYS.contains(&key.as_str())
                 || LIMIT_KEYS.contains(&key.as_str())
                 || security::is_security_key(key)
+                || super::converters::is_converter_key(key)
                 || ["producer.", "consumer.", "admin."].iter().any(|p| key.starts_with(p));
             if DISTRIBUTED_IGNORED.contains(&key.as_str()) {
                 tracing::info!(

@@ -2,6 +2,7 @@
 //! store and memory), moves records between the guest and Kafka, and reports
 //! its state through a [`StatusHandle`].
 
+mod convert;
 mod double_buffer;
 #[cfg(test)]
 mod fuzz;
@@ -225,13 +226,23 @@ impl TaskContext {
             &self.connector.grants,
         )
         .map_err(|e| TaskFailure(e.to_string()))?;
-        Ok(crate::engine::guest::Guest::instantiate_instrumented(
+        let mut guest = crate::engine::guest::Guest::instantiate_instrumented(
             &self.engine,
             &self.plugin,
             host,
             &self.connector.limits,
             Some(self.status.instruments().clone()),
-        )?)
+        )?;
+        if guest.contract() == crate::engine::batch::Contract::V0_3
+            && self.plugin.kind == crate::connector::Kind::Source
+        {
+            let converters = convert::TaskConverters::new(&self.connector.converters).map_err(TaskFailure)?;
+            guest.set_record_converters(
+                std::sync::Arc::new(converters),
+                self.connector.topic.clone().unwrap_or_default(),
+            );
+        }
+        Ok(guest)
     }
 
     pub(crate) fn stopping(&self) -> bool {
