@@ -13,22 +13,7 @@ use std::time::{Duration, Instant};
 use copycat_runtime::{Worker, WorkerConfig};
 use copycat_tests::*;
 
-/// `KEY=value` lines a project script prints for `arg`.
-fn script_env(script: &str, arg: &str) -> BTreeMap<String, String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts").join(script);
-    let out = std::process::Command::new(&path).arg(arg).output().unwrap();
-    assert!(
-        out.status.success(),
-        "scripts/{script} {arg} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| l.split_once('='))
-        .map(|(k, v)| (k.to_owned(), v.to_owned()))
-        .collect()
-}
+use super::secure::{Keys, local_broker, script_env};
 
 /// Start Keycloak (a no-op when it runs already) and return the broker's
 /// and the identity provider's settings together.
@@ -46,15 +31,6 @@ fn start_identity_provider() -> BTreeMap<String, String> {
     env.extend(script_env("oauth.sh", "env"));
     env
 }
-
-/// Whether the OIDC listener is the test broker's (not an external cluster
-/// given by KAFKA_BOOTSTRAP, which has other listeners).
-fn local_broker() -> bool {
-    std::env::var("COPYCAT_LOCAL_KAFKA").map_or(true, |v| v == "1")
-}
-
-/// Security keys and their values.
-type Keys = Vec<(&'static str, String)>;
 
 /// The worker keys for `bootstrap` with the security `keys` for the
 /// worker's own clients and `task_keys` under `producer.`, `consumer.` and

@@ -14,11 +14,17 @@ use std::time::{Duration, Instant};
 use copycat_runtime::{Worker, WorkerConfig};
 use copycat_tests::*;
 
-/// The listeners and credentials `scripts/kafka.sh secure-env` prints.
-fn secure_env() -> BTreeMap<String, String> {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/kafka.sh");
-    let out = std::process::Command::new(script).arg("secure-env").output().unwrap();
-    assert!(out.status.success(), "scripts/kafka.sh secure-env failed");
+/// `KEY=value` lines a project script prints for `arg`.
+pub(super) fn script_env(script: &str, arg: &str) -> BTreeMap<String, String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scripts")
+        .join(script);
+    let out = std::process::Command::new(&path).arg(arg).output().unwrap();
+    assert!(
+        out.status.success(),
+        "scripts/{script} {arg} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -27,9 +33,14 @@ fn secure_env() -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The listeners and credentials `scripts/kafka.sh secure-env` prints.
+fn secure_env() -> BTreeMap<String, String> {
+    script_env("kafka.sh", "secure-env")
+}
+
 /// Whether the secure listeners are the test broker's (not an external
 /// cluster given by KAFKA_BOOTSTRAP, which has other listeners).
-fn local_broker() -> bool {
+pub(super) fn local_broker() -> bool {
     std::env::var("COPYCAT_LOCAL_KAFKA").map_or(true, |v| v == "1")
 }
 
@@ -60,7 +71,7 @@ fn jaas(module: &str, user: &str, password: &str) -> String {
 }
 
 /// Security keys and their values.
-type Keys = Vec<(&'static str, String)>;
+pub(super) type Keys = Vec<(&'static str, String)>;
 
 /// Each listener (what, bootstrap) with the keys that reach it.
 fn listeners(env: &BTreeMap<String, String>) -> Vec<(&'static str, String, Keys)> {
