@@ -1,18 +1,37 @@
 //! `datagen`: a source connector that generates deterministic sequence
 //! records over N source partitions ("streams"), for demos, benchmarks and
-//! tests.
+//! tests. Contract `copycat:connector@0.3.0`.
 //!
-//! Stream `i` is the source partition `stream-<i>`; its records carry the
-//! decimal sequence number `seq` (from 0) as source offset, the key
-//! `stream-<i>:<seq>`, and a value of exactly `value.size` bytes: the key
-//! followed by `.` padding (truncated if the key is longer). A restarted task
-//! resumes every stream after its last committed offset, so the output of a
-//! bounded run (`count` > 0) is exactly `streams × count` distinct records,
-//! whatever the restarts (at-least-once delivery may repeat some).
+//! Stream `i` is the source partition `{"stream": "stream-<i>"}`; its
+//! records carry their sequence number `seq` (from 0) as the source offset
+//! `{"seq": <seq>}` (Kafka Connect's maps), and the key `stream-<i>:<seq>`.
+//! A restarted task resumes every stream after its last committed offset, so
+//! the output of a bounded run (`count` > 0) is exactly `streams × count`
+//! distinct records, whatever the restarts (at-least-once delivery may
+//! repeat some).
+//!
+//! `record.mode` chooses what a record is:
+//!
+//! - `bytes` (the default): raw bytes, which reach Kafka as they are
+//!   (whatever the converters): the key's text, and a value of exactly
+//!   `value.size` bytes, the key followed by `.` padding (truncated if the
+//!   key is longer).
+//! - `typed`: the key is the same text as a STRING schema value, the value
+//!   a [`Record`] struct (`copycat.datagen.Record`: ints, a string, a
+//!   Decimal, a Timestamp, a Date, a boolean, a double, an optional string
+//!   that is null on every third record, an array of strings), every field
+//!   a function of `(i, seq)` ([`record`]); `value.size` is not used. The
+//!   connector's `key.converter` / `value.converter` write them (the default
+//!   ByteArrayConverter takes bytes only: set e.g. `value.converter=
+//!   org.apache.kafka.connect.json.JsonConverter`).
+//!
+//! This crate is also an `rlib`: [`record`], [`typed_schema`],
+//! [`typed_value`], [`key`], [`partition`] and [`offset`] say what a task
+//! emits, for tests.
 
-use copycat_sdk::{
-    Config, ConfigKey, ConfigProblem, Connector, Error, Importance, PluginInfo, RecordRef, SourceBatch, SourceTask,
-    clock, log,
+use copycat_sdk::v0_3::{
+    Config, ConfigKey, ConfigProblem, Connector, Date, Decimal, Error, Importance, OffsetMap, PayloadRef, PluginInfo,
+    RecordRef, Schema, SourceBatch, SourceTask, Timestamp, ToConnect, Value, clock, log, to_connect,
 };
 
 /// The task-config key listing the streams assigned to a task.
@@ -20,6 +39,103 @@ pub const ASSIGNED: &str = "datagen.streams.assigned";
 
 /// The datagen connector.
 pub struct Datagen;
+
+/// The value of record `seq` of stream `stream` in `record.mode=typed`
+/// (`copycat.datagen.Record`, version 1): every field a function of the
+/// two.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// The stream's index.
+    pub stream: i32,
+    /// The sequence number.
+    pub seq: i64,
+    /// The record's key text, `stream-<i>:<seq>`.
+    pub id: String,
+    /// A Decimal of scale 2, between -1000.00 and 999.99.
+    pub amount: Decimal<2>,
+    /// A Timestamp: 2023-11-14T22:13:20Z plus `seq` seconds and `stream`
+    /// milliseconds.
+    pub ts: Timestamp,
+    /// A Date: 2022-01-08 (day 19,000) plus `seq % 3650` days.
+    pub day: Date,
+    /// Whether `seq` is even.
+    pub even: bool,
+    /// `seq / 8 + stream` (exact in binary, so its text is too).
+    pub score: f64,
+    /// `note <seq>`, or null when `seq` is a multiple of 3.
+    pub note: Option<String>,
+    /// `t0`, `t1`, ...: `seq % 4` of them.
+    pub tags: Vec<String>,
+}
+
+to_connect!(Record, name = "copycat.datagen.Record", version = 1, doc = "A record of the datagen connector" {
+    stream, seq, id, amount, ts, day, even, score, note, tags,
+});
+
+/// The key text of record `seq` of stream `stream`: `stream-<i>:<seq>`.
+pub fn key(stream: u32, seq: u64) -> String {
+    format!("stream-{stream}:{seq}")
+}
+
+/// The typed value of record `seq` of stream `stream`, as a Rust struct.
+pub fn record(stream: u32, seq: u64) -> Record {
+    // Both fit: streams and counts are far below 2^31 and 2^63.
+    let (s, n) = (
+        i32::try_from(stream).unwrap_or(i32::MAX),
+        i64::try_from(seq).unwrap_or(i64::MAX),
+    );
+    Record {
+        stream: s,
+        seq: n,
+        id: key(stream, seq),
+        amount: Decimal::from((n.wrapping_mul(7919) + i64::from(s) * 31).rem_euclid(200_000) - 100_000),
+        ts: Timestamp(1_700_000_000_000 + n.wrapping_mul(1000) + i64::from(s)),
+        day: Date(19_000 + (n % 3650) as i32),
+        even: n % 2 == 0,
+        score: n as f64 / 8.0 + f64::from(s),
+        note: (n % 3 != 0).then(|| format!("note {n}")),
+        tags: (0..n % 4).map(|k| format!("t{k}")).collect(),
+    }
+}
+
+/// The schema of every typed value: `copycat.datagen.Record`.
+pub fn typed_schema() -> Schema {
+    Record::schema()
+}
+
+/// The typed value of record `seq` of stream `stream` (a struct of
+/// [`typed_schema`]).
+pub fn typed_value(stream: u32, seq: u64) -> Value {
+    record(stream, seq).to_value()
+}
+
+/// The source partition of stream `stream`: `{"stream": "stream-<i>"}`.
+pub fn partition(stream: u32) -> OffsetMap {
+    OffsetMap::new().with("stream", format!("stream-{stream}"))
+}
+
+/// The source offset of record `seq`: `{"seq": <seq>}`.
+pub fn offset(seq: u64) -> OffsetMap {
+    OffsetMap::new().with("seq", i64::try_from(seq).unwrap_or(i64::MAX))
+}
+
+/// What `record.mode` chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Bytes,
+    Typed,
+}
+
+fn mode(config: &Config) -> Result<Mode, Error> {
+    match config.get("record.mode").map(str::trim) {
+        None | Some("") => Ok(Mode::Bytes),
+        Some(m) if m.eq_ignore_ascii_case("bytes") => Ok(Mode::Bytes),
+        Some(m) if m.eq_ignore_ascii_case("typed") => Ok(Mode::Typed),
+        Some(m) => Err(Error::config(format!(
+            "config 'record.mode': '{m}' is not one of bytes, typed"
+        ))),
+    }
+}
 
 /// Read a non-negative integer key, with a message naming the key.
 fn non_negative(config: &Config, key: &str, default: u64) -> Result<u64, Error> {
@@ -47,6 +163,7 @@ struct Settings {
     rate: f64,
     batch_size: u32,
     topic_partitions: Option<u32>,
+    mode: Mode,
 }
 
 impl Settings {
@@ -81,6 +198,7 @@ impl Settings {
             rate,
             batch_size,
             topic_partitions,
+            mode: mode(config)?,
         })
     }
 }
@@ -94,7 +212,10 @@ impl Connector for Datagen {
                 ConfigKey::int("streams")
                     .default_value("1")
                     .importance(Importance::High)
-                    .doc("Number of source partitions, named stream-0, stream-1, ..."),
+                    .doc(
+                        "Number of source partitions, {\"stream\": \"stream-0\"}, {\"stream\": \"stream-1\"}, ...; \
+                         a record's source offset is {\"seq\": <seq>}",
+                    ),
             )
             .config(
                 ConfigKey::long("count")
@@ -105,8 +226,16 @@ impl Connector for Datagen {
             .config(
                 ConfigKey::int("value.size")
                     .default_value("100")
-                    .doc("Bytes per record value: the key, then '.' padding"),
+                    .doc("Bytes per record value: the key, then '.' padding (record.mode=bytes)"),
             )
+            .config(ConfigKey::string("record.mode").default_value("bytes").doc(
+                "bytes: raw key and value bytes (key stream-<i>:<seq>, value padded to value.size), \
+                 which reach Kafka as they are; typed: the key as a STRING schema value and the \
+                 value a struct copycat.datagen.Record (int32 stream, int64 seq, string id, \
+                 Decimal amount (scale 2), Timestamp ts, Date day, boolean even, float64 score, \
+                 optional string note, array<string> tags), written by the connector's \
+                 key.converter and value.converter",
+            ))
             .config(
                 ConfigKey::double("rate")
                     .default_value("0")
@@ -154,6 +283,9 @@ impl Connector for Datagen {
             )),
             Ok(_) => {}
         }
+        if let Err(e) = mode(config) {
+            problems.push(ConfigProblem::new("record.mode", e.message()));
+        }
         problems
     }
 
@@ -176,7 +308,10 @@ impl Connector for Datagen {
 #[derive(Debug)]
 struct Stream {
     index: u32,
-    partition: String,
+    /// `{"stream": "stream-<i>"}`.
+    partition: OffsetMap,
+    /// `stream-<i>`, the keys' prefix.
+    name: String,
     next_seq: u64,
 }
 
@@ -196,6 +331,10 @@ pub struct DatagenTask {
     value: Vec<u8>,
     /// How many leading bytes of `value` hold a key (the rest are dots).
     value_prefix: usize,
+    /// `record.mode=typed`: the key's and the value's schemas, made once
+    /// (the batch finds them again by identity).
+    key_schema: Schema,
+    value_schema: Schema,
 }
 
 impl DatagenTask {
@@ -213,18 +352,34 @@ impl DatagenTask {
         due.saturating_sub(self.emitted)
     }
 
-    /// Push record `seq` of stream `i`: key `<partition>:<seq>`, value the
-    /// key padded with '.' to `value.size`, formatted into the task's
-    /// reused buffers (nothing allocated per record). The value buffer
-    /// keeps its padding between records: only the key's bytes are
-    /// rewritten, and the dots a shorter key uncovers put back.
-    fn push(&mut self, batch: &mut SourceBatch, i: usize, seq: u64) {
+    /// Push record `seq` of stream `i`: key `stream-<i>:<seq>`. In bytes
+    /// mode the value is the key padded with '.' to `value.size`, formatted
+    /// into the task's reused buffers (nothing allocated per record): the
+    /// value buffer keeps its padding between records, only the key's bytes
+    /// are rewritten, and the dots a shorter key uncovers put back. In typed
+    /// mode the key is a STRING value and the value a [`Record`].
+    fn push(&mut self, batch: &mut SourceBatch, i: usize, seq: u64) -> Result<(), Error> {
         let stream = &self.streams[i];
         let mut digits = itoa::Buffer::new();
         self.key.clear();
-        self.key.extend_from_slice(stream.partition.as_bytes());
+        self.key.extend_from_slice(stream.name.as_bytes());
         self.key.push(b':');
         self.key.extend_from_slice(digits.format(seq).as_bytes());
+        // Both are at most i32::MAX, see `non_negative_int` and `streams`.
+        let kafka_partition = self
+            .settings
+            .topic_partitions
+            .map(|n| i32::try_from(stream.index % n).unwrap_or(0));
+        if self.settings.mode == Mode::Typed {
+            let key = Value::String(String::from_utf8_lossy(&self.key).into_owned());
+            let value = record(stream.index, seq).to_value_in(&self.value_schema);
+            return batch.push_ref(RecordRef {
+                kafka_partition,
+                key: PayloadRef::Typed(&self.key_schema, &key),
+                value: PayloadRef::Typed(&self.value_schema, &value),
+                ..RecordRef::default()
+            });
+        }
         let size = self.settings.value_size;
         if self.value.len() != size {
             self.value.clear();
@@ -237,17 +392,12 @@ impl DatagenTask {
             self.value[take..self.value_prefix].fill(b'.');
         }
         self.value_prefix = take;
-        // Both are at most i32::MAX, see `non_negative_int` and `streams`.
-        let kafka_partition = self
-            .settings
-            .topic_partitions
-            .map(|n| i32::try_from(stream.index % n).unwrap_or(0));
         batch.push_ref(RecordRef {
             kafka_partition,
-            key: Some(&self.key),
-            value: Some(&self.value),
+            key: PayloadRef::Bytes(&self.key),
+            value: PayloadRef::Bytes(&self.value),
             ..RecordRef::default()
-        });
+        })
     }
 }
 
@@ -269,23 +419,30 @@ impl SourceTask for DatagenTask {
         } else {
             (0..settings.streams).collect()
         };
-        let partitions: Vec<String> = assigned.iter().map(|i| format!("stream-{i}")).collect();
-        let committed = Self::read_offsets(&partitions);
+        let partitions: Vec<OffsetMap> = assigned.iter().map(|i| partition(*i)).collect();
+        let committed = Self::read_offsets(&partitions)?;
         let streams = assigned
             .into_iter()
             .zip(partitions)
             .map(|(index, partition)| {
                 let next_seq = match committed.get(&partition) {
                     None => 0,
-                    Some(last) => last.trim().parse::<u64>().map(|n| n + 1).map_err(|e| {
-                        Error::fatal(format!(
-                            "committed offset '{last}' of {partition} is not a sequence number: {e}"
-                        ))
-                    })?,
+                    Some(last) => last
+                        .get_i64("seq")
+                        .and_then(|n| u64::try_from(n).ok())
+                        .map(|n| n + 1)
+                        .ok_or_else(|| {
+                            Error::fatal(format!(
+                                "committed offset {} of stream-{index} has no sequence number \
+                                 (expected {{\"seq\": <n>}}, n >= 0)",
+                                last.to_json().unwrap_or_default()
+                            ))
+                        })?,
                 };
                 Ok(Stream {
                     index,
                     partition,
+                    name: format!("stream-{index}"),
                     next_seq,
                 })
             })
@@ -305,6 +462,8 @@ impl SourceTask for DatagenTask {
             key: Vec::new(),
             value: Vec::new(),
             value_prefix: 0,
+            key_schema: Schema::string(),
+            value_schema: typed_schema(),
         })
     }
 
@@ -326,13 +485,13 @@ impl SourceTask for DatagenTask {
             }
             idle = 0;
             let seq = self.streams[i].next_seq;
-            self.push(batch, i, seq);
+            self.push(batch, i, seq)?;
             self.streams[i].next_seq += 1;
         }
         // Each stream's offset once per batch: its last sequence number.
         for (s, first) in self.streams.iter().zip(first) {
             if s.next_seq > first {
-                batch.advance(&s.partition, (s.next_seq - 1).to_string());
+                batch.advance(&s.partition, &offset(s.next_seq - 1))?;
             }
         }
         self.emitted += batch.len() as u64;
@@ -347,12 +506,13 @@ impl SourceTask for DatagenTask {
     }
 }
 
-copycat_sdk::export_source!(Datagen, DatagenTask);
+copycat_sdk::v0_3::export_source!(Datagen, DatagenTask);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use copycat_sdk::v0_3::{Payload, SinkBatch};
 
     fn config(pairs: &[(&str, &str)]) -> Config {
         pairs.iter().copied().collect::<Config>().with("topic", "t")
@@ -367,6 +527,20 @@ mod tests {
         assert_eq!(Datagen::task_configs(&c, 9).unwrap().len(), 5);
     }
 
+    fn poll(task: &mut DatagenTask, max: u32) -> (SourceBatch, SinkBatch) {
+        let mut batch = SourceBatch::new();
+        task.poll_batch(max, &mut batch).unwrap();
+        let sink = batch.to_sink_batch();
+        (batch, sink)
+    }
+
+    fn raw(batch: &SinkBatch) -> Vec<(&[u8], &[u8], i32)> {
+        batch
+            .iter()
+            .map(|r| (r.key.as_bytes().unwrap(), r.value.as_bytes().unwrap(), r.partition))
+            .collect()
+    }
+
     #[test]
     fn records_are_round_robin_and_bounded() {
         let c = config(&[
@@ -376,60 +550,123 @@ mod tests {
             ("topic.partitions", "4"),
         ]);
         let mut task = DatagenTask::start(c).unwrap();
-        let batch = poll(&mut task, 4);
-        let records: Vec<_> = batch.iter().collect();
-        let keys: Vec<_> = records.iter().map(|r| r.key.unwrap()).collect();
+        let (batch, sink) = poll(&mut task, 4);
+        let records = raw(&sink);
+        let keys: Vec<_> = records.iter().map(|r| r.0).collect();
         assert_eq!(keys, [&b"stream-0:0"[..], b"stream-1:0", b"stream-0:1", b"stream-1:1"]);
-        assert_eq!(records[0].value, Some(&b"stream-0:0.."[..]));
-        assert_eq!(records[1].kafka_partition, Some(1));
-        assert_eq!(batch.offset("stream-0"), Some("1"));
-        assert_eq!(batch.offset("stream-1"), Some("1"));
-        let next = poll(&mut task, 100);
+        assert_eq!(records[0].1, b"stream-0:0..");
+        assert_eq!(records[1].2, 1);
+        assert_eq!(batch.offset(&partition(0)), Some(offset(1)));
+        assert_eq!(batch.offset(&partition(1)), Some(offset(1)));
+        assert_eq!(partition(1).to_json().unwrap(), r#"{"stream":"stream-1"}"#);
+        assert_eq!(offset(1).to_json().unwrap(), r#"{"seq":1}"#);
+        let (next, _) = poll(&mut task, 100);
         assert_eq!(next.len(), 2);
-        assert_eq!(next.offset("stream-1"), Some("2"));
-        assert!(poll(&mut task, 100).is_empty());
-    }
-
-    fn poll(task: &mut DatagenTask, max: u32) -> SourceBatch {
-        let mut batch = SourceBatch::new();
-        task.poll_batch(max, &mut batch).unwrap();
-        batch
+        assert_eq!(next.offset(&partition(1)), Some(offset(2)));
+        assert!(poll(&mut task, 100).0.is_empty());
     }
 
     #[test]
     fn value_truncates_long_keys() {
         let mut task = DatagenTask::start(config(&[("value.size", "4")])).unwrap();
-        let batch = poll(&mut task, 1);
-        let first = batch.iter().next().unwrap();
-        assert_eq!(first.value, Some(&b"stre"[..]));
-        assert_eq!(first.kafka_partition, None);
+        let (_, sink) = poll(&mut task, 1);
+        assert_eq!(raw(&sink)[0].1, b"stre");
     }
 
     #[test]
     fn values_stay_padded_when_keys_shrink() {
         // stream-10's keys are a byte longer than stream-0's, which follow.
         let mut task = DatagenTask::start(config(&[("streams", "11"), ("value.size", "14")])).unwrap();
-        let batch = poll(&mut task, 30);
+        let (batch, sink) = poll(&mut task, 30);
         assert_eq!(batch.len(), 30);
-        for r in batch.iter() {
-            let key = r.key.unwrap();
+        for (key, value, _) in raw(&sink) {
             let mut expected = key.to_vec();
             expected.resize(14, b'.');
-            assert_eq!(r.value, Some(&expected[..]), "{}", String::from_utf8_lossy(key));
+            assert_eq!(value, &expected[..], "{}", String::from_utf8_lossy(key));
         }
     }
 
     #[test]
+    fn typed_records_are_what_the_functions_say() {
+        let c = config(&[("streams", "3"), ("count", "5"), ("record.mode", "typed")]);
+        let mut task = DatagenTask::start(c).unwrap();
+        let (batch, sink) = poll(&mut task, 100);
+        assert_eq!(batch.len(), 15);
+        assert_eq!(batch.offset(&partition(2)), Some(offset(4)));
+        // One schema table for the batch: the key's and the value's.
+        let records = sink.to_records().unwrap();
+        let mut seen = Vec::new();
+        for r in &records {
+            let Payload::Typed(key_schema, Value::String(k)) = &r.key else {
+                panic!("typed key: {:?}", r.key)
+            };
+            assert_eq!(key_schema, &Schema::string());
+            let (stream, seq) = k.strip_prefix("stream-").unwrap().split_once(':').unwrap();
+            let (stream, seq): (u32, u64) = (stream.parse().unwrap(), seq.parse().unwrap());
+            assert_eq!(r.value, Payload::Typed(typed_schema(), typed_value(stream, seq)));
+            typed_schema().validate(&typed_value(stream, seq)).unwrap();
+            seen.push((stream, seq));
+        }
+        seen.sort();
+        let all: Vec<(u32, u64)> = (0..3).flat_map(|s| (0..5).map(move |q| (s, q))).collect();
+        assert_eq!(seen, all);
+    }
+
+    #[test]
+    fn the_typed_value_has_every_kind_of_field_and_nulls_on_some_records() {
+        let schema = typed_schema();
+        assert_eq!(schema.name(), Some("copycat.datagen.Record"));
+        let names: Vec<_> = schema.fields().iter().map(|f| f.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "stream", "seq", "id", "amount", "ts", "day", "even", "score", "note", "tags"
+            ]
+        );
+        let logical: Vec<_> = schema.fields().iter().filter_map(|f| f.schema().name()).collect();
+        assert_eq!(
+            logical,
+            [
+                "org.apache.kafka.connect.data.Decimal",
+                "org.apache.kafka.connect.data.Timestamp",
+                "org.apache.kafka.connect.data.Date"
+            ]
+        );
+        let r = record(2, 7);
+        assert_eq!((r.stream, r.seq, r.id.as_str()), (2, 7, "stream-2:7"));
+        assert_eq!(r.amount, Decimal::from(7 * 7919 + 2 * 31 - 100_000));
+        assert_eq!(r.ts, Timestamp(1_700_000_007_002));
+        assert_eq!(r.day, Date(19_007));
+        assert!(!r.even);
+        assert_eq!(r.score, 2.875);
+        assert_eq!(r.note.as_deref(), Some("note 7"));
+        assert_eq!(r.tags, ["t0", "t1", "t2"]);
+        assert_eq!(record(0, 3).note, None);
+        assert!(record(0, 4).tags.is_empty());
+        let Value::Struct(s) = typed_value(0, 3) else { panic!() };
+        assert_eq!(s.get("note"), Some(&Value::Null));
+    }
+
+    #[test]
     fn validate_names_keys() {
-        let c = config(&[("streams", "x"), ("count", "-1"), ("rate", "fast")]);
-        let keys: Vec<_> = Datagen::validate(&c).into_iter().map(|p| p.key).collect();
-        assert_eq!(keys, ["streams", "count", "rate"]);
+        let c = config(&[
+            ("streams", "x"),
+            ("count", "-1"),
+            ("rate", "fast"),
+            ("record.mode", "avro"),
+        ]);
+        let problems = Datagen::validate(&c);
+        let keys: Vec<_> = problems.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, ["streams", "count", "rate", "record.mode"]);
+        assert!(problems[3].message.contains("'avro' is not one of bytes, typed"));
         assert!(Datagen::validate(&config(&[])).is_empty());
+        let e = DatagenTask::start(config(&[("record.mode", "avro")])).unwrap_err();
+        assert!(e.message().contains("record.mode"), "{e}");
     }
 
     #[test]
     fn rate_limits_with_empty_batches() {
         let mut task = DatagenTask::start(config(&[("rate", "0.001")])).unwrap();
-        assert!(poll(&mut task, 10).is_empty());
+        assert!(poll(&mut task, 10).0.is_empty());
     }
 }
