@@ -1,6 +1,21 @@
 //! `file-sink`: a sink connector that appends record values to files, one file
 //! per topic partition: `<directory>/<topic>-<partition>.txt`, each value
-//! followed by `\n` (records with a null value are skipped).
+//! followed by `\n`. Contract `copycat:connector@0.3.0`.
+//!
+//! What a line is depends on what the connector's `value.converter` reads
+//! (the worker's, by default ByteArrayConverter):
+//!
+//! - Raw bytes (ByteArrayConverter) are written as they are.
+//! - Typed values (JsonConverter, AvroConverter, StringConverter, ...:
+//!   with a schema or schemaless) are written as `value.format` says:
+//!   `json` (the default) as Kafka Connect's JsonConverter writes them with
+//!   `schemas.enable=false` and `decimal.format=NUMERIC` (one JSON
+//!   document, no envelope; [`json_line`]), `string` as Kafka Connect's
+//!   FileStreamSink writes them, Java's `value.toString()` (what
+//!   copycat-data's StringConverter writes; [`string_line`]).
+//! - A null value (a tombstone, whatever the converter) is skipped with
+//!   `value.format=json`, and is the line `null` with `string`, as
+//!   FileStreamSink prints it.
 //!
 //! `put` appends each batch's values to their files (plain `std::fs`, one
 //! write per partition per batch, as Kafka's FileStreamSink writes as
@@ -27,10 +42,60 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
 
-use copycat_sdk::{
-    Config, ConfigKey, ConfigProblem, Connector, Error, Importance, PluginInfo, SinkBatch, SinkRecord, SinkTask,
-    TopicPartition, TopicPartitionOffset, grants, log,
+use copycat_data::json::{DecimalFormat, JsonConverter};
+use copycat_data::string::to_java_string;
+use copycat_sdk::v0_3::{
+    Config, ConfigKey, ConfigProblem, Connector, Error, Importance, PayloadKind, PayloadView, PluginInfo, Schema,
+    SinkBatch, SinkRecord, SinkTask, TopicPartition, TopicPartitionOffset, Value, grants, log,
 };
+
+/// How typed values become lines (`value.format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueFormat {
+    /// As Kafka Connect's JsonConverter writes them, without the envelope
+    /// and with decimals as numbers.
+    Json,
+    /// Java's `toString()`, as Kafka Connect's FileStreamSink writes them.
+    String,
+}
+
+impl ValueFormat {
+    fn parse(config: &Config) -> Result<Self, String> {
+        match config.get("value.format").map(str::trim) {
+            None | Some("") => Ok(Self::Json),
+            Some(f) if f.eq_ignore_ascii_case("json") => Ok(Self::Json),
+            Some(f) if f.eq_ignore_ascii_case("string") => Ok(Self::String),
+            Some(f) => Err(format!("'{f}' is not one of json, string")),
+        }
+    }
+}
+
+/// The JsonConverter lines are written with: `schemas.enable=false`,
+/// `decimal.format=NUMERIC`.
+fn json_converter() -> JsonConverter {
+    JsonConverter {
+        schemas_enable: false,
+        decimal_format: DecimalFormat::Numeric,
+        ..JsonConverter::default()
+    }
+}
+
+/// The line (without its `\n`) `value.format=json` writes for a typed or
+/// schemaless value: what Kafka Connect's JsonConverter writes with
+/// `schemas.enable=false` and `decimal.format=NUMERIC`; `None` for null.
+pub fn json_line(schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, String> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    json_converter().from_connect(schema, value).map_err(|e| e.0)
+}
+
+/// The line (without its `\n`) `value.format=string` writes for a typed
+/// or schemaless value, or a null one: Java's `value.toString()`, as Kafka
+/// Connect's FileStreamSink prints it (`null` for null).
+pub fn string_line(schema: Option<&Schema>, value: &Value) -> Vec<u8> {
+    to_java_string(schema, value).into_bytes()
+}
 
 /// The file-sink connector.
 pub struct FileSink;
@@ -53,6 +118,14 @@ impl Connector for FileSink {
                          atomic rename, and resume from the files instead of the consumer \
                          group's offsets: every record lands exactly once",
             ))
+            .config(ConfigKey::string("value.format").default_value("json").doc(
+                "How typed values (read by a value.converter such as JsonConverter, AvroConverter \
+                 or StringConverter) are written: json (as JsonConverter writes them with \
+                 schemas.enable=false and decimal.format=NUMERIC; null values skipped) or string \
+                 (Java's toString(), as Kafka Connect's FileStreamSink writes them; null values \
+                 as the line null). Raw values (ByteArrayConverter, the default) are written as \
+                 they are, whatever the format",
+            ))
             .config(
                 ConfigKey::list("topics")
                     .importance(Importance::High)
@@ -61,13 +134,20 @@ impl Connector for FileSink {
     }
 
     fn validate(config: &Config) -> Vec<ConfigProblem> {
-        match config.get("directory").map(str::trim) {
-            Some(dir) if !dir.is_empty() && !dir.starts_with('/') => vec![ConfigProblem::new(
+        let mut problems = Vec::new();
+        if let Some(dir) = config.get("directory").map(str::trim)
+            && !dir.is_empty()
+            && !dir.starts_with('/')
+        {
+            problems.push(ConfigProblem::new(
                 "directory",
                 format!("'{dir}' is not an absolute path"),
-            )],
-            _ => Vec::new(),
+            ));
         }
+        if let Err(e) = ValueFormat::parse(config) {
+            problems.push(ConfigProblem::new("value.format", e));
+        }
+        problems
     }
 
     fn task_configs(config: &Config, max_tasks: u32) -> Result<Vec<Config>, Error> {
@@ -90,6 +170,10 @@ pub struct FileSinkTask {
     files: BTreeMap<String, File>,
     /// `exactly.once`.
     exactly_once: bool,
+    /// `value.format`.
+    format: ValueFormat,
+    /// What writes `value.format=json` lines.
+    json: JsonConverter,
     /// Exactly-once: the first and last offset of the records in each
     /// partition's buffer (records without a value included).
     ranges: BTreeMap<TopicPartition, (i64, i64)>,
@@ -250,6 +334,43 @@ fn list(dir: &str) -> io::Result<Vec<String>> {
     Ok(names)
 }
 
+/// Append the line of a value that is not raw bytes (a typed or schemaless
+/// value, or any null) to `buffer`, without its `\n`; whether there is
+/// one (a null is skipped, except as `null` in string format). Errors name
+/// the record.
+fn write_typed(
+    buffer: &mut Vec<u8>,
+    view: &PayloadView<'_>,
+    format: ValueFormat,
+    json: &JsonConverter,
+) -> Result<bool, Error> {
+    if view.is_null() {
+        if format == ValueFormat::String {
+            buffer.extend_from_slice(b"null");
+            return Ok(true);
+        }
+        return Ok(false);
+    }
+    let schema = view.schema()?;
+    let value = view.value()?;
+    match format {
+        ValueFormat::String => buffer.extend_from_slice(to_java_string(schema, &value).as_bytes()),
+        ValueFormat::Json => {
+            // A value `value()` decoded is not null, so JsonConverter writes it.
+            let bytes = json.from_connect(schema, &value).map_err(|e| {
+                let kind = if view.kind() == PayloadKind::Typed {
+                    "typed"
+                } else {
+                    "schemaless"
+                };
+                Error::fatal(format!("writing a {kind} value as JSON: {e}"))
+            })?;
+            buffer.extend_from_slice(&bytes.unwrap_or_default());
+        }
+    }
+    Ok(true)
+}
+
 impl SinkTask for FileSinkTask {
     fn start(config: Config) -> Result<Self, Error> {
         let directory = config.require("directory")?.trim().trim_end_matches('/');
@@ -268,12 +389,15 @@ impl SinkTask for FileSinkTask {
                 )));
             }
         };
+        let format = ValueFormat::parse(&config).map_err(|e| Error::config(format!("config 'value.format': {e}")))?;
         Ok(Self {
             directory: directory.to_string(),
             buffers: BTreeMap::new(),
             unsynced: BTreeSet::new(),
             files: BTreeMap::new(),
             exactly_once,
+            format,
+            json: json_converter(),
             ranges: BTreeMap::new(),
             next: BTreeMap::new(),
         })
@@ -313,7 +437,7 @@ impl SinkTask for FileSinkTask {
     }
 
     fn put(&mut self, records: Vec<SinkRecord>) -> Result<(), Error> {
-        self.put_batch(&SinkBatch::from_records(&records))
+        self.put_batch(&SinkBatch::from_records(&records)?)
     }
 
     fn put_batch(&mut self, batch: &SinkBatch) -> Result<(), Error> {
@@ -334,9 +458,15 @@ impl SinkTask for FileSinkTask {
                     }
                     range = Some(range.map_or((record.offset, record.offset), |(first, _)| (first, record.offset)));
                 }
-                let Some(value) = record.value else { continue };
-                buffer.extend_from_slice(value);
-                buffer.push(b'\n');
+                // Raw bytes, the fast path: as they are.
+                if let Some(value) = record.value.as_bytes() {
+                    buffer.extend_from_slice(value);
+                    buffer.push(b'\n');
+                    continue;
+                }
+                if write_typed(buffer, &record.value, self.format, &self.json)? {
+                    buffer.push(b'\n');
+                }
             }
             if let Some(range) = range {
                 self.ranges.insert(tp, range);
@@ -392,23 +522,16 @@ impl SinkTask for FileSinkTask {
     }
 }
 
-copycat_sdk::export_sink!(FileSink, FileSinkTask);
+copycat_sdk::v0_3::export_sink!(FileSink, FileSinkTask);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use copycat_sdk::v0_3::{Payload, SchemaBuilder, Struct, logical};
 
     fn record(topic: &str, partition: i32, offset: i64, value: Option<&str>) -> SinkRecord {
-        SinkRecord {
-            topic: topic.into(),
-            partition,
-            offset,
-            key: None,
-            value: value.map(|v| v.as_bytes().to_vec()),
-            headers: Vec::new(),
-            timestamp: None,
-        }
+        SinkRecord::new(topic, partition, offset).value(value)
     }
 
     #[test]
@@ -538,6 +661,160 @@ mod tests {
         task.flush(Vec::new()).unwrap();
         assert_eq!(read_partition(&dir, "t-1", 1).1, "x\ny\n", "each record once");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn temp_dir(name: &str) -> String {
+        let dir = std::env::temp_dir().join(format!("copycat-file-sink-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir.to_string_lossy().into_owned()
+    }
+
+    fn order_schema() -> Schema {
+        SchemaBuilder::structure()
+            .name("com.example.Order")
+            .field("id", Schema::int64())
+            .unwrap()
+            .field("amount", logical::decimal(2).build())
+            .unwrap()
+            .field("day", logical::date().build())
+            .unwrap()
+            .field("at", logical::timestamp().build())
+            .unwrap()
+            .field("note", Schema::optional_string())
+            .unwrap()
+            .field("tags", SchemaBuilder::array(Schema::string()).build())
+            .unwrap()
+            .build()
+    }
+
+    fn order(id: i64, note: Option<&str>) -> Value {
+        let s = Struct::new(&order_schema())
+            .unwrap()
+            .put("id", id)
+            .unwrap()
+            .put(
+                "amount",
+                Value::Decimal {
+                    unscaled: (id * 100 + 5).into(),
+                    scale: 2,
+                },
+            )
+            .unwrap()
+            .put("day", Value::Int32(19_000))
+            .unwrap()
+            .put("at", Value::Int64(1_700_000_000_000))
+            .unwrap()
+            .put("note", note.map_or(Value::Null, Value::from))
+            .unwrap()
+            .put("tags", Value::Array(vec![Value::from("a"), Value::from("b")]))
+            .unwrap();
+        Value::Struct(s)
+    }
+
+    /// Typed and schemaless values, a raw one and nulls of each kind, as
+    /// `put` writes them in `format`.
+    fn typed_lines(format: &str) -> String {
+        let dir = temp_dir(&format!("typed-{format}"));
+        let config = Config::new()
+            .with("directory", dir.clone())
+            .with("value.format", format);
+        let mut task = FileSinkTask::start(config).unwrap();
+        let records = vec![
+            SinkRecord::new("t", 0, 0).value((order_schema(), order(1, Some("first")))),
+            SinkRecord::new("t", 0, 1).value((order_schema(), order(2, None))),
+            SinkRecord::new("t", 0, 2).value(Value::Map(vec![
+                (Value::from("k"), Value::Int64(1)),
+                (Value::from("l"), Value::Array(vec![Value::Boolean(true)])),
+            ])),
+            SinkRecord::new("t", 0, 3).value((Schema::string(), Value::from("plain text"))),
+            SinkRecord::new("t", 0, 4).value(&b"raw bytes"[..]),
+            SinkRecord::new("t", 0, 5), // a raw null
+            SinkRecord::new("t", 0, 6).value((Schema::optional_string(), Value::Null)),
+            SinkRecord::new("t", 0, 7).value(Payload::Schemaless(Value::Null)),
+        ];
+        task.put_batch(&SinkBatch::from_records(&records).unwrap()).unwrap();
+        task.flush(Vec::new()).unwrap();
+        let text = std::fs::read_to_string(format!("{dir}/t-0.txt")).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        text
+    }
+
+    #[test]
+    fn typed_values_are_json_lines_by_default() {
+        assert_eq!(
+            typed_lines("json"),
+            concat!(
+                r#"{"id":1,"amount":1.05,"day":19000,"at":1700000000000,"note":"first","tags":["a","b"]}"#,
+                "\n",
+                r#"{"id":2,"amount":2.05,"day":19000,"at":1700000000000,"note":null,"tags":["a","b"]}"#,
+                "\n",
+                r#"{"k":1,"l":[true]}"#,
+                "\n",
+                r#""plain text""#,
+                "\n",
+                "raw bytes\n",
+            )
+        );
+        assert_eq!(
+            json_line(Some(&order_schema()), &order(3, None)).unwrap().unwrap(),
+            br#"{"id":3,"amount":3.05,"day":19000,"at":1700000000000,"note":null,"tags":["a","b"]}"#
+        );
+        assert_eq!(json_line(None, &Value::Null).unwrap(), None);
+    }
+
+    #[test]
+    fn typed_values_are_file_stream_sink_lines_in_string_format() {
+        // Java's Struct.toString, java.util.Date's toString in UTC, BigDecimal's.
+        assert_eq!(
+            typed_lines("string"),
+            concat!(
+                "Struct{id=1,amount=1.05,day=Sat Jan 08 00:00:00 UTC 2022,at=Tue Nov 14 22:13:20 UTC 2023,note=first,tags=[a, b]}\n",
+                "Struct{id=2,amount=2.05,day=Sat Jan 08 00:00:00 UTC 2022,at=Tue Nov 14 22:13:20 UTC 2023,tags=[a, b]}\n",
+                "{k=1, l=[true]}\n",
+                "plain text\n",
+                "raw bytes\n",
+                "null\nnull\nnull\n",
+            )
+        );
+        assert_eq!(string_line(None, &Value::Null), b"null");
+    }
+
+    #[test]
+    fn typed_values_keep_exactly_once() {
+        let dir = temp_dir("typed-eos");
+        let config = Config::new()
+            .with("directory", dir.clone())
+            .with("exactly.once", "true");
+        let mut task = FileSinkTask::start(config.clone()).unwrap();
+        task.open(vec![TopicPartition::new("t", 0)]).unwrap();
+        let typed = |offset, id| SinkRecord::new("t", 0, offset).value((order_schema(), order(id, None)));
+        task.put(vec![typed(0, 0), SinkRecord::new("t", 0, 1), typed(2, 2)])
+            .unwrap();
+        task.put(vec![typed(2, 2), typed(3, 3)]).unwrap(); // 2 again: skipped
+        task.flush(Vec::new()).unwrap();
+        let (names, text) = read_partition(&dir, "t", 0);
+        assert_eq!(names, ["t-0-00000000000000000000-00000000000000000003.txt"]);
+        let ids: Vec<_> = text.lines().map(|l| &l[..8]).collect();
+        assert_eq!(ids, [r#"{"id":0,"#, r#"{"id":2,"#, r#"{"id":3,"#]);
+        drop(task);
+        let mut task = FileSinkTask::start(config).unwrap();
+        assert_eq!(
+            task.open(vec![TopicPartition::new("t", 0)]).unwrap(),
+            [TopicPartitionOffset::new("t", 0, 4)]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn value_format_is_json_or_string() {
+        let config = Config::new().with("directory", "/tmp/x").with("value.format", "avro");
+        let problems = FileSink::validate(&config);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].key, "value.format");
+        assert!(problems[0].message.contains("'avro' is not one of json, string"));
+        let e = FileSinkTask::start(config).unwrap_err();
+        assert!(e.message().contains("value.format"), "{e}");
+        assert!(FileSinkTask::start(Config::new().with("directory", "/tmp/x").with("value.format", "STRING")).is_ok());
     }
 
     #[test]
