@@ -82,6 +82,19 @@ pub fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
+/// The committed sequence number of stream `stream` of a counter source,
+/// in a connector's offsets (source partition → offset, as
+/// `read_connector` returns them): datagen's (contract 0.3.0, Kafka
+/// Connect's maps) `{"stream":"stream-<i>"}` → `{"seq":<n>}`, or the
+/// examples' (0.1.0, 0.2.0) `stream-<i>` → `"<n>"`.
+pub fn committed_seq(committed: &std::collections::HashMap<String, String>, stream: u32) -> Option<u64> {
+    if let Some(offset) = committed.get(&format!(r#"{{"stream":"stream-{stream}"}}"#)) {
+        let offset: serde_json::Value = serde_json::from_str(offset).ok()?;
+        return offset["seq"].as_u64();
+    }
+    committed.get(&format!("stream-{stream}"))?.parse().ok()
+}
+
 /// A worker config for the test broker with its own offsets topic and a
 /// short flush interval.
 pub fn worker_config(offsets_topic: &str) -> WorkerConfig {

@@ -37,14 +37,14 @@ fn inspect_describes_a_component() {
     assert!(keys.contains(&"topic") && keys.contains(&"streams"), "{keys:?}");
     let imports = doc["imports"].as_array().unwrap();
     assert!(
-        imports.iter().any(|i| i == "copycat:connector/offsets@0.2.0"),
+        imports.iter().any(|i| i == "copycat:connector/offsets@0.3.0"),
         "{imports:?}"
     );
     assert_eq!(doc["size"].as_u64().unwrap(), std::fs::metadata(&path).unwrap().len());
 
     let text = stdout(&copycat(&["inspect", path.to_str().unwrap()]));
     assert!(text.contains("datagen 0.1.0 (source connector)"), "{text}");
-    assert!(text.contains("contract copycat:connector@0.2.0"), "{text}");
+    assert!(text.contains("contract copycat:connector@0.3.0"), "{text}");
 
     let bad = copycat(&["inspect", fixture("wrong-world").to_str().unwrap()]);
     assert!(!bad.status.success());
@@ -64,7 +64,7 @@ fn dev_run_prints_a_sources_records_and_feeds_a_sink() {
         "-c",
         "count=3",
         "--offset",
-        "stream-0=0",
+        r#"{"stream":"stream-0"}={"seq":0}"#,
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let keys: Vec<String> = stdout(&out)

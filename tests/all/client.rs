@@ -215,7 +215,7 @@ fn client_manages_connectors_over_rest() {
     let doc = dir.path().join("offsets.json");
     std::fs::write(
         &doc,
-        r#"{"offsets": [{"partition": {"source_partition": "stream-0"}, "offset": {"source_offset": "41"}}]}"#,
+        r#"{"offsets": [{"partition": {"stream": "stream-0"}, "offset": {"seq": 41}}]}"#,
     )
     .unwrap();
     let altered = client(url, &["connectors", "offsets", &name, "--file", doc.to_str().unwrap()]);
@@ -228,7 +228,7 @@ fn client_manages_connectors_over_rest() {
     let offsets = client(url, &["connectors", "offsets", &name, "--output", "json"]).json();
     assert_eq!(
         offsets["offsets"],
-        json!([{"partition": {"source_partition": "stream-0"}, "offset": {"source_offset": "41"}}])
+        json!([{"partition": {"stream": "stream-0"}, "offset": {"seq": 41}}])
     );
     let reset = client(url, &["connectors", "offsets", &name, "--reset"]);
     assert!(

@@ -32,7 +32,7 @@ fn kill(child: &mut Child, signal: &str) {
 fn committed_min(offsets: &str, name: &str, streams: u32) -> Option<u64> {
     let committed = read_connector(&worker_config(offsets), name).ok()?;
     (0..streams)
-        .map(|i| committed.get(&format!("stream-{i}"))?.parse::<u64>().ok())
+        .map(|i| committed_seq(&committed, i))
         .collect::<Option<Vec<u64>>>()?
         .into_iter()
         .min()

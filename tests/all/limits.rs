@@ -165,8 +165,8 @@ fn a_component_importing_what_the_worker_lacks_is_refused_with_every_import_name
         }
         assert!(n > 0, "{} not found", String::from_utf8_lossy(from));
     };
-    rewrite(b"copycat:connector/clock@0.2.0", b"copycat:connector/clock@0.9.0");
-    rewrite(b"copycat:connector/logging@0.2.0", b"copycat:connector/logging@0.9.0");
+    rewrite(b"copycat:connector/clock@0.3.0", b"copycat:connector/clock@0.9.0");
+    rewrite(b"copycat:connector/logging@0.3.0", b"copycat:connector/logging@0.9.0");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("needs-more.wasm");
     std::fs::write(&path, &bytes).unwrap();

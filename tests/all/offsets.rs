@@ -54,8 +54,8 @@ fn source_offsets_get_alter_and_reset() {
     assert_eq!(
         serde_json::to_value(&got).unwrap(),
         json!({"offsets": [
-            {"partition": {"source_partition": "stream-0"}, "offset": {"source_offset": "99"}},
-            {"partition": {"source_partition": "stream-1"}, "offset": {"source_offset": "99"}},
+            {"partition": {"stream": "stream-0"}, "offset": {"seq": 99}},
+            {"partition": {"stream": "stream-1"}, "offset": {"seq": 99}},
         ]})
     );
 
@@ -103,7 +103,7 @@ fn source_offsets_get_alter_and_reset() {
     block_on(offsets_admin::alter(
         &wcfg,
         &ccfg,
-        &doc(json!({"offsets": [{"partition": {"source_partition": "stream-0"}, "offset": {"source_offset": "49"}}]})),
+        &doc(json!({"offsets": [{"partition": {"stream": "stream-0"}, "offset": {"seq": 49}}]})),
     ))
     .unwrap();
     run(250);

@@ -39,7 +39,7 @@ fn committed(offsets: &str, name: &str, streams: u32, last: u64) -> bool {
     let Ok(c) = read_connector(&worker_config(offsets), name) else {
         return false;
     };
-    (0..streams).all(|i| c.get(&format!("stream-{i}")).and_then(|o| o.parse::<u64>().ok()) == Some(last))
+    (0..streams).all(|i| committed_seq(&c, i) == Some(last))
 }
 
 fn datagen<'a>(name: &'a str, topic: &'a str, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
