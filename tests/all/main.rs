@@ -31,3 +31,4 @@ mod shared_producer;
 mod swap;
 mod topic_log;
 mod typed;
+mod typed_shipped;
