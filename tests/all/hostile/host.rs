@@ -283,14 +283,15 @@ fn source_positions_are_checked_in_linear_time_and_capped() {
 #[test]
 fn sources_cannot_write_the_internal_topics() {
     let neighbour = Neighbour::start("internal-topics");
-    let forged_key = format!("[\"{}\",\"stream-0\"]", neighbour.name);
+    // The neighbour (datagen) keeps {"stream":"stream-0"} -> {"seq":<n>}.
+    let forged_key = format!(r#"["{}",{{"stream":"stream-0"}}]"#, neighbour.name);
     for topic in [offsets_topic(), "__consumer_offsets"] {
         let a = raw_source(
             "write-topic",
             &[
                 ("attack.topic", topic),
                 ("attack.key", &forged_key),
-                ("attack.value", "\"0\""),
+                ("attack.value", r#"{"seq":0}"#),
             ],
         );
         a.assert_failed(&[topic, "protected"]);
@@ -299,7 +300,7 @@ fn sources_cannot_write_the_internal_topics() {
     neighbour.assert_delivered_everything();
     let forged = read_topic(offsets_topic())
         .into_iter()
-        .filter(|r| r.key.as_deref() == Some(forged_key.as_str()) && r.value.as_deref() == Some("\"0\""))
+        .filter(|r| r.key.as_deref() == Some(forged_key.as_str()) && r.value.as_deref() == Some(r#"{"seq":0}"#))
         .count();
     assert_eq!(forged, 0, "a forged offset reached the offsets topic");
     assert_worker_healthy(&neighbour);
