@@ -17,6 +17,10 @@
 //!   `value.format=json`, and is the line `null` with `string`, as
 //!   FileStreamSink prints it.
 //!
+//! A FileStreamSink config read with StringConverter keeps its plain lines
+//! with `value.format=string` (`json` writes a string value as a JSON
+//! string, in quotes).
+//!
 //! `put` appends each batch's values to their files (plain `std::fs`, one
 //! write per partition per batch, as Kafka's FileStreamSink writes as
 //! records arrive; like its stream, each file stays open while its
