@@ -358,7 +358,9 @@ if ((${#OUT_FILES[@]} > 0)); then
 fi
 
 step "Committed source offsets (topic $OFFSETS_TOPIC, latest per key)"
-# Keys are ["<connector>","<source partition>"]; each flush writes a new record,
+# Keys are ["<connector>",{<source partition>}] (Kafka Connect's maps: datagen's
+# {"stream":"stream-<i>"} -> {"seq":<n>}, file-source's {"filename":<path>} ->
+# {"position":<byte>}); each flush writes a new record,
 # compaction eventually keeps the latest per key.
 : >"$TMP/source.latest"
 if tool_ok source.offsets || [[ -s "$TMP/source.offsets" ]]; then
@@ -413,7 +415,7 @@ expect "$((sink_distinct != EXPECTED_RECORDS))" "... all distinct: none lost, no
 expect "$((lines_n != total_input))" "$LINES_TOPIC holds all $total_input input lines (got $lines_n)"
 expect "$((group_committed != EXPECTED_RECORDS || group_lag != 0))" \
     "group connect-$SINK committed all $EXPECTED_RECORDS offsets, lag 0 (got $group_committed, lag $group_lag)"
-datagen_final="$(awk -F'\t' -v a="[\"$DATAGEN\"," -v last="\"$((COUNT - 1))\"" \
+datagen_final="$(awk -F'\t' -v a="[\"$DATAGEN\"," -v last="{\"seq\":$((COUNT - 1))}" \
     'index($1, a) == 1 && $2 == last { n++ } END { print n + 0 }' "$TMP/source.latest")"
 expect "$((datagen_final != STREAMS))" \
     "datagen committed offset $((COUNT - 1)) for all $STREAMS streams (got $datagen_final)"
@@ -421,7 +423,7 @@ expect "$((datagen_final != STREAMS))" \
 source_done=0
 for f in "${INPUT_FILES[@]}"; do
     size="$(wc -c <"$f")"
-    awk -F'\t' -v k="[\"$SOURCE\",\"$f\"]" -v want="\"$((size))\"" \
+    awk -F'\t' -v k="[\"$SOURCE\",{\"filename\":\"$f\"}]" -v want="{\"position\":$((size))}" \
         '$1 == k && $2 == want { found = 1 } END { exit !found }' "$TMP/source.latest" &&
         source_done=$((source_done + 1))
 done

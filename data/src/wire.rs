@@ -123,6 +123,12 @@ impl SchemaTable {
         &self.nodes
     }
 
+    /// Forget every node from `len` on (undoing later [`SchemaTable::add`]s).
+    pub fn truncate(&mut self, len: usize) {
+        self.nodes.truncate(len);
+        self.seen.retain(|(_, i)| (*i as usize) < len);
+    }
+
     /// Take the nodes.
     pub fn into_nodes(self) -> Vec<SchemaNode> {
         self.nodes

@@ -187,6 +187,13 @@ fn run_here(run: &DevRun, out: &mut (dyn Write + Send)) -> Result<(), DevError> 
     )
     .map_err(|e| DevError::Config(ConfigError::key(String::new(), "grants", e.to_string())))?;
     let mut task = Guest::instantiate(&engine, &plugin, host, &cfg.limits).map_err(guest_err("instantiation"))?;
+    // A 0.3.0 task's typed records go through the connector's converters,
+    // as in a worker.
+    if task.contract() == copycat_runtime::engine::batch::Contract::V0_3 {
+        let converters = copycat_runtime::task::record_converters(&cfg.converters)
+            .map_err(|e| DevError::Config(ConfigError::key(String::new(), "converter", e)))?;
+        task.set_record_converters(converters, cfg.topic.clone().unwrap_or_default());
+    }
     match plugin.kind {
         Kind::Source => run_source(run, &mut task, &task_config, &cfg, out),
         Kind::Sink => run_sink(run, &mut task, &task_config, out),
@@ -353,7 +360,7 @@ fn run_sink(
                     headers: r.headers.iter().map(|h| (h.key.as_str(), h.value.as_deref())),
                     timestamp: r.timestamp,
                 })
-                .map_err(|e| guest_err("put")(GuestError::Fatal(e)))?;
+                .map_err(|e| guest_err("put")(GuestError::Fatal(e.to_string())))?;
         }
         task.sink_put(&batch).map_err(guest_err("put"))?;
         writeln!(out, "put {} record(s)", chunk.len())?;

@@ -286,17 +286,21 @@ impl ConverterSpec {
     /// contacted at the first record).
     pub fn converter(&self, role: copycat_data::Role) -> Result<BoxedConverter, Refusal> {
         build!(self, role, BoxedConverter,
-            ConverterClass::Avro => Box::new(Avro(
-                copycat_data::avro::AvroConverter::new(
-                    self.settings.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-                    role == copycat_data::Role::Key,
-                )
-                .map_err(|e| (String::new(), e.to_string()))?,
-            )),
+            ConverterClass::Avro => Box::new(Avro(self.avro(role)?)),
             ConverterClass::SimpleHeader => {
                 return Err((String::new(), "SimpleHeaderConverter converts header values only".into()));
             }
         )
+    }
+
+    /// This spec's settings made into Confluent's AvroConverter, whatever
+    /// its class (for callers that want Avro's typed errors).
+    pub fn avro(&self, role: copycat_data::Role) -> Result<copycat_data::avro::AvroConverter, Refusal> {
+        copycat_data::avro::AvroConverter::new(
+            self.settings.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            role == copycat_data::Role::Key,
+        )
+        .map_err(|e| (String::new(), e.to_string()))
     }
 
     /// The header converter.

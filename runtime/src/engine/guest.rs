@@ -6,7 +6,10 @@ use std::time::Instant;
 
 use wasmtime::{Store, Trap};
 
-pub use super::batch::{Contract, HeaderViews, RecordConverters, RecordView, SinkBatch, SinkRecordRef, SourceBatch};
+pub use super::batch::{
+    Contract, ConvertError, Decoded, HeaderViews, RecordConverters, RecordView, SinkBatch, SinkRecordRef, SourceBatch,
+    TypedError,
+};
 use super::{EPOCH_TICK, InstanceSlot, Plugin, WasmEngine};
 use crate::bindings::{sink, source, v0_2, v0_3};
 use crate::connector::Kind;
@@ -38,6 +41,10 @@ pub enum GuestError {
     /// The guest trapped or exceeded a limit. The instance is unusable.
     #[error("{0}")]
     Trap(String),
+    /// A converter refused a record the guest returned (named in the
+    /// message).
+    #[error("{}", .0.message)]
+    Convert(ConvertError),
 }
 
 impl GuestError {
@@ -191,7 +198,8 @@ impl Guest {
         })
     }
 
-    /// The converters that turn a 0.3.0 source's typed records into bytes,
+    /// The converters that turn a 0.3.0 source's typed records into bytes
+    /// (and a 0.3.0 sink's records into typed ones),
     /// and the topic of records that name none (a converter may use it).
     pub fn set_record_converters(&mut self, converters: Arc<dyn RecordConverters>, default_topic: String) {
         self.converters = Some((converters, default_topic));
@@ -219,9 +227,13 @@ impl Guest {
         }
     }
 
-    /// An empty batch for [`Guest::sink_put`], in this component's shape.
+    /// An empty batch for [`Guest::sink_put`], in this component's shape
+    /// (a 0.3.0 sink's decoded by its converters).
     pub fn sink_batch(&self) -> SinkBatch {
-        SinkBatch::new(self.contract())
+        match (self.contract(), &self.converters) {
+            (Contract::V0_3, Some((c, _))) => SinkBatch::typed(Some(c.clone())),
+            (contract, _) => SinkBatch::new(contract),
+        }
     }
 
     /// Run one export call with a fresh deadline. A trap poisons the
@@ -351,17 +363,22 @@ impl Guest {
             Bindings::SourceV0_2(b) => Ok(b
                 .copycat_connector_source_task()
                 .call_poll(s, max_records)?
-                .map(SourceBatch::packed)),
+                .map(|batch| SourceBatch::packed(batch).map_err(TypedError::Malformed))),
             Bindings::SourceV0_3(b) => Ok(b
                 .copycat_connector_source_task()
                 .call_poll(s, max_records)?
                 .map(|batch| match &typed {
                     Some((converters, topic)) => SourceBatch::typed(batch, converters.as_ref(), topic),
-                    None => Err("host invariant: a 0.3.0 source polled without converters".to_owned()),
+                    None => Err(TypedError::Malformed(
+                        "host invariant: a 0.3.0 source polled without converters".to_owned(),
+                    )),
                 })),
             Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Ok(Ok(Ok(SourceBatch::default()))),
         })?;
-        batch.map_err(|e| GuestError::Fatal(format!("`poll` returned a malformed batch: {e}")))
+        batch.map_err(|e| match e {
+            TypedError::Malformed(e) => GuestError::Fatal(format!("`poll` returned a malformed batch: {e}")),
+            TypedError::Convert(e) => GuestError::Convert(e),
+        })
     }
 
     /// The transaction request (`copycat:connector/transactions`) the guest
@@ -432,7 +449,7 @@ impl Guest {
         self.call("put", |b, s| match (b, batch) {
             (Bindings::Sink(b), SinkBatch::Records(records)) => b.copycat_connector_sink_task().call_put(s, records),
             (Bindings::SinkV0_2(b), SinkBatch::Packed(batch)) => b.copycat_connector_sink_task().call_put(s, batch),
-            (Bindings::SinkV0_3(b), SinkBatch::Typed(batch)) => b.copycat_connector_sink_task().call_put(s, batch),
+            (Bindings::SinkV0_3(b), SinkBatch::Typed(batch)) => b.copycat_connector_sink_task().call_put(s, &batch.wit),
             (Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_), _) => Ok(Ok(())),
             (Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_), _) => Err(wasmtime::Error::msg(
                 format!("host invariant: a put batch of the wrong shape for a {contract} component"),

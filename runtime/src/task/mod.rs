@@ -25,6 +25,14 @@ use crate::host::TaskIdent;
 use crate::metrics::TaskInstruments;
 pub(crate) use idle::IdleBackoff;
 
+/// The converters a connector's config names, as a 0.3.0 task's guest
+/// takes them ([`crate::engine::guest::Guest::set_record_converters`]).
+pub fn record_converters(
+    c: &crate::config::converters::Converters,
+) -> Result<Arc<dyn crate::engine::guest::RecordConverters>, String> {
+    Ok(Arc::new(convert::TaskConverters::new(c)?))
+}
+
 /// A task's status as reported to operators.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TaskStatus {
@@ -233,14 +241,9 @@ impl TaskContext {
             &self.connector.limits,
             Some(self.status.instruments().clone()),
         )?;
-        if guest.contract() == crate::engine::batch::Contract::V0_3
-            && self.plugin.kind == crate::connector::Kind::Source
-        {
-            let converters = convert::TaskConverters::new(&self.connector.converters).map_err(TaskFailure)?;
-            guest.set_record_converters(
-                std::sync::Arc::new(converters),
-                self.connector.topic.clone().unwrap_or_default(),
-            );
+        if guest.contract() == crate::engine::batch::Contract::V0_3 {
+            let converters = record_converters(&self.connector.converters).map_err(TaskFailure)?;
+            guest.set_record_converters(converters, self.connector.topic.clone().unwrap_or_default());
         }
         Ok(guest)
     }
@@ -263,10 +266,15 @@ pub(crate) const FENCED: &str = "fenced: ";
 /// lasts until an operator changes the grants, so no automatic restart.
 pub(crate) const DENIED: &str = "not authorized: ";
 
+/// How a failure starts when a converter refused a record: the same record
+/// would be refused again, so no automatic restart. (A converter that
+/// could not reach its schema registry fails without it, and restarts.)
+pub(crate) const UNCONVERTIBLE: &str = "conversion failed: ";
+
 impl TaskFailure {
     /// Whether an automatic restart may help.
     fn restartable(&self) -> bool {
-        !self.0.starts_with(FENCED) && !self.denied()
+        !self.0.starts_with(FENCED) && !self.0.starts_with(UNCONVERTIBLE) && !self.denied()
     }
 
     /// Whether the broker refused the task's principal. Failures are
@@ -297,7 +305,20 @@ impl TaskFailure {
 
 impl From<crate::engine::guest::GuestError> for TaskFailure {
     fn from(e: crate::engine::guest::GuestError) -> Self {
-        Self(e.to_string())
+        match e {
+            crate::engine::guest::GuestError::Convert(c) => c.into(),
+            e => Self(e.to_string()),
+        }
+    }
+}
+
+impl From<crate::engine::guest::ConvertError> for TaskFailure {
+    fn from(e: crate::engine::guest::ConvertError) -> Self {
+        if e.retriable {
+            Self(format!("a converter could not reach what it needs: {}", e.message))
+        } else {
+            Self(format!("{UNCONVERTIBLE}{}", e.message))
+        }
     }
 }
 

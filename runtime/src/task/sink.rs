@@ -18,7 +18,9 @@ use rdkafka::{ClientContext, Offset, TopicPartitionList};
 use super::double_buffer::DoubleBuffer;
 use super::{TaskContext, TaskFailure, TaskMetrics, pause};
 use crate::connector::TaskState;
-use crate::engine::guest::{Guest, GuestError, SinkBatch, SinkRecordRef, TopicPartition, TopicPartitionOffset};
+use crate::engine::guest::{
+    Guest, GuestError, SinkBatch, SinkRecordRef, TopicPartition, TopicPartitionOffset, TypedError,
+};
 use crate::kafka::batch_consume::{Fetched, MessageQueue};
 use crate::kafka::{KafkaError, sink_consumer_config};
 use crate::metrics::TaskInstruments;
@@ -178,6 +180,13 @@ impl ConsumerContext for SinkContext {
     }
 }
 
+fn put_batch_failure(e: TypedError) -> TaskFailure {
+    match e {
+        TypedError::Malformed(e) => TaskFailure(format!("building a put batch: {e}")),
+        TypedError::Convert(e) => e.into(),
+    }
+}
+
 /// Add a message from the task's [`MessageQueue`] to the put batch, as
 /// [`push`] does.
 fn push_fetched(batch: &mut SinkBatch, m: &Fetched<'_>, only_topic: Option<&str>) -> Result<(), TaskFailure> {
@@ -197,7 +206,7 @@ fn push_fetched(batch: &mut SinkBatch, m: &Fetched<'_>, only_topic: Option<&str>
             headers: m.headers(),
             timestamp: m.timestamp(),
         })
-        .map_err(|e| TaskFailure(format!("building a put batch: {e}")))
+        .map_err(put_batch_failure)
 }
 
 /// Add a consumed message to the put batch (copying its bytes once).
@@ -217,7 +226,7 @@ fn push(batch: &mut SinkBatch, m: &BorrowedMessage<'_>, only_topic: Option<&str>
             headers: headers.iter().flat_map(|hs| hs.iter().map(|h| (h.key, h.value))),
             timestamp: m.timestamp().to_millis(),
         })
-        .map_err(|e| TaskFailure(format!("building a put batch: {e}")))
+        .map_err(put_batch_failure)
 }
 
 /// The task body.

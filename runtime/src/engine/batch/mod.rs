@@ -12,7 +12,7 @@ mod view;
 
 pub use sink::{SinkBatch, SinkRecordRef};
 pub use source::{RecordIter, SourceBatch};
-pub use typed::RecordConverters;
+pub use typed::{ConvertError, Decoded, RecordConverters, TypedError};
 pub use view::{Contract, HeaderViews, RecordView};
 
 #[cfg(test)]
@@ -154,7 +154,8 @@ mod tests {
                     value: Some(b"v"),
                     headers: headers.iter().copied(),
                     timestamp: None,
-                })?;
+                })
+                .map_err(|e| e.to_string())?;
             }
             assert_eq!(b.len(), 5);
             // One entry per run of a topic partition, with its last offset.

@@ -17,16 +17,88 @@ use crate::bindings::v0_3::batch as typed;
 
 use super::source::SourceBatch;
 
-/// What turns a typed key, value or header into Kafka bytes: the
-/// connector's `key.converter`, `value.converter` and `header.converter`.
+/// A converter's refusal of one key, value or header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConvertError {
+    /// Why, in the converter's words.
+    pub message: String,
+    /// Whether the same conversion may succeed later (a schema registry
+    /// that is down); otherwise the record itself is at fault.
+    pub retriable: bool,
+}
+
+impl ConvertError {
+    /// A refusal that trying again will not change.
+    pub fn permanent(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            retriable: false,
+        }
+    }
+}
+
+impl std::fmt::Display for ConvertError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// What a sink's converter made of a key, value or header's bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decoded {
+    /// The bytes as they are: what ByteArrayConverter gives (schema
+    /// entry -1).
+    Raw,
+    /// A value with its schema (`None`: schemaless).
+    Connect(Option<Schema>, Value),
+}
+
+/// The connector's `key.converter`, `value.converter` and
+/// `header.converter`: they turn a source's typed keys, values and headers
+/// into Kafka bytes, and a sink's Kafka bytes into typed ones.
 pub trait RecordConverters: Send + Sync {
     /// The key's bytes (`None`: a null key).
-    fn key(&self, topic: &str, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, String>;
+    fn key(&self, topic: &str, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, ConvertError>;
     /// The value's bytes (`None`: a tombstone).
-    fn value(&self, topic: &str, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, String>;
+    fn value(&self, topic: &str, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, ConvertError>;
     /// A header value's bytes.
-    fn header(&self, topic: &str, key: &str, schema: Option<&Schema>, value: &Value)
-    -> Result<Option<Vec<u8>>, String>;
+    fn header(
+        &self,
+        topic: &str,
+        key: &str,
+        schema: Option<&Schema>,
+        value: &Value,
+    ) -> Result<Option<Vec<u8>>, ConvertError>;
+    /// A consumed key.
+    fn decode_key(&self, topic: &str, bytes: Option<&[u8]>) -> Result<Decoded, ConvertError>;
+    /// A consumed value.
+    fn decode_value(&self, topic: &str, bytes: Option<&[u8]>) -> Result<Decoded, ConvertError>;
+    /// A consumed header's value.
+    fn decode_header(&self, topic: &str, key: &str, bytes: Option<&[u8]>) -> Result<Decoded, ConvertError>;
+}
+
+/// Why a typed source batch could not be sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypedError {
+    /// The batch breaks the layout's rules (the connector's fault).
+    Malformed(String),
+    /// A converter refused a record (named in the message).
+    Convert(ConvertError),
+}
+
+impl From<String> for TypedError {
+    fn from(e: String) -> Self {
+        Self::Malformed(e)
+    }
+}
+
+impl std::fmt::Display for TypedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Malformed(m) => f.write_str(m),
+            Self::Convert(e) => e.fmt(f),
+        }
+    }
 }
 
 /// What a schema column's entry says about the bytes.
@@ -73,27 +145,58 @@ fn node(n: &typed::SchemaNode) -> SchemaNode {
     }
 }
 
-/// One typed (or raw) field of a record, as Kafka bytes.
+/// A schema node as the WIT declares it.
+pub(super) fn to_wit(n: &SchemaNode) -> typed::SchemaNode {
+    use typed::SchemaType as T;
+    typed::SchemaNode {
+        type_: match n.ty {
+            Type::Int8 => T::Int8,
+            Type::Int16 => T::Int16,
+            Type::Int32 => T::Int32,
+            Type::Int64 => T::Int64,
+            Type::Float32 => T::Float32,
+            Type::Float64 => T::Float64,
+            Type::Boolean => T::Boolean,
+            Type::String => T::String,
+            Type::Bytes => T::Bytes,
+            Type::Array => T::Array,
+            Type::Map => T::Map,
+            Type::Struct => T::Struct,
+        },
+        optional: n.optional,
+        name: n.name.clone(),
+        version: n.version,
+        doc: n.doc.clone(),
+        parameters: n.parameters.clone(),
+        default: n.default.clone(),
+        children: n.children.clone(),
+        field_names: n.field_names.clone(),
+    }
+}
+
+/// One typed (or raw) field of a record, as Kafka bytes. `Err(Ok(_))`:
+/// the guest's bytes break the encoding; `Err(Err(_))`: the converter
+/// refused the value.
 fn convert(
     kind: Kind<'_>,
     bytes: Option<&[u8]>,
-    to_bytes: impl FnOnce(Option<&Schema>, &Value) -> Result<Option<Vec<u8>>, String>,
-) -> Result<Option<Vec<u8>>, String> {
+    to_bytes: impl FnOnce(Option<&Schema>, &Value) -> Result<Option<Vec<u8>>, ConvertError>,
+) -> Result<Option<Vec<u8>>, Result<String, ConvertError>> {
     match kind {
         Kind::Raw => Ok(bytes.map(<[u8]>::to_vec)),
         Kind::Schemaless => {
             let value = match bytes {
                 None => Value::Null,
-                Some(b) => wire::decode_dynamic(b).map_err(|e| e.to_string())?,
+                Some(b) => wire::decode_dynamic(b).map_err(|e| Ok(e.to_string()))?,
             };
-            to_bytes(None, &value)
+            to_bytes(None, &value).map_err(Err)
         }
         Kind::Typed(schema) => {
             let value = match bytes {
                 None => Value::Null,
-                Some(b) => wire::decode(schema, b).map_err(|e| e.to_string())?,
+                Some(b) => wire::decode(schema, b).map_err(|e| Ok(e.to_string()))?,
             };
-            to_bytes(Some(schema), &value)
+            to_bytes(Some(schema), &value).map_err(Err)
         }
     }
 }
@@ -118,7 +221,7 @@ impl SourceBatch {
         b: typed::SourceBatch,
         converters: &dyn RecordConverters,
         default_topic: &str,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, TypedError> {
         let typed::SourceBatch {
             data,
             key_lengths,
@@ -176,7 +279,9 @@ impl SourceBatch {
             .all(|&e| e == -1)
         {
             if !schemas.is_empty() {
-                return Err("the batch lists schemas but no record uses one".into());
+                return Err(TypedError::Malformed(
+                    "the batch lists schemas but no record uses one".into(),
+                ));
             }
             return Ok(raw);
         }
@@ -201,7 +306,18 @@ impl SourceBatch {
         let mut header = 0usize;
         for (i, r) in raw.iter().enumerate() {
             let topic = r.topic.unwrap_or(default_topic);
-            let at = |what: &str, e: String| format!("record {i} (topic {topic}): its {what}: {e}");
+            // A refusal names the record: its place in the batch and its
+            // topic (it has no Kafka partition or offset yet).
+            let at = |what: &str, e: Result<String, ConvertError>| {
+                let place = format!("record {i} of the batch (topic {topic}): its {what}");
+                match e {
+                    Ok(m) => TypedError::Malformed(format!("{place}: {m}")),
+                    Err(c) => TypedError::Convert(ConvertError {
+                        message: format!("{place}: {}", c.message),
+                        retriable: c.retriable,
+                    }),
+                }
+            };
             let entry = |col: &[i32], i: usize| col.get(i).copied().unwrap_or(-1);
             let key = convert(kind(&reader, entry(&key_schemas, i))?, r.key, |s, v| {
                 converters.key(topic, s, v)
@@ -274,49 +390,41 @@ mod tests {
     /// into errors to show it is passed.
     struct Json;
     impl RecordConverters for Json {
-        fn key(&self, _: &str, s: Option<&Schema>, v: &Value) -> Result<Option<Vec<u8>>, String> {
-            JsonConverter::default().from_connect(s, v).map_err(|e| e.to_string())
-        }
-        fn value(&self, t: &str, s: Option<&Schema>, v: &Value) -> Result<Option<Vec<u8>>, String> {
+        fn key(&self, _: &str, s: Option<&Schema>, v: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
             JsonConverter::default()
                 .from_connect(s, v)
-                .map_err(|e| format!("{t}: {e}"))
+                .map_err(|e| ConvertError::permanent(e.to_string()))
         }
-        fn header(&self, _: &str, _: &str, s: Option<&Schema>, v: &Value) -> Result<Option<Vec<u8>>, String> {
+        fn value(&self, t: &str, s: Option<&Schema>, v: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+            JsonConverter::default()
+                .from_connect(s, v)
+                .map_err(|e| ConvertError::permanent(format!("{t}: {e}")))
+        }
+        fn header(&self, _: &str, _: &str, s: Option<&Schema>, v: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
             JsonConverter {
                 schemas_enable: false,
                 ..JsonConverter::default()
             }
             .from_connect(s, v)
-            .map_err(|e| e.to_string())
+            .map_err(|e| ConvertError::permanent(e.to_string()))
         }
-    }
-
-    fn to_wit(n: &SchemaNode) -> typed::SchemaNode {
-        use typed::SchemaType as T;
-        typed::SchemaNode {
-            type_: match n.ty {
-                Type::Int8 => T::Int8,
-                Type::Int16 => T::Int16,
-                Type::Int32 => T::Int32,
-                Type::Int64 => T::Int64,
-                Type::Float32 => T::Float32,
-                Type::Float64 => T::Float64,
-                Type::Boolean => T::Boolean,
-                Type::String => T::String,
-                Type::Bytes => T::Bytes,
-                Type::Array => T::Array,
-                Type::Map => T::Map,
-                Type::Struct => T::Struct,
-            },
-            optional: n.optional,
-            name: n.name.clone(),
-            version: n.version,
-            doc: n.doc.clone(),
-            parameters: n.parameters.clone(),
-            default: n.default.clone(),
-            children: n.children.clone(),
-            field_names: n.field_names.clone(),
+        fn decode_key(&self, _: &str, _: Option<&[u8]>) -> Result<Decoded, ConvertError> {
+            Ok(Decoded::Raw)
+        }
+        fn decode_value(&self, _: &str, b: Option<&[u8]>) -> Result<Decoded, ConvertError> {
+            let (s, v) = JsonConverter::default()
+                .to_connect(b)
+                .map_err(|e| ConvertError::permanent(e.to_string()))?;
+            Ok(Decoded::Connect(s, v))
+        }
+        fn decode_header(&self, _: &str, _: &str, b: Option<&[u8]>) -> Result<Decoded, ConvertError> {
+            let (s, v) = JsonConverter {
+                schemas_enable: false,
+                ..JsonConverter::default()
+            }
+            .to_connect(b)
+            .map_err(|e| ConvertError::permanent(e.to_string()))?;
+            Ok(Decoded::Connect(s, v))
         }
     }
 
@@ -389,18 +497,21 @@ mod tests {
         let refused = |f: fn(&mut typed::SourceBatch)| {
             let mut b = batch();
             f(&mut b);
-            SourceBatch::typed(b, &Json, "default").err().unwrap_or_default()
+            SourceBatch::typed(b, &Json, "default")
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
         };
         assert!(refused(|b| b.value_schemas[0] = 9).contains("no schema node 9"));
         assert!(refused(|b| b.value_schemas.truncate(1)).contains("value-schemas has 1 entries"));
-        assert!(refused(|b| b.header_schemas[0] = 0).contains("record 0 (topic t): its header h"));
+        assert!(refused(|b| b.header_schemas[0] = 0).contains("record 0 of the batch (topic t): its header h"));
         assert!(refused(|b| b.positions[0].partition = "a.txt".into()).contains("not JSON"));
         assert!(refused(|b| b.positions[0].offset = "[1]".into()).contains("not a JSON object"));
         assert!(refused(|b| b.schemas[0].children = vec![0]).contains("schemas"));
         // A value whose bytes do not match its schema (id read as int64).
         let e = refused(|b| b.schemas[0].type_ = typed::SchemaType::Int64);
         assert!(
-            e.contains("record 0 (topic t): its value") && e.contains("ends early"),
+            e.contains("record 0 of the batch (topic t): its value") && e.contains("ends early"),
             "{e}"
         );
     }
