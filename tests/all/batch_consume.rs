@@ -9,10 +9,10 @@ use copycat_runtime::config::Props;
 use copycat_runtime::kafka::batch_consume::MessageQueue;
 use copycat_runtime::kafka::sink_consumer_config;
 use copycat_tests::*;
-use rdkafka::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Header, Message, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 
 /// Headers as read back.
 type Headers = Vec<(String, Option<Vec<u8>>)>;
@@ -24,13 +24,17 @@ type Got = (i32, i64, Option<Vec<u8>>, Option<Vec<u8>>, Option<Headers>, Option<
 /// A consumer with a sink task's settings, in a group of its own,
 /// subscribed to `topic`.
 fn subscribed(topic: &str) -> BaseConsumer {
-    let worker = worker_config(&unique("unused-offsets"));
-    let consumer: BaseConsumer =
-        sink_consumer_config(&worker, &Props::new(), &unique("batch-consume"), "batch-consume")
-            .create()
-            .unwrap();
+    let consumer = in_a_group();
     consumer.subscribe(&[topic]).unwrap();
     consumer
+}
+
+/// A consumer with a sink task's settings, in a group of its own.
+fn in_a_group() -> BaseConsumer {
+    let worker = worker_config(&unique("unused-offsets"));
+    sink_consumer_config(&worker, &Props::new(), &unique("batch-consume"), "batch-consume")
+        .create()
+        .unwrap()
 }
 
 #[test]
@@ -181,4 +185,72 @@ fn a_waiting_queue_hands_out_a_message_when_it_arrives() {
     assert_eq!(m.payload(), Some(&b"one"[..]));
     // It takes milliseconds; before the fix it took the whole 20 s.
     assert!(took < wait / 2, "handed out after {took:?}");
+}
+
+/// A partition assigned at an offset (where an exactly-once sink's `open`
+/// resumes) starts fetching inside `assign`, into the consumer's own queue
+/// until it is routed. The sink task used to route it only after assigning:
+/// on a busy machine a fetch landed in between (23 ms apart in a reproduced
+/// failover), the task read the routed queue's later records first, and the
+/// exactly-once file sink dropped the earlier ones as records it already
+/// had; the failover tests waited for lines that never came.
+/// `MessageQueue::assign` routes first: every record of the partition comes
+/// through the queue, in order, however long the reader takes to start.
+#[test]
+fn a_partition_assigned_at_an_offset_is_routed_before_its_first_fetch() {
+    let topic = unique("batch-consume-assign");
+    block_on(create_topic(&topic, 1));
+    let records: Vec<(String, String)> = (0..300).map(|i| (format!("k{i}"), format!("v{i}"))).collect();
+    produce(&topic, Some(0), &records);
+    let mut at_100 = TopicPartitionList::new();
+    at_100.add_partition_offset(&topic, 0, Offset::Offset(100)).unwrap();
+
+    // Routed after the assignment, with a pause between (the task's thread
+    // descheduled): the first fetch is on the consumer's queue, and comes out
+    // of `poll` although the partition is routed by then. (Longer pauses
+    // while a loaded machine has not fetched within the first.)
+    let demonstrated = [1, 2, 4].into_iter().any(|pause_s| {
+        let late = in_a_group();
+        let mut queue = MessageQueue::new(late.client()).unwrap();
+        late.assign(&at_100).unwrap();
+        std::thread::sleep(Duration::from_secs(pause_s));
+        queue.route([(topic.as_str(), 0)]).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Some(m) = late.poll(Duration::from_millis(100)) {
+                assert_eq!(m.unwrap().offset(), 100);
+                return true;
+            }
+        }
+        false
+    });
+    assert!(
+        demonstrated,
+        "the first fetch after `assign` never reached the consumer's queue"
+    );
+
+    // Routed first: nothing reaches the consumer's queue, even after the
+    // same pause; the queue holds every record from the offset, in order.
+    let consumer = in_a_group();
+    let mut queue = MessageQueue::new(consumer.client()).unwrap();
+    queue.assign(&consumer, &at_100).unwrap();
+    assert!(queue.is_routed());
+    std::thread::sleep(Duration::from_secs(1));
+    let mut offsets = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while offsets.len() < 200 {
+        assert!(Instant::now() < deadline, "timed out with offsets {offsets:?}");
+        // What the task does: the consumer's queue first, then the routed one.
+        if let Some(m) = consumer.poll(Duration::ZERO) {
+            panic!(
+                "a record came through the consumer's queue: {:?}",
+                m.map(|m| m.offset())
+            );
+        }
+        while let Some(m) = queue.next(Duration::from_millis(100)).unwrap() {
+            assert!(m.error().is_none(), "{:?}", m.error());
+            offsets.push(m.offset());
+        }
+    }
+    assert_eq!(offsets, (100..300).collect::<Vec<i64>>(), "every record once, in order");
 }

@@ -7,11 +7,21 @@
 //! rebalance found there by unassigning (rust-rdkafka asks for rebalances as
 //! events and sets no rebalance callback), so the task would lose its
 //! partitions. A [`MessageQueue`] is a queue of its own that the assigned
-//! partitions' fetched messages are routed to ([`MessageQueue::route`],
-//! after every assignment); rebalances, errors and commit results stay on
-//! the consumer's queue, which the task still polls between runs. Messages
-//! fetched before their partition was routed stay on the consumer's queue
-//! and come out of its `poll`, before anything routed later.
+//! partitions' fetched messages are routed to; rebalances, errors and commit
+//! results stay on the consumer's queue, which the task still polls between
+//! runs.
+//!
+//! A partition is routed *before* it is assigned ([`MessageQueue::assign`]).
+//! One assigned at an offset (an exactly-once sink resumes where its files
+//! end) starts fetching inside `assign`, into the consumer's queue until it
+//! is routed: routed afterwards, its first fetch could already be there
+//! while the next ones came through this queue. The task reads this queue
+//! once `poll` returns nothing, which `poll` also does after serving a
+//! rebalance or a commit result, so it handed the later records to the guest
+//! first. (The exactly-once file sink took the earlier ones for records it
+//! already had and dropped them: lines lost after a failover.) A partition
+//! that cannot be routed stays on the consumer's queue entirely, so its
+//! messages still come in order.
 //!
 //! After a partition is revoked, messages of it still in the queue are
 //! outdated (librdkafka's version barrier) and dropped by the batch call.
@@ -26,9 +36,11 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::time::Duration;
 
+use rdkafka::TopicPartitionList;
 use rdkafka::bindings as rdsys;
 use rdkafka::client::{Client, ClientContext};
-use rdkafka::error::{KafkaError as RdKafkaError, RDKafkaErrorCode};
+use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
+use rdkafka::error::{KafkaError as RdKafkaError, KafkaResult, RDKafkaErrorCode};
 
 /// Messages asked for per batch call.
 const RUN: usize = 512;
@@ -77,9 +89,28 @@ impl<'c> MessageQueue<'c> {
         })
     }
 
-    /// Route the fetched messages of `partitions` here. Call after every
-    /// assignment: librdkafka stops a partition's routing when it stops
-    /// fetching it.
+    /// Assign `partitions` (with their start offsets) to `consumer`, each
+    /// routed here first, so that every message fetched for it comes through
+    /// this queue, in order (see the module documentation). A partition that
+    /// cannot be routed is assigned all the same and read from the
+    /// consumer's queue. Fails only if the assignment does.
+    pub fn assign<C: ConsumerContext>(
+        &mut self,
+        consumer: &BaseConsumer<C>,
+        partitions: &TopicPartitionList,
+    ) -> KafkaResult<()> {
+        let elements = partitions.elements();
+        if let Err(e) = self.route(elements.iter().map(|e| (e.topic(), e.partition()))) {
+            tracing::warn!(error = %e, "routing fetched messages; they are read one by one");
+        }
+        consumer.assign(partitions)
+    }
+
+    /// Route the fetched messages of `partitions` here (librdkafka stops a
+    /// partition's routing when it stops fetching it: route it again for
+    /// every assignment). Before the partitions are assigned, as
+    /// [`MessageQueue::assign`] does: a partition routed after its fetching
+    /// started may have left its first messages on the consumer's queue.
     pub fn route<'a>(&mut self, partitions: impl IntoIterator<Item = (&'a str, i32)>) -> Result<(), RdKafkaError> {
         for (topic, partition) in partitions {
             let name = CString::new(topic).map_err(|_| RdKafkaError::Subscription(format!("topic name {topic:?}")))?;

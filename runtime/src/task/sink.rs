@@ -47,6 +47,10 @@ struct SinkShared {
     unflushed: u64,
     /// Reports the topics records come from (the connector's active topics).
     topics: crate::active_topics::TopicTracker,
+    /// An assignment the rebalance callback opened (with the offsets `open`
+    /// returned) and left for the task loop to make: the loop routes its
+    /// partitions to the task's queue first ([`MessageQueue::assign`]).
+    assignment: Option<TopicPartitionList>,
 }
 
 impl SinkShared {
@@ -140,8 +144,18 @@ impl ConsumerContext for SinkContext {
                         Err(e) => sh.fail(e.into()),
                     }
                 }
-                if let Err(e) = consumer.assign(tpl) {
-                    sh.fail(KafkaError::new("assigning partitions", e).into());
+                if sh.closed {
+                    // Stopping: nothing reads the partitions any more.
+                    if let Err(e) = consumer.assign(tpl) {
+                        sh.fail(KafkaError::new("assigning partitions", e).into());
+                    }
+                } else {
+                    // Assigned here, a partition resumed at an offset would
+                    // start fetching into the consumer's own queue before
+                    // the loop could route it (its first records then came
+                    // after later ones): the loop assigns, right after this
+                    // `poll` returns, routing first.
+                    sh.assignment = Some(tpl.clone());
                 }
                 sh.metrics
                     .assigned_partitions
@@ -242,6 +256,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         instruments: ctx.status.instruments().clone(),
         unflushed: 0,
         topics: ctx.topics.tracker(),
+        assignment: None,
     }));
     lock(&shared).guest.sink_start(&ctx.task_config)?;
 
@@ -379,23 +394,29 @@ fn consume_loop<'c>(
     let mut batch_bytes = 0usize;
     // A rebalance ran (inside `consumer.poll`): records collected before it
     // may belong to partitions now owned elsewhere (or rewound); their owner
-    // reads them again from the committed offsets. The new assignment's
-    // messages are routed to `queue`.
+    // reads them again from the committed offsets. A new assignment is made
+    // here, its partitions routed to `queue` before they start fetching, so
+    // none of their messages reach the consumer's own queue.
     let after_rebalance = |batch: &mut SinkBatch, batch_bytes: &mut usize, queue: &mut MessageQueue<'c>| {
         batch.clear();
         *batch_bytes = 0;
         queue.discard_pending();
-        route_assignment(consumer, queue);
+        let assignment = lock(shared).assignment.take();
+        if let Some(tpl) = assignment
+            && let Err(e) = queue.assign(consumer, &tpl)
+        {
+            lock(shared).fail(KafkaError::new("assigning partitions", e).into());
+        }
     };
     while !ctx.stopping() {
         if let Some(f) = lock(shared).failure.take() {
             return Err(TaskFailure(f));
         }
         let mut wait = Duration::from_millis(100);
-        // The consumer's own queue, until it is empty: rebalances, errors,
-        // and messages fetched before their partition was routed (older
-        // than anything of that partition in `queue`). It waits only while
-        // nothing is routed yet.
+        // The consumer's own queue, until `poll` finds nothing: rebalances,
+        // errors, commit results, and the messages of a partition that
+        // could not be routed (all of them come there, in order). It waits
+        // only while nothing is routed yet.
         let mut drained = false;
         while batch.len() < max && batch_bytes < max_bytes {
             let w = if queue.is_routed() { Duration::ZERO } else { wait };
@@ -463,23 +484,6 @@ fn consume_loop<'c>(
         }
     }
     Ok(())
-}
-
-/// Route the assigned partitions' fetched messages to `queue`. A partition
-/// that cannot be routed stays on the consumer's queue (read one message
-/// per `poll`), so nothing is lost.
-fn route_assignment(consumer: &BaseConsumer<SinkContext>, queue: &mut MessageQueue<'_>) {
-    let assignment = match consumer.assignment() {
-        Ok(a) => a,
-        Err(e) => {
-            tracing::warn!(error = %e, "reading the assignment to route its messages");
-            return;
-        }
-    };
-    let elements = assignment.elements();
-    if let Err(e) = queue.route(elements.iter().map(|e| (e.topic(), e.partition()))) {
-        tracing::warn!(error = %e, "routing fetched messages; they are read one by one");
-    }
 }
 
 /// Whether a rebalance ran since the last call (a plain load per message;
