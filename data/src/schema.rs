@@ -101,8 +101,19 @@ impl Field {
 }
 
 /// A schema; cheap to clone (shared).
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 pub struct Schema(Arc<Inner>);
+
+/// Equal schemas: the same shared tree (a clone), or equal trees. The
+/// pointer check first keeps the comparisons made for every record (a
+/// struct value against its field's schema, a converter's cache) from
+/// walking the whole tree each time; `Arc`'s own `==` compares the
+/// contents only, as `Inner` is not `Eq`.
+impl PartialEq for Schema {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || *self.0 == *other.0
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 struct Inner {

@@ -547,7 +547,13 @@ impl Prepared {
                 _ => Err(DataError::new("Unrecognized bytes object")),
             };
         }
+        // No validation pass before writing: every value written here was
+        // built for this very schema (`to_avro_value` walks the same
+        // tree) or resolved against it by apache-avro, and the writer
+        // still fails on a value that does not fit. It was a second walk
+        // of every record (with a name lookup per field).
         GenericDatumWriter::builder(&self.apache)
+            .validate(false)
             .build()
             .and_then(|w| w.write_value_to_vec(v))
             .map_err(|e| DataError::new(format!("Error serializing Avro message: {e}")))
@@ -656,7 +662,11 @@ impl AvroConverter {
                 _ => false,
             };
             if let Some(i) = cache.iter().position(|(s, _)| same(s)) {
-                let hit = cache.remove(i);
+                let mut hit = cache.remove(i);
+                // Keyed by the caller's clone from now on: the records
+                // after this one (a batch's, which share one schema) then
+                // match by pointer, not by comparing the whole tree.
+                hit.0 = schema.cloned();
                 let p = hit.1.clone();
                 cache.insert(0, hit);
                 return Ok(p);

@@ -118,7 +118,7 @@ impl JsonConverter {
         if self.schemas_enable {
             out.push_str("{\"schema\":");
             match schema {
-                Some(s) => self.write_schema(&mut out, s, None)?,
+                Some(s) => self.write_schema_cached(&mut out, s)?,
                 None => out.push_str("null"),
             }
             out.push_str(",\"payload\":");
@@ -168,6 +168,42 @@ impl JsonConverter {
         let schema = as_connect_schema(schema_json)?;
         let value = self.to_value(schema.as_ref(), payload)?;
         Ok((schema, value))
+    }
+
+    /// [`Self::write_schema`] of the schema the last record of this
+    /// thread had, kept: a source's records share one schema, and Kafka
+    /// Connect's envelope repeats it in every record. Kept per thread
+    /// (the struct's fields are public, so the converter holds no cache),
+    /// for the very same schema (a clone of it, [`Schema::ptr_eq`]) and
+    /// the same settings the text depends on (a default is written as a
+    /// value).
+    fn write_schema_cached(&self, out: &mut String, schema: &Schema) -> Result<(), DataError> {
+        type Key = (Schema, DecimalFormat, bool);
+        thread_local! {
+            static LAST: std::cell::RefCell<Option<(Key, String)>> = const { std::cell::RefCell::new(None) };
+        }
+        let hit = LAST.with_borrow(|last| match last {
+            Some(((s, d, r), text))
+                if s.ptr_eq(schema) && *d == self.decimal_format && *r == self.replace_null_with_default =>
+            {
+                out.push_str(text);
+                true
+            }
+            _ => false,
+        });
+        if hit {
+            return Ok(());
+        }
+        let start = out.len();
+        self.write_schema(out, schema, None)?;
+        let text = out[start..].to_owned();
+        LAST.with_borrow_mut(|last| {
+            *last = Some((
+                (schema.clone(), self.decimal_format, self.replace_null_with_default),
+                text,
+            ));
+        });
+        Ok(())
     }
 
     fn write_schema(&self, out: &mut String, schema: &Schema, field: Option<&str>) -> Result<(), DataError> {
@@ -809,6 +845,14 @@ fn decimal_of(text: &str) -> Result<Value, DataError> {
 /// characters as `\b \t \n \f \r` or `\u00XX`, everything else as is.
 pub(crate) fn write_str(out: &mut String, s: &str) {
     out.push('"');
+    // Most text needs no escape: no control character, quote or
+    // backslash, nothing beyond the BMP (a 4-byte UTF-8 sequence, lead
+    // byte 0xF0 or more).
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b < 0xF0) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
