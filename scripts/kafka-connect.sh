@@ -15,6 +15,7 @@
 #
 # Environment:
 #   KAFKA_CONNECT_HEAP_OPTS  JVM heap, default "-Xms256m -Xmx2g" (bin/connect-standalone.sh's default)
+#   KAFKA_CONNECT_OPTS       more JVM options (kafka-run-class.sh's KAFKA_OPTS), e.g. -Duser.timezone=UTC
 #   KAFKA_CONNECT_LOG_LEVEL  root log level for `standalone`, default INFO
 #   COPYCAT_CACHE            cache root, default ~/.cache/copycat
 set -euo pipefail
@@ -115,13 +116,13 @@ EOF
 }
 
 # The JVM flags of Kafka's bin/kafka-run-class.sh (G1, 20 ms pause target,
-# headless), with connect-standalone.sh's heap.
+# headless), with connect-standalone.sh's heap, and KAFKA_CONNECT_OPTS.
 run_class() {
     fetch
     local class="$1"
     shift
-    # shellcheck disable=SC2086 # word splitting of the heap options is intended
-    exec java ${KAFKA_CONNECT_HEAP_OPTS:--Xms256m -Xmx2g} -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+    # shellcheck disable=SC2086 # word splitting of the JVM options is intended
+    exec java ${KAFKA_CONNECT_HEAP_OPTS:--Xms256m -Xmx2g} ${KAFKA_CONNECT_OPTS:-} -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
         -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent \
         -Djava.awt.headless=true -Dlog4j2.configurationFile="$HOME_DIR/log4j2.properties" \
         -cp "$LIBS/*" "$class" "$@"

@@ -19,6 +19,7 @@ mod engine;
 mod exactly_once;
 mod file;
 mod hostile;
+mod kafka_connect_side_by_side;
 mod limits;
 mod metrics;
 mod oauth;
