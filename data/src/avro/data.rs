@@ -22,7 +22,7 @@ fn null_for_required() -> DataError {
 
 /// Whether apache-avro reads `a` (bytes or fixed) as its decimal logical
 /// type: a `decimal` with a positive integer precision at least its scale.
-fn apache_decimal(a: &Avro) -> bool {
+pub(crate) fn apache_decimal(a: &Avro) -> bool {
     let int = |key: &str| match a.prop(key) {
         Some(Node::Number(t)) => t.parse::<u64>().ok(),
         _ => None,

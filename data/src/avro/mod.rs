@@ -26,6 +26,7 @@
 //!   read: Copycat's schemas are trees.
 
 mod data;
+mod encode;
 pub mod registry;
 pub mod schema;
 pub mod wire;
@@ -546,6 +547,10 @@ impl Prepared {
                 Av::Decimal(d) => Vec::<u8>::try_from(&d).map_err(|e| DataError::new(e.to_string())),
                 _ => Err(DataError::new("Unrecognized bytes object")),
             };
+        }
+        let mut out = Vec::with_capacity(128);
+        if encode::write(&self.tree, &self.tree.root, &v, &mut out).is_ok() {
+            return Ok(out);
         }
         // No validation pass before writing: every value written here was
         // built for this very schema (`to_avro_value` walks the same
