@@ -12,6 +12,20 @@
 #   scripts/kafka-connect.sh classpath                   print the classpath (fetches first)
 #   scripts/kafka-connect.sh standalone WORKER CONN...   run ConnectStandalone in the foreground
 #   scripts/kafka-connect.sh run-class CLASS ARGS        run any class with that classpath
+#   scripts/kafka-connect.sh plugins                     build the converter benchmark's plugins (below)
+#                                                        and print their plugin.path
+#
+# The converter benchmark (`bench --bin converters`) adds two plugins under
+# $COPYCAT_CACHE/kafka-connect-4.4.0/plugins:
+#   copycat-datagen/          bench/kafka-connect/DatagenSource.java (Copycat's datagen records
+#                             as a Kafka Connect source) compiled with javac against connect-api
+#                             4.4.0; rebuilt when the source changes
+#   apicurio-avro-converter/  Apicurio Registry's Kafka Connect AvroConverter
+#                             (io.apicurio:apicurio-registry-utils-converter, APICURIO_CONVERTER_VERSION)
+#                             and its runtime dependencies from Maven Central, without the jars
+#                             the worker provides (Kafka, Connect, slf4j, log4j). Confluent's
+#                             io.confluent.connect.avro.AvroConverter is not on Maven Central, nor
+#                             are Apicurio's 3.x converter jars.
 #
 # Environment:
 #   KAFKA_CONNECT_HEAP_OPTS  JVM heap, default "-Xms256m -Xmx2g" (bin/connect-standalone.sh's default)
@@ -115,6 +129,55 @@ EOF
     maven_complete "$LIBS"
 }
 
+# The converter benchmark's plugins (see the header).
+APICURIO_CONVERTER_VERSION=2.6.13.Final
+PLUGINS="$HOME_DIR/plugins"
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+datagen_plugin() {
+    local src="$REPO_ROOT/bench/kafka-connect/DatagenSource.java" dir="$PLUGINS/copycat-datagen" sum
+    [[ -f "$src" ]] || die "$src is missing"
+    sum="$(sha256sum "$src" | cut -c1-64)"
+    if [[ -f "$dir/.source-sha256" && "$(cat "$dir/.source-sha256")" == "$sum" ]]; then
+        return 0
+    fi
+    command -v javac >/dev/null || die "javac not found (needed to compile $src)"
+    log "compiling $src against connect-api $KAFKA_VERSION"
+    local work="$PLUGINS/copycat-datagen.build"
+    rm -rf "$work" "$dir"
+    mkdir -p "$work/classes/META-INF/services" "$dir"
+    javac -nowarn --release 17 -d "$work/classes" -cp "$LIBS/*" "$src" || die "compiling $src"
+    echo dev.copycat.bench.DatagenSource >"$work/classes/META-INF/services/org.apache.kafka.connect.source.SourceConnector"
+    jar cf "$dir/copycat-bench-datagen.jar" -C "$work/classes" .
+    rm -rf "$work"
+    echo "$sum" >"$dir/.source-sha256"
+}
+
+avro_converter_plugin() {
+    local dir="$PLUGINS/apicurio-avro-converter"
+    if [[ -f "$dir/.complete" ]]; then
+        return 0
+    fi
+    command -v mvn >/dev/null || die "mvn not found (used to fetch Apicurio's AvroConverter from Maven Central)"
+    log "fetching Apicurio Registry's Kafka Connect converters $APICURIO_CONVERTER_VERSION from Maven Central"
+    mkdir -p "$PLUGINS"
+    local tmp="$PLUGINS/apicurio.tmp.$$"
+    maven_resolve "$HOME_DIR/apicurio-pom.xml" "$tmp" scripts/kafka-connect.sh \
+        "Apicurio Registry's Kafka Connect converters $APICURIO_CONVERTER_VERSION" apicurio-connect-converters "
+    <dependency>
+      <groupId>io.apicurio</groupId>
+      <artifactId>apicurio-registry-utils-converter</artifactId>
+      <version>$APICURIO_CONVERTER_VERSION</version>
+    </dependency>" "Apicurio logs through slf4j"
+    maven_require_jars "$tmp" "$APICURIO_CONVERTER_VERSION" apicurio-registry-utils-converter apicurio-registry-serdes-avro-serde
+    # What the worker provides (a plugin's own copy would shadow the API
+    # the worker hands it).
+    rm -f "$tmp"/connect-*.jar "$tmp"/kafka-clients-*.jar "$tmp"/slf4j-*.jar "$tmp"/log4j-*.jar \
+        "$tmp"/lz4-java-*.jar "$tmp"/snappy-java-*.jar "$tmp"/zstd-jni-*.jar
+    maven_install "$tmp" "$dir"
+    maven_complete "$dir"
+}
+
 # The JVM flags of Kafka's bin/kafka-run-class.sh (G1, 20 ms pause target,
 # headless), with connect-standalone.sh's heap, and KAFKA_CONNECT_OPTS.
 run_class() {
@@ -154,6 +217,13 @@ standalone)
     [[ $# -ge 1 ]] || usage
     (lock && fetch)
     run_class org.apache.kafka.connect.cli.ConnectStandalone "$@"
+    ;;
+plugins)
+    lock
+    fetch
+    datagen_plugin
+    avro_converter_plugin
+    echo "$PLUGINS"
     ;;
 run-class)
     [[ $# -ge 1 ]] || usage

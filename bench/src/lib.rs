@@ -12,6 +12,7 @@
 
 pub mod files;
 pub mod kafka;
+pub mod process;
 pub mod progress;
 pub mod report;
 pub mod results;

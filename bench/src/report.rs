@@ -31,6 +31,10 @@ pub const GROUPS: &[(&str, &str)] = &[
     ("density", "density: many tasks in one worker"),
     ("languages", "languages: the counter source per language"),
     ("vs-kafka-connect", "kafka_connect: against Kafka Connect 4.4"),
+    (
+        "converters",
+        "converters: Kafka Connect's converters on the source path, against the byte path and Kafka Connect 4.4",
+    ),
 ];
 
 /// The group of a scenario name (its longest matching prefix in [`GROUPS`]).

@@ -40,15 +40,15 @@
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufWriter, Write};
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, ValueEnum};
 use copycat_bench::files::{dir_bytes, dir_lines};
 use copycat_bench::kafka::{send_retrying, tls_keys};
+use copycat_bench::process::{Proc, tail};
 use copycat_bench::results::{self, Goal, Record};
 use copycat_bench::table::cell;
 use copycat_bench::throughput::Security;
@@ -166,80 +166,6 @@ fn extra_props(flag: &str, kvs: &[String]) -> Result<Vec<(String, String)>> {
                 .ok_or_else(|| anyhow!("--{flag} {kv}: expected KEY=VALUE"))
         })
         .collect()
-}
-
-// ------------------------------------------------------------------ processes
-
-/// A child process in its own process group; the whole group is killed
-/// (SIGKILL) when this is dropped, whatever happened.
-struct Proc {
-    child: Child,
-    name: &'static str,
-    log: PathBuf,
-}
-
-impl Proc {
-    fn spawn(name: &'static str, mut cmd: Command, log: &Path) -> Result<Self> {
-        let mut out = fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
-        // The spawn time, to line the process's own log timestamps up with.
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        writeln!(out, "# spawned at unix time {:.3}: {cmd:?}", now.as_secs_f64())
-            .with_context(|| format!("writing {}", log.display()))?;
-        let err = out.try_clone().context("duplicating the log file handle")?;
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::from(out))
-            .stderr(Stdio::from(err))
-            .process_group(0);
-        let child = cmd.spawn().with_context(|| format!("starting {name}: {cmd:?}"))?;
-        Ok(Self {
-            child,
-            name,
-            log: log.to_owned(),
-        })
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// Fails if the process has exited (with the end of its log).
-    fn check_alive(&mut self) -> Result<()> {
-        if let Some(status) = self.child.try_wait().context("waiting for a child")? {
-            bail!(
-                "{} exited early ({status}); last lines of {}:\n{}",
-                self.name,
-                self.log.display(),
-                tail(&self.log, 30)
-            );
-        }
-        Ok(())
-    }
-
-    fn kill(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            // The group: the JVM and anything the script may have left.
-            let _ = Command::new("kill")
-                .args(["-KILL", "--", &format!("-{}", self.child.id())])
-                .stderr(Stdio::null())
-                .status();
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-fn tail(path: &Path, n: usize) -> String {
-    let text = fs::read_to_string(path).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
 // ------------------------------------------------------------------ measuring
