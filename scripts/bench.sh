@@ -24,8 +24,15 @@
 # Cargo.toml), so the hot paths are optimised without a ~10 minute release
 # build of wasmtime. The benchmark crate itself (which holds the ceiling's
 # producer loop) is raised to opt-level 2 here, with --config, so the
-# ceiling is not handicapped by unoptimised code.
+# ceiling is not handicapped by unoptimised code. Where copycat-data's
+# converters and wire decoding are measured (the boundary's typed row, the
+# converters benchmark), copycat-data is built as in a release build too
+# (DATA_OPT: opt-level 3, no debug assertions or overflow checks); without
+# it the dev profile leaves that crate unoptimised.
 set -euo pipefail
+DATA_OPT=(--config 'profile.dev.package.copycat-data.opt-level=3'
+    --config 'profile.dev.package.copycat-data.debug-assertions=false'
+    --config 'profile.dev.package.copycat-data.overflow-checks=false')
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/copycat/target}"
@@ -83,13 +90,15 @@ if [[ "${COPYCAT_BENCH_LIMITS:-1}" != 0 ]]; then
 fi
 # The guest boundary per record, criterion (no Kafka): a pass-through sink's
 # `put` and source's `poll` (build/fixtures/passthrough-*.wasm), batches 1 to
-# 10,000 x values 10 B to 10 KB, ~4 minutes; COPYCAT_BENCH_BOUNDARY=0 skips it.
+# 10,000 x values 10 B to 10 KB, then datagen's typed batch against its byte
+# batch (build/plugins/datagen.wasm, issue 22), ~4 minutes;
+# COPYCAT_BENCH_BOUNDARY=0 skips it.
 # `--profile dev`: `cargo bench` would otherwise use the release-based bench
 # profile and rebuild wasmtime.
 if [[ "${COPYCAT_BENCH_BOUNDARY:-1}" != 0 ]]; then
     COPYCAT_FIXTURE_DIR="${COPYCAT_FIXTURE_DIR:-$PWD/build/fixtures}" \
     cargo bench --quiet -p copycat-bench --bench boundary --profile dev \
-        --config 'profile.dev.package.copycat-bench.opt-level=2'
+        --config 'profile.dev.package.copycat-bench.opt-level=2' "${DATA_OPT[@]}"
 fi
 # librdkafka's enqueue path per record, criterion: rust-rdkafka's `send` per
 # record against one `rd_kafka_produce_batch` per 2,000 records (what source
@@ -146,6 +155,27 @@ if [[ "${COPYCAT_BENCH_KAFKA_CONNECT:-1}" != 0 ]]; then
     cargo build --quiet -p copycat-cli --bin copycat
     cargo run --quiet -p copycat-bench --bin kafka_connect \
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
+        -- --runs 3
+fi
+# Kafka Connect's converters on the source path (issue 22): datagen's typed
+# records through StringConverter, JsonConverter (with and without schemas)
+# and AvroConverter against the byte path and the raw producer, beside Kafka
+# Connect 4.4 converting the same records (bench/kafka-connect/DatagenSource.java,
+# compiled by `scripts/kafka-connect.sh plugins`, which also fetches Apicurio's
+# AvroConverter). 300,000 records per measurement, 3 runs: about 4 minutes.
+# The Avro row needs the schema registry: SCHEMA_REGISTRY_URL, else the
+# project's (scripts/registry.sh; started here if it is not running, never
+# restarted). COPYCAT_BENCH_CONVERTERS=0 skips it.
+if [[ "${COPYCAT_BENCH_CONVERTERS:-1}" != 0 ]]; then
+    if [[ -z "${SCHEMA_REGISTRY_URL:-}" ]]; then
+        if scripts/registry.sh status >/dev/null 2>&1 || scripts/registry.sh start; then
+            export "$(scripts/registry.sh env)"
+        else
+            echo "bench.sh: no schema registry (scripts/registry.sh start failed): the converters' Avro row is skipped" >&2
+        fi
+    fi
+    cargo run --quiet -p copycat-bench --bin converters \
+        --config 'profile.dev.package.copycat-bench.opt-level=2' "${DATA_OPT[@]}" \
         -- --runs 3
 fi
 # The summary table (docs/BENCHMARKS.md) and plots (docs/bench/*.svg) from

@@ -14,6 +14,18 @@
 //! so it prints time per record; a `direction | batch | record bytes |
 //! ns/record` table (criterion's mean per call divided by the batch) follows.
 //!
+//! - `source-poll-typed` (issue 22): typed records across the boundary
+//!   against bytes. The datagen component (`COPYCAT_PLUGIN_DIR`, default
+//!   `build/plugins`) polled for 1,000 records per call, once in
+//!   `record.mode=typed` (a STRING key and a `copycat.datagen.Record`
+//!   struct: the guest builds and wire-encodes them, the host lifts the
+//!   typed batch, checks its schema table and decodes every key and value)
+//!   and once in `record.mode=bytes` with 100-byte values (the same count
+//!   of raw records). The converters are a stand-in that makes no bytes,
+//!   so no Kafka Connect conversion is in the figure (`bench --bin
+//!   converters` measures those). Both include datagen's own work of making
+//!   its records. The ratio typed ÷ bytes is recorded as `boundary-typed`.
+//!
 //! `scripts/bench.sh` runs it (`COPYCAT_BENCH_BOUNDARY=0` skips it); alone:
 //! `cargo bench -p copycat-bench --bench boundary --profile dev` after
 //! `scripts/build-connectors.sh`. `COPYCAT_FIXTURE_DIR` overrides
@@ -26,7 +38,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 use copycat_bench::results::{self, Goal, Record};
-use copycat_runtime::engine::guest::{Guest, SinkBatch, SinkRecordRef};
+use copycat_data::{Schema, Value};
+use copycat_runtime::engine::guest::{ConvertError, Decoded, Guest, RecordConverters, SinkBatch, SinkRecordRef};
 use copycat_runtime::engine::{EngineConfig, WasmEngine};
 use copycat_runtime::host::{Grants, TaskHost, TaskIdent, TaskLimits};
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
@@ -91,13 +104,55 @@ fn criterion_dir() -> PathBuf {
     )
 }
 
+fn plugin_dir() -> PathBuf {
+    std::env::var_os("COPYCAT_PLUGIN_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../build/plugins"),
+        PathBuf::from,
+    )
+}
+
+/// Converters that make no bytes (and decode nothing): a 0.3.0 source's
+/// typed batch crosses the boundary and is decoded, but not converted.
+struct NoConversion;
+
+impl RecordConverters for NoConversion {
+    fn key(&self, _: &str, _: Option<&Schema>, _: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+        Ok(None)
+    }
+
+    fn value(&self, _: &str, _: Option<&Schema>, _: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+        Ok(None)
+    }
+
+    fn header(&self, _: &str, _: &str, _: Option<&Schema>, _: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+        Ok(None)
+    }
+
+    fn decode_key(&self, _: &str, _: Option<&[u8]>) -> Result<Decoded, ConvertError> {
+        Ok(Decoded::Raw)
+    }
+
+    fn decode_value(&self, _: &str, _: Option<&[u8]>) -> Result<Decoded, ConvertError> {
+        Ok(Decoded::Raw)
+    }
+
+    fn decode_header(&self, _: &str, _: &str, _: Option<&[u8]>) -> Result<Decoded, ConvertError> {
+        Ok(Decoded::Raw)
+    }
+}
+
 /// A started instance of `name` (a fixture) with `config`: the worker's
 /// default limits (epoch deadline, memory cap) except a memory cap large
 /// enough for the biggest batch.
 fn start(engine: &WasmEngine, name: &str, config: &[(&str, String)]) -> Result<Guest> {
-    let path = fixture_dir().join(format!("{name}.wasm"));
+    start_at(engine, &fixture_dir().join(format!("{name}.wasm")), name, config)
+}
+
+/// [`start`] for the component at `path`; a 0.3.0 component gets the
+/// [`NoConversion`] converters.
+fn start_at(engine: &WasmEngine, path: &Path, name: &str, config: &[(&str, String)]) -> Result<Guest> {
     let plugin = engine
-        .load(&path)
+        .load(path)
         .map_err(|e| anyhow!("{e} (run scripts/build-connectors.sh first)"))?;
     let limits = TaskLimits {
         memory_bytes: MEMORY_BYTES,
@@ -111,6 +166,9 @@ fn start(engine: &WasmEngine, name: &str, config: &[(&str, String)]) -> Result<G
     )
     .map_err(|e| anyhow!("{e}"))?;
     let mut guest = Guest::instantiate(engine, &plugin, host, &limits).map_err(|e| anyhow!("{e}"))?;
+    if guest.contract() == copycat_runtime::engine::guest::Contract::V0_3 {
+        guest.set_record_converters(Arc::new(NoConversion), "bench".to_owned());
+    }
     let config: Vec<(String, String)> = config.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
     match guest.kind() {
         copycat_runtime::Kind::Source => guest.source_start(&config),
@@ -232,10 +290,72 @@ fn run(c: &mut Criterion, engine: &WasmEngine, rows: &mut Vec<Row>) -> Result<()
     Ok(())
 }
 
+/// Records per poll of the typed rows.
+const TYPED_BATCH: usize = 1000;
+/// Criterion's group of the typed rows.
+const TYPED_GROUP: &str = "source-poll-typed";
+/// Its two benchmarks: datagen's byte mode (100-byte values), its typed mode.
+const TYPED_IDS: [(&str, &str); 2] = [("datagen-bytes", "bytes"), ("datagen-typed", "typed")];
+
+/// The typed batch against the byte batch (see the module doc); returns
+/// the benchmarks that ran.
+fn run_typed(c: &mut Criterion, engine: &WasmEngine) -> Result<Vec<&'static str>> {
+    let path = plugin_dir().join("datagen.wasm");
+    let mut group = c.benchmark_group(TYPED_GROUP);
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Elements(TYPED_BATCH as u64));
+    let max = u32::try_from(TYPED_BATCH).context("batch size")?;
+    let mut ran = Vec::new();
+    for (id, mode) in TYPED_IDS {
+        let mut guest: Option<Guest> = None;
+        let mut failed: Option<anyhow::Error> = None;
+        group.bench_function(BenchmarkId::from_parameter(id), |b| {
+            if guest.is_none() && failed.is_none() {
+                let config = [
+                    ("topic", "bench".to_owned()),
+                    ("record.mode", mode.to_owned()),
+                    ("value.size", "100".to_owned()),
+                    ("batch.size", TYPED_BATCH.to_string()),
+                ];
+                match start_at(engine, &path, "datagen", &config) {
+                    Ok(g) => guest = Some(g),
+                    Err(e) => failed = Some(e),
+                }
+            }
+            if let Some(g) = guest.as_mut() {
+                b.iter(|| g.source_poll(black_box(max)));
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if let Some(mut g) = guest {
+            let got = g
+                .source_poll(max)
+                .map_err(|e| anyhow!("datagen poll, record.mode={mode}: {e}"))?;
+            if got.len() != TYPED_BATCH {
+                bail!("datagen poll returned {} records, not {TYPED_BATCH}", got.len());
+            }
+            ran.push(id);
+        }
+    }
+    group.finish();
+    Ok(ran)
+}
+
 /// Criterion's mean time per call (ns) for one benchmark, from its
 /// `estimates.json`.
 fn mean_ns(dir: &Path, row: &Row) -> Result<f64> {
-    let path = dir.join(row.direction.group()).join(&row.id).join("new/estimates.json");
+    mean_ns_at(dir, row.direction.group(), &row.id)
+}
+
+/// Criterion's mean time per call (ns) of benchmark `id` of `group`.
+fn mean_ns_at(dir: &Path, group: &str, id: &str) -> Result<f64> {
+    let path = dir.join(group).join(id).join("new/estimates.json");
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     let json: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
     json["mean"]["point_estimate"]
@@ -249,16 +369,38 @@ fn main() -> Result<()> {
     let engine = WasmEngine::new(&EngineConfig::default()).map_err(|e| anyhow!("creating the engine: {e:#}"))?;
     let mut rows = Vec::new();
     run(&mut c, &engine, &mut rows)?;
+    let typed = run_typed(&mut c, &engine)?;
     c.final_summary();
     // `--profile-time` (for perf) runs without analysis: no fresh estimates.
-    if rows.is_empty() || std::env::args().any(|a| a == "--profile-time") {
+    if std::env::args().any(|a| a == "--profile-time") {
         return Ok(());
+    }
+    let mut out = Vec::new();
+    if typed.len() == TYPED_IDS.len() {
+        let per = |id: &str| mean_ns_at(&dir, TYPED_GROUP, id).map(|ns| ns / TYPED_BATCH as f64);
+        let (bytes, typed) = (per(TYPED_IDS[0].0)?, per(TYPED_IDS[1].0)?);
+        println!();
+        println!(
+            "Typed batch across the boundary (datagen, {TYPED_BATCH} records a poll, converters that make no bytes): typed {typed:.1} ns/record, bytes (100 B values) {bytes:.1} ns/record, typed ÷ bytes {:.2}",
+            typed / bytes
+        );
+        // The issue: a typed batch must not cost more than "a few times" a
+        // batch of bytes; read here as at most 3×.
+        out.push(
+            Record::new("boundary-typed", "per-record", typed, "ns/record")
+                .vs("datagen bytes mode, 100 B values", Some(bytes), None)
+                .goal(Goal::ratio_at_most(3.0))
+                .param("batch", TYPED_BATCH as f64)
+                .note("criterion mean per poll ÷ batch; datagen record.mode=typed (guest builds and encodes the struct, host lifts and decodes it; no conversion) against record.mode=bytes"),
+        );
+    }
+    if rows.is_empty() {
+        return results::append(&out);
     }
     println!();
     println!("Boundary: pass-through guest, criterion mean per call / batch");
     println!("| direction | batch | record bytes | ns/record |");
     println!("|---|---:|---:|---:|");
-    let mut out = Vec::new();
     for row in &rows {
         let ns = mean_ns(&dir, row)? / row.batch as f64;
         let scenario = match row.direction {
