@@ -24,7 +24,12 @@
 //!
 //! Decoding is for untrusted input: every length and count is checked
 //! against the bytes left before anything is allocated, node references
-//! point only backwards (no cycles), and nesting is bounded.
+//! point only backwards (no cycles), nesting is bounded, a schema expands
+//! to at most [`MAX_SCHEMA_NODES`] nodes (a table that shares nodes cannot
+//! describe an exponentially large tree), a value decodes to at most one
+//! value per byte plus [`SPARE_VALUES`] (empty structs take no bytes), and
+//! a Decimal's unscaled value has at most [`MAX_DECIMAL_BYTES`] bytes. So
+//! the host's work and memory stay proportional to what the guest sent.
 
 use num_bigint::BigInt;
 
@@ -34,6 +39,20 @@ use crate::{DataError, Schema, SchemaBuilder, Struct, Type, Value, logical};
 /// enough for any record shape, and shallow enough that decoding what a
 /// hostile guest sends cannot exhaust a host thread's stack.
 pub const MAX_DEPTH: usize = 100;
+
+/// Most nodes a schema may have once expanded into a tree (every shared
+/// node counted each time it is used): converters walk that tree, and a
+/// table whose nodes refer twice to the one before would otherwise
+/// describe 2^depth of them. Far above any table's or topic's schema.
+pub const MAX_SCHEMA_NODES: usize = 50_000;
+
+/// Values a value's bytes may decode to beyond one per byte: every value
+/// but an empty struct takes at least a byte.
+pub const SPARE_VALUES: usize = 4096;
+
+/// The longest unscaled Decimal, in bytes (about 9,860 decimal digits);
+/// printing one is quadratic in its length.
+pub const MAX_DECIMAL_BYTES: usize = 4096;
 
 /// One node of a flattened schema: what `schema-node` holds in WIT.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,6 +169,8 @@ impl SchemaReader {
     pub fn new(nodes: &[SchemaNode]) -> Result<Self, DataError> {
         let mut built: Vec<Schema> = Vec::with_capacity(nodes.len());
         let mut depths: Vec<usize> = Vec::with_capacity(nodes.len());
+        // Each node's size as a tree: itself and its children's, repeated.
+        let mut sizes: Vec<usize> = Vec::with_capacity(nodes.len());
         for (i, n) in nodes.iter().enumerate() {
             let at = |c: u32| -> Result<(&Schema, usize), DataError> {
                 let c = c as usize;
@@ -201,6 +222,16 @@ impl SchemaReader {
             if depth > MAX_DEPTH {
                 return Err(DataError::new(format!("schema nested deeper than {MAX_DEPTH}")));
             }
+            let size = n
+                .children
+                .iter()
+                .try_fold(1usize, |acc, c| sizes.get(*c as usize).map(|s| acc.saturating_add(*s)))
+                .unwrap_or(usize::MAX);
+            if size > MAX_SCHEMA_NODES {
+                return Err(DataError::new(format!(
+                    "schema node {i} expands to more than {MAX_SCHEMA_NODES} nodes"
+                )));
+            }
             if n.optional {
                 b = b.optional();
             }
@@ -224,6 +255,7 @@ impl SchemaReader {
             }
             built.push(b.build());
             depths.push(depth);
+            sizes.push(size);
         }
         Ok(Self { built })
     }
@@ -319,7 +351,7 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) -> Result<(), DataError> {
 
 /// The value `bytes` encode under `schema`; every byte must be used.
 pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Value, DataError> {
-    let mut r = Reader { b: bytes, i: 0 };
+    let mut r = Reader::new(bytes);
     let v = r.value(schema)?;
     if r.i != bytes.len() {
         return Err(DataError::new(format!(
@@ -420,7 +452,7 @@ fn encode_dynamic_at(value: &Value, out: &mut Vec<u8>, depth: usize) -> Result<(
 
 /// The schemaless value `bytes` encode; every byte must be used.
 pub fn decode_dynamic(bytes: &[u8]) -> Result<Value, DataError> {
-    let mut r = Reader { b: bytes, i: 0 };
+    let mut r = Reader::new(bytes);
     let v = r.dynamic(0)?;
     if r.i != bytes.len() {
         return Err(DataError::new(format!(
@@ -434,9 +466,30 @@ pub fn decode_dynamic(bytes: &[u8]) -> Result<Value, DataError> {
 struct Reader<'a> {
     b: &'a [u8],
     i: usize,
+    /// Values still allowed ([`SPARE_VALUES`]).
+    values_left: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    fn new(b: &'a [u8]) -> Self {
+        Self {
+            b,
+            i: 0,
+            values_left: b.len().saturating_add(SPARE_VALUES),
+        }
+    }
+
+    fn one_more_value(&mut self) -> Result<(), DataError> {
+        self.values_left = self.values_left.checked_sub(1).ok_or_else(|| {
+            DataError::new(format!(
+                "more values than its {} bytes can hold (at byte {})",
+                self.b.len(),
+                self.i
+            ))
+        })?;
+        Ok(())
+    }
+
     fn take(&mut self, n: usize) -> Result<&[u8], DataError> {
         let end = self
             .i
@@ -491,6 +544,7 @@ impl Reader<'_> {
     }
 
     fn value(&mut self, schema: &Schema) -> Result<Value, DataError> {
+        self.one_more_value()?;
         if schema.is_optional() {
             match self.byte()? {
                 0 => return Ok(Value::Null),
@@ -512,6 +566,12 @@ impl Reader<'_> {
                 let b = self.bytes()?;
                 if b.is_empty() {
                     return Err(DataError::new("a Decimal with no bytes"));
+                }
+                if b.len() > MAX_DECIMAL_BYTES {
+                    return Err(DataError::new(format!(
+                        "a Decimal of {} bytes (at most {MAX_DECIMAL_BYTES})",
+                        b.len()
+                    )));
                 }
                 Value::Decimal {
                     unscaled: BigInt::from_signed_bytes_be(&b),
@@ -555,6 +615,7 @@ impl Reader<'_> {
         if depth > MAX_DEPTH {
             return Err(DataError::new(format!("value nested deeper than {MAX_DEPTH}")));
         }
+        self.one_more_value()?;
         let tag = self.byte()?;
         Ok(match tag {
             0 => Value::Null,
@@ -589,7 +650,10 @@ impl Reader<'_> {
     }
 }
 
-/// The fewest bytes a value of `schema` takes (to bound counts).
+/// The fewest bytes a value of `schema` takes (to refuse a forged count
+/// early). Not recursive, so its cost does not depend on the schema: a
+/// struct counts as its first field's fixed part (an empty struct as 0,
+/// left to the value budget).
 fn min_size(schema: &Schema) -> usize {
     if schema.is_optional() {
         return 1;
@@ -599,14 +663,10 @@ fn min_size(schema: &Schema) -> usize {
         Type::Int16 => 2,
         Type::Int32 | Type::Float32 | Type::String | Type::Bytes | Type::Array | Type::Map => 4,
         Type::Int64 | Type::Float64 => 8,
-        // A struct of no fields takes no bytes: count it as one so a
-        // forged count is still bounded by the bytes left.
-        Type::Struct => schema
-            .fields()
-            .iter()
-            .map(|f| min_size(f.schema()))
-            .sum::<usize>()
-            .max(1),
+        Type::Struct => schema.fields().first().map_or(0, |f| match f.schema().ty() {
+            Type::Struct => 0,
+            _ => min_size(f.schema()),
+        }),
     }
 }
 
@@ -735,6 +795,61 @@ mod tests {
         assert!(SchemaReader::new(std::slice::from_ref(&node)).is_err());
         node.children = vec![];
         assert!(SchemaReader::new(&[node]).is_err());
+    }
+
+    fn node(ty: Type, children: Vec<u32>) -> SchemaNode {
+        SchemaNode {
+            ty,
+            optional: false,
+            name: None,
+            version: None,
+            doc: None,
+            parameters: vec![],
+            field_names: if ty == Type::Struct {
+                (0..children.len()).map(|i| format!("f{i}")).collect()
+            } else {
+                vec![]
+            },
+            default: None,
+            children,
+        }
+    }
+
+    /// What a hostile guest's table and bytes can make the host do stays
+    /// proportional to their size.
+    #[test]
+    fn tables_and_values_that_would_expand_are_refused() {
+        // Node i is a struct of two fields of node i-1: 2^60 nodes as a tree.
+        let mut dag = vec![node(Type::Struct, vec![])];
+        for i in 1..60u32 {
+            dag.push(node(Type::Struct, vec![i - 1, i - 1]));
+        }
+        let e = SchemaReader::new(&dag).unwrap_err();
+        assert!(e.0.contains("expands to more than"), "{e}");
+        // Sharing within the limit is fine (a 2^10-leaf tree).
+        assert!(SchemaReader::new(&dag[..11]).is_ok());
+
+        // An array of empty structs takes 4 bytes whatever its count.
+        let empty = SchemaBuilder::structure().build();
+        let s = SchemaBuilder::array(empty.clone()).build();
+        let e = decode(&s, &u32::MAX.to_le_bytes()).unwrap_err();
+        assert!(e.0.contains("more values than"), "{e}");
+        // ... and nested, each inner array 4 bytes.
+        let s2 = SchemaBuilder::array(s.clone()).build();
+        let mut b = 1000u32.to_le_bytes().to_vec();
+        for _ in 0..1000 {
+            b.extend_from_slice(&100_000u32.to_le_bytes());
+        }
+        assert!(decode(&s2, &b).unwrap_err().0.contains("more values than"));
+        // A few are fine.
+        let v = decode(&s, &3u32.to_le_bytes()).unwrap();
+        assert!(matches!(v, Value::Array(a) if a.len() == 3));
+
+        // A Decimal longer than MAX_DECIMAL_BYTES.
+        let dec = logical::decimal(2).build();
+        let mut b = ((MAX_DECIMAL_BYTES + 1) as u32).to_le_bytes().to_vec();
+        b.resize(b.len() + MAX_DECIMAL_BYTES + 1, 7);
+        assert!(decode(&dec, &b).unwrap_err().0.contains("Decimal of"));
     }
 
     #[test]
