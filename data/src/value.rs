@@ -120,7 +120,9 @@ impl Struct {
     /// given: not checked against the fields' schemas (see
     /// [`Struct::validate`]), as a decoder needs to hold what it read.
     pub fn with_values(schema: &Schema, values: Vec<Value>) -> Result<Self, DataError> {
-        let st = Self::new(schema)?;
+        if schema.ty() != Type::Struct {
+            return Err(DataError::new(format!("Not a struct schema: {}", schema.ty())));
+        }
         if values.len() != schema.fields().len() {
             return Err(DataError::new(format!(
                 "{} values for a struct of {} fields",
@@ -128,7 +130,11 @@ impl Struct {
                 schema.fields().len()
             )));
         }
-        Ok(Self { values, ..st })
+        // Not through `new`: its values of nulls would be made and dropped.
+        Ok(Self {
+            schema: schema.clone(),
+            values,
+        })
     }
 
     /// The struct's schema.

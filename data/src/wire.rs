@@ -270,57 +270,67 @@ impl SchemaReader {
 
 /// Append `value`'s encoding under `schema` to `out`, checking that it fits.
 pub fn encode(schema: &Schema, value: &Value, out: &mut Vec<u8>) -> Result<(), DataError> {
-    if schema.is_optional() {
-        if value.is_null() {
-            out.push(0);
-            return Ok(());
-        }
-        out.push(1);
-    } else if value.is_null() {
-        return Err(DataError::new(format!(
-            "null for a required {} schema{}",
-            schema.ty(),
-            schema.name().map(|n| format!(" ({n})")).unwrap_or_default()
-        )));
+    if value.is_null() {
+        return encode_null(schema, out);
     }
-    let mismatch = || {
-        DataError::new(format!(
-            "a {} value for a {} schema{}",
-            value.java_class(),
-            schema.ty(),
-            schema.name().map(|n| format!(" ({n})")).unwrap_or_default()
-        ))
-    };
+    let class = value.java_class();
     match (schema.ty(), value) {
-        (Type::Int8, Value::Int8(v)) => out.push(*v as u8),
-        (Type::Int16, Value::Int16(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (Type::Int32, Value::Int32(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (Type::Int64, Value::Int64(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (Type::Float32, Value::Float32(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (Type::Float64, Value::Float64(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (Type::Boolean, Value::Boolean(v)) => out.push(u8::from(*v)),
-        (Type::String, Value::String(s)) => put_bytes(out, s.as_bytes())?,
-        (Type::Bytes, Value::Bytes(b)) => put_bytes(out, b)?,
-        (Type::Bytes, Value::Decimal { unscaled, scale }) => {
-            logical::check_decimal(schema, *scale)?;
-            put_bytes(out, &unscaled.to_signed_bytes_be())?;
+        (Type::Int8, Value::Int8(v)) => {
+            encode_start(schema, Type::Int8, class, out)?;
+            out.push(*v as u8);
         }
+        (Type::Int16, Value::Int16(v)) => {
+            encode_start(schema, Type::Int16, class, out)?;
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        (Type::Int32, Value::Int32(v)) => {
+            encode_start(schema, Type::Int32, class, out)?;
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        (Type::Int64, Value::Int64(v)) => {
+            encode_start(schema, Type::Int64, class, out)?;
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        (Type::Float32, Value::Float32(v)) => {
+            encode_start(schema, Type::Float32, class, out)?;
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        (Type::Float64, Value::Float64(v)) => {
+            encode_start(schema, Type::Float64, class, out)?;
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        (Type::Boolean, Value::Boolean(v)) => {
+            encode_start(schema, Type::Boolean, class, out)?;
+            out.push(u8::from(*v));
+        }
+        (Type::String, Value::String(s)) => {
+            encode_start(schema, Type::String, class, out)?;
+            encode_bytes(s.as_bytes(), out)?;
+        }
+        (Type::Bytes, Value::Bytes(b)) => {
+            encode_start(schema, Type::Bytes, class, out)?;
+            encode_bytes(b, out)?;
+        }
+        (Type::Bytes, Value::Decimal { unscaled, scale }) => encode_decimal(schema, unscaled, *scale, out)?,
         (Type::Array, Value::Array(items)) => {
-            let elem = child(schema.value_schema())?;
-            put_len(out, items.len())?;
+            encode_start(schema, Type::Array, class, out)?;
+            let elem = element(schema)?;
+            encode_len(items.len(), out)?;
             for item in items {
                 encode(elem, item, out)?;
             }
         }
         (Type::Map, Value::Map(entries)) => {
-            let (k, v) = (child(schema.key_schema())?, child(schema.value_schema())?);
-            put_len(out, entries.len())?;
+            encode_start(schema, Type::Map, class, out)?;
+            let (k, v) = entries_of(schema)?;
+            encode_len(entries.len(), out)?;
             for (key, val) in entries {
                 encode(k, key, out)?;
                 encode(v, val, out)?;
             }
         }
         (Type::Struct, Value::Struct(st)) => {
+            encode_start(schema, Type::Struct, class, out)?;
             if !st.schema().matches(schema) {
                 return Err(DataError::new(format!(
                     "a struct of another schema ({}) for schema {}",
@@ -332,21 +342,115 @@ pub fn encode(schema: &Schema, value: &Value, out: &mut Vec<u8>) -> Result<(), D
                 encode(f.schema(), v, out).map_err(|e| DataError::new(format!("field {}: {e}", f.name())))?;
             }
         }
-        _ => return Err(mismatch()),
+        _ => return Err(mismatch(schema, class)),
     }
     Ok(())
 }
 
-fn put_len(out: &mut Vec<u8>, n: usize) -> Result<(), DataError> {
+// Writing an encoding straight from other types (the Rust SDK's
+// `ToConnect`), without a `Value`: the pieces `encode` is made of, so the
+// bytes and the checks are `encode`'s.
+
+/// A null at a place of `schema`: the presence byte 0 of an optional
+/// schema; an error for a required one.
+pub fn encode_null(schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
+    if !schema.is_optional() {
+        return Err(DataError::new(format!(
+            "null for a required {} schema{}",
+            schema.ty(),
+            name_of(schema)
+        )));
+    }
+    out.push(0);
+    Ok(())
+}
+
+/// The start of a value that is not null, of type `ty` (Java class
+/// `class`, for the error): checks that `schema` is of that type and
+/// writes an optional schema's presence byte (1). The value's own bytes
+/// follow.
+pub fn encode_start(schema: &Schema, ty: Type, class: &str, out: &mut Vec<u8>) -> Result<(), DataError> {
+    if schema.ty() != ty {
+        return Err(mismatch(schema, class));
+    }
+    if schema.is_optional() {
+        out.push(1);
+    }
+    Ok(())
+}
+
+/// A count (of bytes, items or entries): u32, little-endian.
+pub fn encode_len(n: usize, out: &mut Vec<u8>) -> Result<(), DataError> {
     let n = u32::try_from(n).map_err(|_| DataError::new("more than 2^32 - 1 bytes or items"))?;
     out.extend_from_slice(&n.to_le_bytes());
     Ok(())
 }
 
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) -> Result<(), DataError> {
-    put_len(out, b.len())?;
+/// A string's or bytes' body: the count, then the bytes.
+pub fn encode_bytes(b: &[u8], out: &mut Vec<u8>) -> Result<(), DataError> {
+    encode_len(b.len(), out)?;
     out.extend_from_slice(b);
     Ok(())
+}
+
+/// A Decimal of `scale` at a place of `schema` (which must be a Decimal
+/// of that scale): its unscaled value's big-endian two's complement, as
+/// bytes (no allocation when it fits an `i64`).
+pub fn encode_decimal(schema: &Schema, unscaled: &BigInt, scale: i32, out: &mut Vec<u8>) -> Result<(), DataError> {
+    encode_start(schema, Type::Bytes, "java.math.BigDecimal", out)?;
+    logical::check_decimal(schema, scale)?;
+    match i64::try_from(unscaled) {
+        Ok(v) => {
+            let b = v.to_be_bytes();
+            encode_bytes(&b[minimal_start(&b)..], out)
+        }
+        Err(_) => encode_bytes(&unscaled.to_signed_bytes_be(), out),
+    }
+}
+
+/// The unscaled value of a Decimal's big-endian two's complement bytes
+/// (at least one): through an `i64` when it fits (fewer allocations).
+fn decimal_from_be(b: &[u8]) -> BigInt {
+    if b.len() > 8 {
+        return BigInt::from_signed_bytes_be(b);
+    }
+    let fill = if b[0] & 0x80 != 0 { 0xff } else { 0 };
+    let mut w = [fill; 8];
+    w[8 - b.len()..].copy_from_slice(b);
+    BigInt::from(i64::from_be_bytes(w))
+}
+
+/// Where the shortest two's complement of the big-endian `b` starts (the
+/// bytes `BigInt::to_signed_bytes_be` gives): leading bytes that only
+/// repeat the sign dropped, one byte kept.
+fn minimal_start(b: &[u8; 8]) -> usize {
+    let mut i = 0;
+    while i < 7 && ((b[i] == 0 && b[i + 1] & 0x80 == 0) || (b[i] == 0xff && b[i + 1] & 0x80 != 0)) {
+        i += 1;
+    }
+    i
+}
+
+fn name_of(schema: &Schema) -> String {
+    schema.name().map(|n| format!(" ({n})")).unwrap_or_default()
+}
+
+fn mismatch(schema: &Schema, class: &str) -> DataError {
+    DataError::new(format!(
+        "a {class} value for a {} schema{}",
+        schema.ty(),
+        name_of(schema)
+    ))
+}
+
+/// An array schema's element schema.
+pub fn element(schema: &Schema) -> Result<&Schema, DataError> {
+    child(schema.value_schema())
+}
+
+/// A map schema's key and value schemas.
+pub fn entries_of(schema: &Schema) -> Result<(&Schema, &Schema), DataError> {
+    Ok((child(schema.key_schema())?, child(schema.value_schema())?))
 }
 
 /// The value `bytes` encode under `schema`; every byte must be used.
@@ -422,22 +526,22 @@ fn encode_dynamic_at(value: &Value, out: &mut Vec<u8>, depth: usize) -> Result<(
         }
         Value::String(s) => {
             out.push(Tag::String as u8);
-            put_bytes(out, s.as_bytes())?;
+            encode_bytes(s.as_bytes(), out)?;
         }
         Value::Bytes(b) => {
             out.push(Tag::Bytes as u8);
-            put_bytes(out, b)?;
+            encode_bytes(b, out)?;
         }
         Value::Array(items) => {
             out.push(Tag::Array as u8);
-            put_len(out, items.len())?;
+            encode_len(items.len(), out)?;
             for i in items {
                 encode_dynamic_at(i, out, depth + 1)?;
             }
         }
         Value::Map(entries) => {
             out.push(Tag::Map as u8);
-            put_len(out, entries.len())?;
+            encode_len(entries.len(), out)?;
             for (k, v) in entries {
                 encode_dynamic_at(k, out, depth + 1)?;
                 encode_dynamic_at(v, out, depth + 1)?;
@@ -525,9 +629,14 @@ impl<'a> Reader<'a> {
         Ok(n)
     }
 
-    fn bytes(&mut self) -> Result<Vec<u8>, DataError> {
+    /// A string's or bytes' body, borrowed.
+    fn body(&mut self) -> Result<&[u8], DataError> {
         let n = self.count(1)?;
-        Ok(self.take(n)?.to_vec())
+        self.take(n)
+    }
+
+    fn bytes(&mut self) -> Result<Vec<u8>, DataError> {
+        self.body().map(<[u8]>::to_vec)
     }
 
     fn string(&mut self) -> Result<String, DataError> {
@@ -563,7 +672,7 @@ impl<'a> Reader<'a> {
             Type::String => Value::String(self.string()?),
             Type::Bytes if schema.name() == Some(logical::DECIMAL) => {
                 let scale = logical::decimal_scale(schema)?;
-                let b = self.bytes()?;
+                let b = self.body()?;
                 if b.is_empty() {
                     return Err(DataError::new("a Decimal with no bytes"));
                 }
@@ -574,7 +683,7 @@ impl<'a> Reader<'a> {
                     )));
                 }
                 Value::Decimal {
-                    unscaled: BigInt::from_signed_bytes_be(&b),
+                    unscaled: decimal_from_be(b),
                     scale,
                 }
             }
@@ -850,6 +959,39 @@ mod tests {
         let mut b = ((MAX_DECIMAL_BYTES + 1) as u32).to_le_bytes().to_vec();
         b.resize(b.len() + MAX_DECIMAL_BYTES + 1, 7);
         assert!(decode(&dec, &b).unwrap_err().0.contains("Decimal of"));
+    }
+
+    #[test]
+    fn decimals_are_the_shortest_twos_complement_as_bigint_writes_it() {
+        let schema = logical::decimal(2).build();
+        let mut values: Vec<i64> = vec![0, 1, -1, 127, 128, -128, -129, 255, 256, -256, -257, i64::MAX, i64::MIN];
+        for shift in 0..63 {
+            let p = 1i64 << shift;
+            values.extend([p, p - 1, -p, -p - 1, p + 1]);
+        }
+        for v in values {
+            let (mut direct, mut big) = (Vec::new(), Vec::new());
+            encode_decimal(&schema, &BigInt::from(v), 2, &mut direct).unwrap();
+            encode_bytes(&BigInt::from(v).to_signed_bytes_be(), &mut big).unwrap();
+            assert_eq!(direct, big, "{v}");
+            let back = BigInt::from(v).to_signed_bytes_be();
+            assert_eq!(decimal_from_be(&back), BigInt::from(v), "{v}");
+            // Longer than needed (sign-extended) still reads the same.
+            let mut wide = vec![if v < 0 { 0xff } else { 0 }; 3];
+            wide.extend_from_slice(&back);
+            assert_eq!(decimal_from_be(&wide), BigInt::from(v), "{v}");
+        }
+        let huge = BigInt::from(i64::MAX) * 1000;
+        let mut out = Vec::new();
+        encode_decimal(&schema, &huge, 2, &mut out).unwrap();
+        assert_eq!(
+            decode(&schema, &out).unwrap(),
+            Value::Decimal {
+                unscaled: huge,
+                scale: 2
+            }
+        );
+        assert!(encode_decimal(&schema, &BigInt::from(1), 3, &mut out).is_err());
     }
 
     #[test]
