@@ -327,7 +327,7 @@ pub struct DatagenTask {
     emitted: u64,
     finished_logged: bool,
     /// Reused buffers the next record's key and value are formatted into.
-    key: Vec<u8>,
+    key: String,
     value: Vec<u8>,
     /// How many leading bytes of `value` hold a key (the rest are dots).
     value_prefix: usize,
@@ -362,21 +362,21 @@ impl DatagenTask {
         let stream = &self.streams[i];
         let mut digits = itoa::Buffer::new();
         self.key.clear();
-        self.key.extend_from_slice(stream.name.as_bytes());
-        self.key.push(b':');
-        self.key.extend_from_slice(digits.format(seq).as_bytes());
+        self.key.push_str(&stream.name);
+        self.key.push(':');
+        self.key.push_str(digits.format(seq));
         // Both are at most i32::MAX, see `non_negative_int` and `streams`.
         let kafka_partition = self
             .settings
             .topic_partitions
             .map(|n| i32::try_from(stream.index % n).unwrap_or(0));
         if self.settings.mode == Mode::Typed {
-            let key = Value::String(String::from_utf8_lossy(&self.key).into_owned());
-            let value = record(stream.index, seq).to_value_in(&self.value_schema);
+            // Encoded straight from the Rust values (no `Value` tree).
+            let value = record(stream.index, seq);
             return batch.push_ref(RecordRef {
                 kafka_partition,
-                key: PayloadRef::Typed(&self.key_schema, &key),
-                value: PayloadRef::Typed(&self.value_schema, &value),
+                key: PayloadRef::Connect(&self.key_schema, &self.key),
+                value: PayloadRef::Connect(&self.value_schema, &value),
                 ..RecordRef::default()
             });
         }
@@ -387,14 +387,14 @@ impl DatagenTask {
             self.value_prefix = 0;
         }
         let take = self.key.len().min(size);
-        self.value[..take].copy_from_slice(&self.key[..take]);
+        self.value[..take].copy_from_slice(&self.key.as_bytes()[..take]);
         if self.value_prefix > take {
             self.value[take..self.value_prefix].fill(b'.');
         }
         self.value_prefix = take;
         batch.push_ref(RecordRef {
             kafka_partition,
-            key: PayloadRef::Bytes(&self.key),
+            key: PayloadRef::Bytes(self.key.as_bytes()),
             value: PayloadRef::Bytes(&self.value),
             ..RecordRef::default()
         })
@@ -459,7 +459,7 @@ impl SourceTask for DatagenTask {
             started_ns: clock::monotonic_ns(),
             emitted: 0,
             finished_logged: false,
-            key: Vec::new(),
+            key: String::new(),
             value: Vec::new(),
             value_prefix: 0,
             key_schema: Schema::string(),
@@ -645,6 +645,19 @@ mod tests {
         assert!(record(0, 4).tags.is_empty());
         let Value::Struct(s) = typed_value(0, 3) else { panic!() };
         assert_eq!(s.get("note"), Some(&Value::Null));
+    }
+
+    #[test]
+    fn the_record_is_encoded_as_its_value_tree_would_be() {
+        let schema = typed_schema();
+        for stream in 0..3 {
+            for seq in 0..300 {
+                let (mut direct, mut via_value) = (Vec::new(), Vec::new());
+                record(stream, seq).encode_in(&schema, &mut direct).unwrap();
+                copycat_sdk::v0_3::wire::encode(&schema, &typed_value(stream, seq), &mut via_value).unwrap();
+                assert_eq!(direct, via_value, "stream {stream}, seq {seq}");
+            }
+        }
     }
 
     #[test]

@@ -1,11 +1,15 @@
 //! Rust types with a Kafka Connect schema: [`ToConnect`], its impls for
 //! the types a field may have, the logical types as Rust types, and
 //! [`to_connect!`](crate::v0_3::to_connect) for structs.
+//!
+//! Invariant: [`ToConnect::encode_in`] writes exactly the bytes
+//! `wire::encode(schema, &value.to_value_in(schema), out)` writes, with
+//! the same checks, for every impl here and every `to_connect!` struct.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
-use copycat_data::{Schema, SchemaBuilder, Struct, Type, Value, logical};
+use copycat_data::{DataError, Schema, SchemaBuilder, Struct, Type, Value, logical, wire};
 use num_bigint::BigInt;
 
 /// A Rust type whose values have a Kafka Connect schema.
@@ -15,14 +19,24 @@ use num_bigint::BigInt;
 /// [`Decimal`], `Option<T>` (an optional schema), `Vec<T>` (an array),
 /// `BTreeMap<K, V>` and `HashMap<K, V>` (maps), and, through
 /// [`to_connect!`](crate::v0_3::to_connect), your structs.
+///
+/// A batch takes a value of such a type as it is
+/// ([`PayloadRef::Connect`](crate::v0_3::PayloadRef::Connect)) and
+/// encodes it with [`encode_in`](Self::encode_in), without building a
+/// [`Value`].
 pub trait ToConnect {
     /// The schema, as a builder (so `Option<T>` can make it optional).
-    fn schema_builder() -> SchemaBuilder;
+    fn schema_builder() -> SchemaBuilder
+    where
+        Self: Sized;
 
     /// The schema. Structs made with `to_connect!` build theirs once and
     /// hand out clones (cheap, and found by identity in a batch's schema
     /// table).
-    fn schema() -> Schema {
+    fn schema() -> Schema
+    where
+        Self: Sized,
+    {
         Self::schema_builder().build()
     }
 
@@ -38,10 +52,27 @@ pub trait ToConnect {
         let _ = schema;
         self.to_value()
     }
+
+    /// Append this value's encoding at a place whose schema is `schema`
+    /// (as for [`to_value_in`](Self::to_value_in)) to `out`, in contract
+    /// 0.3.0's value encoding: the bytes, and the errors, of
+    /// `wire::encode(schema, &self.to_value_in(schema), out)`. The default
+    /// does just that; the impls of this crate and `to_connect!` structs
+    /// write straight from the Rust value. On an error `out` may hold part
+    /// of the value (a batch drops it).
+    fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
+        wire::encode(schema, &self.to_value_in(schema), out)
+    }
+
+    /// Whether this value is null (an `Option` that is `None`): a batch
+    /// writes a null key or value as no bytes at all.
+    fn is_null(&self) -> bool {
+        false
+    }
 }
 
 macro_rules! primitive {
-    ($($t:ty => $ty:ident, $variant:ident;)*) => {
+    ($($t:ty => $ty:ident, $variant:ident, $class:literal, |$v:ident| $bytes:expr;)*) => {
         $(
             impl ToConnect for $t {
                 fn schema_builder() -> SchemaBuilder {
@@ -50,19 +81,25 @@ macro_rules! primitive {
                 fn to_value(&self) -> Value {
                     Value::$variant(*self)
                 }
+                fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
+                    wire::encode_start(schema, Type::$ty, $class, out)?;
+                    let $v = *self;
+                    out.extend_from_slice(&$bytes);
+                    Ok(())
+                }
             }
         )*
     };
 }
 
 primitive! {
-    i8 => Int8, Int8;
-    i16 => Int16, Int16;
-    i32 => Int32, Int32;
-    i64 => Int64, Int64;
-    f32 => Float32, Float32;
-    f64 => Float64, Float64;
-    bool => Boolean, Boolean;
+    i8 => Int8, Int8, "java.lang.Byte", |v| [v as u8];
+    i16 => Int16, Int16, "java.lang.Short", |v| v.to_le_bytes();
+    i32 => Int32, Int32, "java.lang.Integer", |v| v.to_le_bytes();
+    i64 => Int64, Int64, "java.lang.Long", |v| v.to_le_bytes();
+    f32 => Float32, Float32, "java.lang.Float", |v| v.to_le_bytes();
+    f64 => Float64, Float64, "java.lang.Double", |v| v.to_le_bytes();
+    bool => Boolean, Boolean, "java.lang.Boolean", |v| [u8::from(v)];
 }
 
 impl ToConnect for String {
@@ -71,6 +108,10 @@ impl ToConnect for String {
     }
     fn to_value(&self) -> Value {
         Value::String(self.clone())
+    }
+    fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
+        wire::encode_start(schema, Type::String, "java.lang.String", out)?;
+        wire::encode_bytes(self.as_bytes(), out)
     }
 }
 
@@ -81,6 +122,10 @@ impl ToConnect for Vec<u8> {
     }
     fn to_value(&self) -> Value {
         Value::Bytes(self.clone())
+    }
+    fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
+        wire::encode_start(schema, Type::Bytes, "[B", out)?;
+        wire::encode_bytes(self, out)
     }
 }
 
@@ -94,6 +139,15 @@ impl<T: ToConnect> ToConnect for Option<T> {
     fn to_value_in(&self, schema: &Schema) -> Value {
         self.as_ref().map_or(Value::Null, |v| v.to_value_in(schema))
     }
+    fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
+        match self {
+            None => wire::encode_null(schema, out),
+            Some(v) => v.encode_in(schema, out),
+        }
+    }
+    fn is_null(&self) -> bool {
+        self.as_ref().is_none_or(T::is_null)
+    }
 }
 
 impl<T: ToConnect> ToConnect for Vec<T> {
@@ -106,6 +160,28 @@ impl<T: ToConnect> ToConnect for Vec<T> {
     fn to_value_in(&self, schema: &Schema) -> Value {
         Value::Array(self.iter().map(|v| value_in(v, schema.value_schema())).collect())
     }
+    fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
+        wire::encode_start(schema, Type::Array, "java.util.ArrayList", out)?;
+        let elem = wire::element(schema)?;
+        wire::encode_len(self.len(), out)?;
+        self.iter().try_for_each(|v| v.encode_in(elem, out))
+    }
+}
+
+/// A map's entries (in its iteration order) at a place of `schema`.
+fn encode_map<'a, K: ToConnect + 'a, V: ToConnect + 'a>(
+    entries: impl ExactSizeIterator<Item = (&'a K, &'a V)>,
+    schema: &Schema,
+    out: &mut Vec<u8>,
+) -> Result<(), DataError> {
+    wire::encode_start(schema, Type::Map, "java.util.HashMap", out)?;
+    let (ks, vs) = wire::entries_of(schema)?;
+    wire::encode_len(entries.len(), out)?;
+    for (k, v) in entries {
+        k.encode_in(ks, out)?;
+        v.encode_in(vs, out)?;
+    }
+    Ok(())
 }
 
 impl<K: ToConnect, V: ToConnect> ToConnect for BTreeMap<K, V> {
@@ -118,6 +194,9 @@ impl<K: ToConnect, V: ToConnect> ToConnect for BTreeMap<K, V> {
     fn to_value_in(&self, schema: &Schema) -> Value {
         let (ks, vs) = (schema.key_schema(), schema.value_schema());
         Value::Map(self.iter().map(|(k, v)| (value_in(k, ks), value_in(v, vs))).collect())
+    }
+    fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
+        encode_map(self.iter(), schema, out)
     }
 }
 
@@ -132,6 +211,9 @@ impl<K: ToConnect, V: ToConnect, S> ToConnect for HashMap<K, V, S> {
     fn to_value_in(&self, schema: &Schema) -> Value {
         let (ks, vs) = (schema.key_schema(), schema.value_schema());
         Value::Map(self.iter().map(|(k, v)| (value_in(k, ks), value_in(v, vs))).collect())
+    }
+    fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
+        encode_map(self.iter(), schema, out)
     }
 }
 
@@ -155,6 +237,9 @@ impl ToConnect for Date {
     fn to_value(&self) -> Value {
         Value::Int32(self.0)
     }
+    fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
+        self.0.encode_in(schema, out)
+    }
 }
 
 impl ToConnect for Time {
@@ -164,6 +249,9 @@ impl ToConnect for Time {
     fn to_value(&self) -> Value {
         Value::Int32(self.0)
     }
+    fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
+        self.0.encode_in(schema, out)
+    }
 }
 
 impl ToConnect for Timestamp {
@@ -172,6 +260,9 @@ impl ToConnect for Timestamp {
     }
     fn to_value(&self) -> Value {
         Value::Int64(self.0)
+    }
+    fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
+        self.0.encode_in(schema, out)
     }
 }
 
@@ -221,10 +312,13 @@ impl<const SCALE: i32> ToConnect for Decimal<SCALE> {
             scale: SCALE,
         }
     }
+    fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
+        wire::encode_decimal(schema, &self.0, SCALE, out)
+    }
 }
 
 /// `value` at a place of `schema`, if known.
-fn value_in<T: ToConnect + ?Sized>(value: &T, schema: Option<&Schema>) -> Value {
+fn value_in<T: ToConnect>(value: &T, schema: Option<&Schema>) -> Value {
     match schema {
         Some(s) => value.to_value_in(s),
         None => value.to_value(),
@@ -267,6 +361,43 @@ pub fn struct_value(schema: &Schema, values: Vec<Value>) -> Value {
     // Fails only for a schema that is not a struct of that many fields,
     // which `to_connect!` never builds.
     Struct::with_values(schema, values).map_or(Value::Null, Value::Struct)
+}
+
+/// The start of a struct's encoding at a place of `schema` (a struct
+/// schema of `fields` fields, else an error): its fields' schemas, for
+/// [`encode_field`].
+#[doc(hidden)]
+pub fn encode_struct<'s>(
+    schema: &'s Schema,
+    fields: usize,
+    out: &mut Vec<u8>,
+) -> Result<std::slice::Iter<'s, copycat_data::Field>, DataError> {
+    wire::encode_start(schema, Type::Struct, "org.apache.kafka.connect.data.Struct", out)?;
+    if schema.fields().len() != fields {
+        return Err(DataError(format!(
+            "a struct of {fields} fields for a schema{} of {}",
+            schema.name().map(|n| format!(" ({n})")).unwrap_or_default(),
+            schema.fields().len()
+        )));
+    }
+    Ok(schema.fields().iter())
+}
+
+/// A field's encoding at its place in the struct schema (the next of
+/// `fields`).
+#[doc(hidden)]
+pub fn encode_field<'a, T: ToConnect>(
+    value: &T,
+    fields: &mut impl Iterator<Item = &'a copycat_data::Field>,
+    out: &mut Vec<u8>,
+) -> Result<(), DataError> {
+    // `encode_struct` checked the count.
+    let Some(f) = fields.next() else {
+        return Err(DataError("more fields than the struct schema has".to_owned()));
+    };
+    value
+        .encode_in(f.schema(), out)
+        .map_err(|e| DataError(format!("field {}: {e}", f.name())))
 }
 
 /// A struct's schema, built once per type.
@@ -345,6 +476,20 @@ macro_rules! __copycat_to_connect {
                     ::std::vec![$($crate::v0_3::__connect::field_value(&self.$field, &mut fields)),+],
                 )
             }
+
+            fn encode_in(
+                &self,
+                schema: &$crate::v0_3::Schema,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), $crate::v0_3::DataError> {
+                let mut fields = $crate::v0_3::__connect::encode_struct(
+                    schema,
+                    [$(::core::stringify!($field)),+].len(),
+                    out,
+                )?;
+                $( $crate::v0_3::__connect::encode_field(&self.$field, &mut fields, out)?; )+
+                ::core::result::Result::Ok(())
+            }
         }
     };
 }
@@ -396,6 +541,92 @@ mod tests {
     crate::__copycat_to_connect!(Everything, doc = "all of it", name = "t.Everything", version = 3 {
         a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q,
     });
+
+    fn everything(i: i64) -> Everything {
+        Everything {
+            a: i as i8,
+            b: -(i as i16),
+            c: i as i32 * 7,
+            d: i * 1_000_003,
+            e: i as f32 / 3.0,
+            f: -(i as f64) / 7.0,
+            g: i % 2 == 0,
+            h: format!("h{i}é"),
+            i: (0..i % 5).map(|b| b as u8 * 60).collect(),
+            j: (0..i % 4).map(|k| format!("x{k}")).collect(),
+            k: (0..i % 3).map(|k| (format!("y{k}"), k * i)).collect(),
+            l: (i % 3 != 0).then_some(Inner { x: i as i32 }),
+            m: Date(19_000 + i as i32),
+            n: Time(i as i32 * 1000),
+            o: Timestamp(1_700_000_000_000 + i),
+            p: Decimal::from(i128::from(i) * 10_i128.pow(i as u32 % 30) * if i % 2 == 0 { 1 } else { -1 }),
+            q: (i % 2 == 0).then_some(i as i32),
+        }
+    }
+
+    /// What `wire::encode` writes for a value, and what `encode_in` writes.
+    type Both = (Result<Vec<u8>, DataError>, Result<Vec<u8>, DataError>);
+
+    /// [`Both`] for `v`'s `Value` at `schema`.
+    fn both<T: ToConnect>(v: &T, schema: &Schema) -> Both {
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        let via_value = wire::encode(schema, &v.to_value_in(schema), &mut a).map(|()| a);
+        let direct = v.encode_in(schema, &mut b).map(|()| b);
+        (via_value, direct)
+    }
+
+    #[test]
+    fn encode_in_writes_the_bytes_of_the_value_tree() {
+        let s = Everything::schema();
+        for i in 0..200 {
+            let (via_value, direct) = both(&everything(i), &s);
+            assert_eq!(direct.unwrap(), via_value.unwrap(), "record {i}");
+        }
+        // At an optional place: the presence byte, then the struct.
+        let opt = Option::<Everything>::schema();
+        for v in [None, Some(everything(5))] {
+            let (via_value, direct) = both(&v, &opt);
+            assert_eq!(direct.unwrap(), via_value.unwrap());
+        }
+        let mut hm = HashMap::new();
+        hm.insert(3i64, Some("x".to_owned()));
+        hm.insert(4i64, None);
+        let (via_value, direct) = both(&hm, &HashMap::<i64, Option<String>>::schema());
+        assert_eq!(direct.unwrap(), via_value.unwrap());
+        // Big decimals (past i64) as BigInt writes them.
+        let big = Decimal::<0>(BigInt::from(i64::MIN) * 1_000_000_007);
+        let (via_value, direct) = both(&big, &Decimal::<0>::schema());
+        assert_eq!(direct.unwrap(), via_value.unwrap());
+    }
+
+    #[test]
+    fn encode_in_refuses_what_the_value_tree_is_refused_for() {
+        // A value at a place of another type, a null where one is required,
+        // a Decimal of another scale: both refuse, with the same message.
+        let cases: Vec<Both> = vec![
+            both(&7i32, &Schema::string()),
+            both(&"x".to_owned(), &Schema::optional_int64()),
+            both(&None::<i32>, &Schema::int32()),
+            both(&Decimal::<2>::from(5), &Decimal::<3>::schema()),
+            both(&Decimal::<2>::from(5), &Schema::bytes()),
+            both(&vec![1i64], &Schema::int64()),
+            both(&Date(1), &Schema::int64()),
+        ];
+        for (i, (via_value, direct)) in cases.into_iter().enumerate() {
+            assert_eq!(direct.unwrap_err(), via_value.unwrap_err(), "case {i}");
+        }
+        // A field's error names it, as wire::encode's does.
+        let wrong = SchemaBuilder::structure().field("x", Schema::string()).unwrap().build();
+        let (via_value, direct) = both(&Inner { x: 1 }, &wrong);
+        assert_eq!(direct.unwrap_err(), via_value.unwrap_err());
+        // A struct schema of another shape: refused (the value tree made a
+        // null of it).
+        let e = Inner { x: 1 }
+            .encode_in(&Everything::schema(), &mut Vec::new())
+            .unwrap_err();
+        assert!(e.0.contains("a struct of 1 fields"), "{e}");
+    }
 
     #[test]
     fn a_struct_of_every_field_type_has_the_schema_and_value_kafka_connect_would() {

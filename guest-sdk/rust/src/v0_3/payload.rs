@@ -35,7 +35,7 @@ pub enum Payload {
 
 impl Payload {
     /// `value`'s schema and value.
-    pub fn of<T: ToConnect + ?Sized>(value: &T) -> Self {
+    pub fn of<T: ToConnect>(value: &T) -> Self {
         Self::Typed(T::schema(), value.to_value())
     }
 
@@ -134,7 +134,7 @@ impl<T: Into<Payload>> From<Option<T>> for Payload {
 /// A record's key or value, or a header's value, borrowed: what a
 /// [`RecordRef`](super::RecordRef) holds. The batch encodes it (or copies
 /// its bytes) when the record is pushed.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Clone, Copy, Default)]
 pub enum PayloadRef<'a> {
     /// Null: no key, a tombstone value, a header without a value.
     #[default]
@@ -145,6 +145,60 @@ pub enum PayloadRef<'a> {
     Schemaless(&'a Value),
     /// A value with its schema ([`Payload::Typed`]).
     Typed(&'a Schema, &'a Value),
+    /// A Rust value with a schema ([`ToConnect`]; the schema is its type's,
+    /// or an optional or otherwise equal copy, as for
+    /// [`ToConnect::to_value_in`]), encoded straight from the Rust value:
+    /// the same bytes as [`Typed`](Self::Typed) with its
+    /// [`Value`], without building one.
+    ///
+    /// ```
+    /// use copycat_sdk::v0_3::{OffsetMap, PayloadRef, RecordRef, SourceBatch, Timestamp, ToConnect, to_connect};
+    ///
+    /// struct Reading {
+    ///     sensor: String,
+    ///     at: Timestamp,
+    /// }
+    /// to_connect!(Reading { sensor, at });
+    ///
+    /// let schema = Reading::schema(); // kept by the task, as a clone is found by identity
+    /// let reading = Reading { sensor: "s1".into(), at: Timestamp(1_700_000_000_000) };
+    /// let mut batch = SourceBatch::new();
+    /// batch
+    ///     .push_ref(RecordRef { value: PayloadRef::Connect(&schema, &reading), ..RecordRef::default() })
+    ///     .unwrap();
+    /// assert_eq!(batch.len(), 1);
+    /// ```
+    Connect(&'a Schema, &'a dyn ToConnect),
+}
+
+impl std::fmt::Debug for PayloadRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Null => f.write_str("Null"),
+            Self::Bytes(b) => f.debug_tuple("Bytes").field(b).finish(),
+            Self::Schemaless(v) => f.debug_tuple("Schemaless").field(v).finish(),
+            Self::Typed(s, v) => f.debug_tuple("Typed").field(s).field(v).finish(),
+            Self::Connect(s, v) => f.debug_tuple("Connect").field(s).field(&v.to_value_in(s)).finish(),
+        }
+    }
+}
+
+/// A [`Connect`](PayloadRef::Connect) payload equals another, or a
+/// [`Typed`](PayloadRef::Typed) one, of the same schema and value.
+impl PartialEq for PayloadRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        let typed = |p: &Self| match *p {
+            Self::Typed(s, v) => Some((s.clone(), v.clone())),
+            Self::Connect(s, v) => Some((s.clone(), v.to_value_in(s))),
+            _ => None,
+        };
+        match (self, other) {
+            (Self::Null, Self::Null) => true,
+            (Self::Bytes(a), Self::Bytes(b)) => a == b,
+            (Self::Schemaless(a), Self::Schemaless(b)) => a == b,
+            (a, b) => typed(a).is_some_and(|a| typed(b).is_some_and(|b| a == b)),
+        }
+    }
 }
 
 impl<'a> From<&'a [u8]> for PayloadRef<'a> {
@@ -233,6 +287,12 @@ impl Encoder {
             PayloadRef::Typed(s, v) => {
                 let code = self.schema(s)?;
                 wire::encode(s, v, data)?;
+                code
+            }
+            PayloadRef::Connect(s, v) if v.is_null() => return self.put(PayloadRef::Typed(s, &Value::Null), data),
+            PayloadRef::Connect(s, v) => {
+                let code = self.schema(s)?;
+                v.encode_in(s, data)?;
                 code
             }
         };

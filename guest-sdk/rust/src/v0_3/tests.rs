@@ -356,3 +356,67 @@ fn what_a_source_pushed_reads_back_through_the_sink_views() {
     assert_eq!((got[1].topic.as_str(), got[1].offset), ("", 1));
     assert_eq!(got[1].value, Payload::Bytes(b"raw".to_vec()));
 }
+
+#[test]
+fn rust_values_pushed_as_they_are_make_the_batch_their_value_trees_make() {
+    let (schema, key_schema) = (Order::schema(), Schema::string());
+    let opt = Option::<Order>::schema();
+    let (mut direct, mut via_value) = (SourceBatch::new(), SourceBatch::new());
+    for i in 0..50 {
+        let (o, k) = (order(i), format!("k{i}"));
+        // Every fifth value a null of an optional schema: no bytes.
+        let maybe = (i % 5 != 0).then_some(order(i));
+        let seq = Value::Int64(i);
+        direct
+            .push_ref(RecordRef {
+                key: PayloadRef::Connect(&key_schema, &k),
+                value: PayloadRef::Connect(&schema, &o),
+                headers: &[
+                    ("o", PayloadRef::Connect(&opt, &maybe)),
+                    ("seq", PayloadRef::Connect(&Schema::int64(), &i)),
+                ],
+                ..RecordRef::default()
+            })
+            .unwrap();
+        let (kv, ov, mv) = (Value::from(k.as_str()), o.to_value(), maybe.to_value_in(&opt));
+        via_value
+            .push_ref(RecordRef {
+                key: PayloadRef::Typed(&key_schema, &kv),
+                value: PayloadRef::Typed(&schema, &ov),
+                headers: &[
+                    ("o", PayloadRef::Typed(&opt, &mv)),
+                    ("seq", PayloadRef::Typed(&Schema::int64(), &seq)),
+                ],
+                ..RecordRef::default()
+            })
+            .unwrap();
+        assert_eq!(PayloadRef::Connect(&schema, &o), PayloadRef::Typed(&schema, &ov));
+    }
+    assert_eq!(direct.schema_nodes(), via_value.schema_nodes());
+    let (d, v) = (direct.into_wit(), via_value.into_wit());
+    assert_eq!(slices(&d), slices(&v));
+    assert_eq!(d.data, v.data);
+    assert_eq!(d.header_value_lengths[0], -1, "a None is a null, no bytes");
+    // A value that does not fit is refused by name, the batch as it was.
+    let mut b = SourceBatch::new();
+    let e = b
+        .push_ref(RecordRef {
+            value: PayloadRef::Connect(&Schema::string(), &order(1)),
+            ..RecordRef::default()
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("record 0 of the batch: value: a org.apache.kafka.connect.data.Struct value for a STRING schema"),
+        "{e}"
+    );
+    assert!(b.is_empty() && b.data.is_empty());
+    let e = b
+        .push_ref(RecordRef {
+            value: PayloadRef::Connect(&schema, &None::<Order>),
+            ..RecordRef::default()
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("null for a required STRUCT schema"), "{e}");
+}
