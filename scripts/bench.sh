@@ -24,14 +24,13 @@
 # Cargo.toml), so the hot paths are optimised without a ~10 minute release
 # build of wasmtime. The benchmark crate itself (which holds the ceiling's
 # producer loop) is raised to opt-level 2 here, with --config, so the
-# ceiling is not handicapped by unoptimised code. Where copycat-data's
-# converters and wire decoding are measured (the boundary's typed row, the
-# converters benchmark), copycat-data is built as in a release build too
-# (DATA_OPT: opt-level 3, no debug assertions or overflow checks); without
-# it the dev profile leaves that crate unoptimised.
+# ceiling is not handicapped by unoptimised code. copycat-data is at
+# opt-level 3 in the dev profile (root Cargo.toml); where its converters and
+# wire decoding are measured (the boundary's typed rows, the converters
+# benchmark) it is built as in a release build (DATA_OPT: no debug
+# assertions or overflow checks either).
 set -euo pipefail
-DATA_OPT=(--config 'profile.dev.package.copycat-data.opt-level=3'
-    --config 'profile.dev.package.copycat-data.debug-assertions=false'
+DATA_OPT=(--config 'profile.dev.package.copycat-data.debug-assertions=false'
     --config 'profile.dev.package.copycat-data.overflow-checks=false')
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -90,8 +89,9 @@ if [[ "${COPYCAT_BENCH_LIMITS:-1}" != 0 ]]; then
 fi
 # The guest boundary per record, criterion (no Kafka): a pass-through sink's
 # `put` and source's `poll` (build/fixtures/passthrough-*.wasm), batches 1 to
-# 10,000 x values 10 B to 10 KB, then datagen's typed batch against its byte
-# batch (build/plugins/datagen.wasm, issue 22), ~4 minutes;
+# 10,000 x values 10 B to 10 KB, then typed batches against byte batches
+# (build/fixtures/prebuilt-source.wasm and build/plugins/datagen.wasm,
+# issue 22), ~4 minutes;
 # COPYCAT_BENCH_BOUNDARY=0 skips it.
 # `--profile dev`: `cargo bench` would otherwise use the release-based bench
 # profile and rebuild wasmtime.

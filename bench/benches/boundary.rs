@@ -14,17 +14,16 @@
 //! so it prints time per record; a `direction | batch | record bytes |
 //! ns/record` table (criterion's mean per call divided by the batch) follows.
 //!
-//! - `source-poll-typed` (issue 22): typed records across the boundary
-//!   against bytes. The datagen component (`COPYCAT_PLUGIN_DIR`, default
-//!   `build/plugins`) polled for 1,000 records per call, once in
-//!   `record.mode=typed` (a STRING key and a `copycat.datagen.Record`
-//!   struct: the guest builds and wire-encodes them, the host lifts the
-//!   typed batch, checks its schema table and decodes every key and value)
-//!   and once in `record.mode=bytes` with 100-byte values (the same count
-//!   of raw records). The converters are a stand-in that makes no bytes,
-//!   so no Kafka Connect conversion is in the figure (`bench --bin
-//!   converters` measures those). Both include datagen's own work of making
-//!   its records. The ratio typed ÷ bytes is recorded as `boundary-typed`.
+//! - `source-poll-typed` (issue 22): 1,000 typed records a poll against
+//!   bytes, converters that make no bytes. `prebuilt-*`: the fixture
+//!   `prebuilt-source` pushes records prepared at start (datagen's typed
+//!   shape) through the SDK every poll, in the mode named (see its doc);
+//!   `bytes` are their encodings, so the sizes match. `boundary-typed` is
+//!   typed ÷ bytes, split into the guest's part (encode-only − bytes) and
+//!   the host's (typed − encode-only); `prebuilt-host-decode` is the host's
+//!   decoding in-process. `datagen-*`: datagen (`COPYCAT_PLUGIN_DIR`,
+//!   default `build/plugins`), its record building included
+//!   (`boundary-typed-datagen`).
 //!
 //! `scripts/bench.sh` runs it (`COPYCAT_BENCH_BOUNDARY=0` skips it); alone:
 //! `cargo bench -p copycat-bench --bench boundary --profile dev` after
@@ -294,13 +293,112 @@ fn run(c: &mut Criterion, engine: &WasmEngine, rows: &mut Vec<Row>) -> Result<()
 const TYPED_BATCH: usize = 1000;
 /// Criterion's group of the typed rows.
 const TYPED_GROUP: &str = "source-poll-typed";
-/// Its two benchmarks: datagen's byte mode (100-byte values), its typed mode.
-const TYPED_IDS: [(&str, &str); 2] = [("datagen-bytes", "bytes"), ("datagen-typed", "typed")];
 
-/// The typed batch against the byte batch (see the module doc); returns
-/// the benchmarks that ran.
+/// One benchmark of the typed group: a component polled in one mode.
+struct TypedCase {
+    id: &'static str,
+    /// The component: a plugin (datagen) or a fixture.
+    plugin: bool,
+    name: &'static str,
+    config: &'static [(&'static str, &'static str)],
+}
+
+/// The typed group's polls (see the module doc).
+const TYPED_CASES: &[TypedCase] = &[
+    TypedCase {
+        id: "prebuilt-bytes",
+        plugin: false,
+        name: "prebuilt-source",
+        config: &[("record.mode", "bytes")],
+    },
+    TypedCase {
+        id: "prebuilt-typed",
+        plugin: false,
+        name: "prebuilt-source",
+        config: &[("record.mode", "typed")],
+    },
+    TypedCase {
+        id: "prebuilt-to-value",
+        plugin: false,
+        name: "prebuilt-source",
+        config: &[("record.mode", "to-value")],
+    },
+    TypedCase {
+        id: "prebuilt-value",
+        plugin: false,
+        name: "prebuilt-source",
+        config: &[("record.mode", "value")],
+    },
+    TypedCase {
+        id: "prebuilt-encode-only",
+        plugin: false,
+        name: "prebuilt-source",
+        config: &[("record.mode", "encode-only")],
+    },
+    TypedCase {
+        id: "datagen-bytes",
+        plugin: true,
+        name: "datagen",
+        config: &[("record.mode", "bytes"), ("value.size", "100")],
+    },
+    TypedCase {
+        id: "datagen-typed",
+        plugin: true,
+        name: "datagen",
+        config: &[("record.mode", "typed")],
+    },
+];
+
+/// The in-process benchmark of the typed group: the host's decoding alone.
+const HOST_DECODE_ID: &str = "prebuilt-host-decode";
+
+/// The prebuilt fixture's records as the host receives them: the batch's
+/// schema nodes, the key's and the value's roots, and every record's key
+/// and value encodings (the fixture's own functions, natively).
+struct Encoded {
+    nodes: Vec<copycat_data::wire::SchemaNode>,
+    roots: (u32, u32),
+    records: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+fn prebuilt_encoded() -> Result<Encoded> {
+    use copycat_fixture_prebuilt_source as fixture;
+    let mut table = copycat_data::wire::SchemaTable::new();
+    let key = table.add(&Schema::string()).map_err(|e| anyhow!("{e}"))?;
+    let value = table
+        .add(&<fixture::Record as copycat_sdk::v0_3::ToConnect>::schema())
+        .map_err(|e| anyhow!("{e}"))?;
+    let records = (0..TYPED_BATCH as u64)
+        .map(|i| fixture::encoded(i).map_err(|e| anyhow!("{e}")))
+        .collect::<Result<_>>()?;
+    Ok(Encoded {
+        nodes: table.into_nodes(),
+        roots: (key, value),
+        records,
+    })
+}
+
+/// What the host does with a typed batch's data, without the boundary or
+/// the converters: rebuild the schema table, decode every key and value
+/// into a `Value` (what `poll` hands the converters).
+fn host_decode(e: &Encoded) -> Result<usize> {
+    let reader = copycat_data::wire::SchemaReader::new(&e.nodes).map_err(|e| anyhow!("{e}"))?;
+    let (ks, vs) = (
+        reader.schema(e.roots.0).map_err(|e| anyhow!("{e}"))?,
+        reader.schema(e.roots.1).map_err(|e| anyhow!("{e}"))?,
+    );
+    let mut n = 0;
+    for (k, v) in &e.records {
+        let k = copycat_data::wire::decode(ks, k).map_err(|e| anyhow!("{e}"))?;
+        let v = copycat_data::wire::decode(vs, v).map_err(|e| anyhow!("{e}"))?;
+        n += usize::from(!k.is_null()) + usize::from(!v.is_null());
+    }
+    Ok(n)
+}
+
+/// The typed batches against the byte batches (see the module doc);
+/// returns the benchmarks that ran.
 fn run_typed(c: &mut Criterion, engine: &WasmEngine) -> Result<Vec<&'static str>> {
-    let path = plugin_dir().join("datagen.wasm");
     let mut group = c.benchmark_group(TYPED_GROUP);
     group
         .sample_size(10)
@@ -310,18 +408,22 @@ fn run_typed(c: &mut Criterion, engine: &WasmEngine) -> Result<Vec<&'static str>
         .throughput(Throughput::Elements(TYPED_BATCH as u64));
     let max = u32::try_from(TYPED_BATCH).context("batch size")?;
     let mut ran = Vec::new();
-    for (id, mode) in TYPED_IDS {
+    for case in TYPED_CASES {
         let mut guest: Option<Guest> = None;
         let mut failed: Option<anyhow::Error> = None;
-        group.bench_function(BenchmarkId::from_parameter(id), |b| {
+        group.bench_function(BenchmarkId::from_parameter(case.id), |b| {
             if guest.is_none() && failed.is_none() {
-                let config = [
+                let mut config: Vec<(&str, String)> = vec![
                     ("topic", "bench".to_owned()),
-                    ("record.mode", mode.to_owned()),
-                    ("value.size", "100".to_owned()),
                     ("batch.size", TYPED_BATCH.to_string()),
+                    ("batch", TYPED_BATCH.to_string()),
                 ];
-                match start_at(engine, &path, "datagen", &config) {
+                config.extend(case.config.iter().map(|(k, v)| (*k, (*v).to_owned())));
+                let path = match case.plugin {
+                    true => plugin_dir().join(format!("{}.wasm", case.name)),
+                    false => fixture_dir().join(format!("{}.wasm", case.name)),
+                };
+                match start_at(engine, &path, case.name, &config) {
                     Ok(g) => guest = Some(g),
                     Err(e) => failed = Some(e),
                 }
@@ -336,12 +438,27 @@ fn run_typed(c: &mut Criterion, engine: &WasmEngine) -> Result<Vec<&'static str>
         if let Some(mut g) = guest {
             let got = g
                 .source_poll(max)
-                .map_err(|e| anyhow!("datagen poll, record.mode={mode}: {e}"))?;
+                .map_err(|e| anyhow!("{} poll ({}): {e}", case.name, case.id))?;
             if got.len() != TYPED_BATCH {
-                bail!("datagen poll returned {} records, not {TYPED_BATCH}", got.len());
+                bail!(
+                    "{} poll ({}) returned {} records, not {TYPED_BATCH}",
+                    case.name,
+                    case.id,
+                    got.len()
+                );
             }
-            ran.push(id);
+            ran.push(case.id);
         }
+    }
+    let encoded = prebuilt_encoded()?;
+    let want = host_decode(&encoded)?;
+    let mut decoded = false;
+    group.bench_function(BenchmarkId::from_parameter(HOST_DECODE_ID), |b| {
+        decoded = true;
+        b.iter(|| host_decode(black_box(&encoded)).map(|n| n == want));
+    });
+    if decoded {
+        ran.push(HOST_DECODE_ID);
     }
     group.finish();
     Ok(ran)
@@ -363,6 +480,81 @@ fn mean_ns_at(dir: &Path, group: &str, id: &str) -> Result<f64> {
         .with_context(|| format!("no mean.point_estimate in {}", path.display()))
 }
 
+/// The typed group's figures: printed, and the records of the results
+/// file for the benchmarks that ran.
+fn typed_records(dir: &Path, ran: &[&str], out: &mut Vec<Record>) -> Result<()> {
+    let per = |id: &str| -> Result<Option<f64>> {
+        match ran.contains(&id) {
+            true => mean_ns_at(dir, TYPED_GROUP, id).map(|ns| Some(ns / TYPED_BATCH as f64)),
+            false => Ok(None),
+        }
+    };
+    let b = TYPED_BATCH as f64;
+    if let (Some(bytes), Some(typed)) = (per("prebuilt-bytes")?, per("prebuilt-typed")?) {
+        println!();
+        println!(
+            "Typed batch across the boundary ({TYPED_BATCH} records prepared at start, pushed through the SDK every poll, converters that make no bytes): typed {typed:.1} ns/record, bytes of the same size {bytes:.1} ns/record, typed ÷ bytes {:.2}",
+            typed / bytes
+        );
+        // The issue: a typed batch must not cost more than "a few times" a
+        // batch of bytes; read here as at most 3×.
+        let mut rec = Record::new("boundary-typed", "per-record", typed, "ns/record")
+            .vs("bytes records of the same size", Some(bytes), None)
+            .goal(Goal::ratio_at_most(3.0))
+            .param("batch", b)
+            .note("criterion mean per poll ÷ batch; prebuilt-source: the same records every poll, datagen's shape, typed (the SDK encodes them, the host lifts and decodes them; no conversion) against their encodings as raw bytes");
+        if let Some(only) = per("prebuilt-encode-only")? {
+            let (guest, host) = (only - bytes, typed - only);
+            println!(
+                "  split: guest encoding {guest:.1} ns/record (encode-only {only:.1} − bytes), host {host:.1} ns/record (typed − encode-only)"
+            );
+            rec = rec.param("guest_ns", guest.round()).param("host_ns", host.round());
+        }
+        if let Some(decode) = per(HOST_DECODE_ID)? {
+            println!("  in-process: the host's schema table and decoding of every key and value {decode:.1} ns/record");
+            rec = rec.param("host_decode_ns", decode.round());
+        }
+        out.push(rec);
+        if let Some(to_value) = per("prebuilt-to-value")? {
+            println!(
+                "  the same Rust values made into Value trees every poll (the SDK's path before PayloadRef::Connect): {to_value:.1} ns/record, ÷ bytes {:.2}",
+                to_value / bytes
+            );
+            out.push(
+                Record::new("boundary-typed-to-value", "per-record", to_value, "ns/record")
+                    .vs("bytes records of the same size", Some(bytes), None)
+                    .param("batch", b)
+                    .note("criterion mean per poll ÷ batch; prebuilt-source record.mode=to-value: ToConnect::to_value_in every poll, then PayloadRef::Typed"),
+            );
+        }
+        if let Some(value) = per("prebuilt-value")? {
+            println!(
+                "  the same records as Value trees (PayloadRef::Typed): {value:.1} ns/record, ÷ bytes {:.2}",
+                value / bytes
+            );
+            out.push(
+                Record::new("boundary-typed-value", "per-record", value, "ns/record")
+                    .vs("bytes records of the same size", Some(bytes), None)
+                    .param("batch", b)
+                    .note("criterion mean per poll ÷ batch; prebuilt-source record.mode=value: prepared Value trees, encoded by the SDK every poll"),
+            );
+        }
+    }
+    if let (Some(bytes), Some(typed)) = (per("datagen-bytes")?, per("datagen-typed")?) {
+        println!(
+            "Datagen, building its records every poll: typed {typed:.1} ns/record, bytes (100 B values) {bytes:.1} ns/record, typed ÷ bytes {:.2}",
+            typed / bytes
+        );
+        out.push(
+            Record::new("boundary-typed-datagen", "per-record", typed, "ns/record")
+                .vs("datagen bytes mode, 100 B values", Some(bytes), None)
+                .param("batch", b)
+                .note("criterion mean per poll ÷ batch; datagen record.mode=typed (builds, encodes, lifts and decodes its struct; no conversion) against record.mode=bytes"),
+        );
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let dir = criterion_dir();
     let mut c = Criterion::default().output_directory(&dir).configure_from_args();
@@ -376,24 +568,7 @@ fn main() -> Result<()> {
         return Ok(());
     }
     let mut out = Vec::new();
-    if typed.len() == TYPED_IDS.len() {
-        let per = |id: &str| mean_ns_at(&dir, TYPED_GROUP, id).map(|ns| ns / TYPED_BATCH as f64);
-        let (bytes, typed) = (per(TYPED_IDS[0].0)?, per(TYPED_IDS[1].0)?);
-        println!();
-        println!(
-            "Typed batch across the boundary (datagen, {TYPED_BATCH} records a poll, converters that make no bytes): typed {typed:.1} ns/record, bytes (100 B values) {bytes:.1} ns/record, typed ÷ bytes {:.2}",
-            typed / bytes
-        );
-        // The issue: a typed batch must not cost more than "a few times" a
-        // batch of bytes; read here as at most 3×.
-        out.push(
-            Record::new("boundary-typed", "per-record", typed, "ns/record")
-                .vs("datagen bytes mode, 100 B values", Some(bytes), None)
-                .goal(Goal::ratio_at_most(3.0))
-                .param("batch", TYPED_BATCH as f64)
-                .note("criterion mean per poll ÷ batch; datagen record.mode=typed (guest builds and encodes the struct, host lifts and decodes it; no conversion) against record.mode=bytes"),
-        );
-    }
+    typed_records(&dir, &typed, &mut out)?;
     if rows.is_empty() {
         return results::append(&out);
     }

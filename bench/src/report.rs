@@ -242,9 +242,10 @@ fn format_param(v: f64) -> String {
 }
 
 /// Whether a record gets a row: the boundary's 40 figures are plotted, and
-/// only the one with the goal is in the table.
+/// only the one with the goal and the typed rows (each against a
+/// byte batch) are in the table.
 fn in_table(r: &Record) -> bool {
-    group_of(&r.scenario) != Some("boundary") || r.goal.is_some()
+    group_of(&r.scenario) != Some("boundary") || r.goal.is_some() || r.ceiling_label.is_some()
 }
 
 fn escape(s: &str) -> String {
@@ -463,6 +464,9 @@ mod tests {
             Record::new("boundary-put", "per-record", 5000.0, "ns/record")
                 .param("batch", 1.0)
                 .param("record_bytes", 10.0),
+            Record::new("boundary-typed-datagen", "per-record", 900.0, "ns/record")
+                .vs("datagen bytes mode", Some(60.0), None)
+                .param("batch", 1000.0),
         ];
         let out = render_summary(&recs, &ctx());
         assert!(
@@ -472,6 +476,7 @@ mod tests {
         assert!(out.contains("| ≤ 50 ns/record | **no** |"), "{out}");
         assert!(!out.contains("1.00"), "{out}");
         assert!(out.contains("1 more boundary figures"), "{out}");
+        assert!(out.contains("| boundary-typed-datagen |"), "{out}");
     }
 
     #[test]
