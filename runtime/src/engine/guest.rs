@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use wasmtime::{Store, Trap};
 
+use super::batch::SchemaCache;
 pub use super::batch::{
     Contract, ConvertError, Decoded, HeaderViews, RecordConverters, RecordView, SinkBatch, SinkRecordRef, SourceBatch,
     TypedError,
@@ -97,6 +98,8 @@ pub struct Guest {
     instruments: Option<Arc<TaskInstruments>>,
     /// A 0.3.0 source's converters and its connector's topic.
     converters: Option<(Arc<dyn RecordConverters>, String)>,
+    /// A 0.3.0 source's last schema table.
+    schemas: SchemaCache,
     _slot: InstanceSlot,
 }
 
@@ -194,6 +197,7 @@ impl Guest {
             poisoned: None,
             instruments,
             converters: None,
+            schemas: SchemaCache::default(),
             _slot: slot,
         })
     }
@@ -355,6 +359,7 @@ impl Guest {
     pub fn source_poll(&mut self, max_records: u32) -> Result<SourceBatch, GuestError> {
         self.source("poll")?;
         let typed = self.converters.clone();
+        let mut schemas = std::mem::take(&mut self.schemas);
         let batch = self.call("poll", |b, s| match b {
             Bindings::Source(b) => Ok(b
                 .copycat_connector_source_task()
@@ -368,14 +373,15 @@ impl Guest {
                 .copycat_connector_source_task()
                 .call_poll(s, max_records)?
                 .map(|batch| match &typed {
-                    Some((converters, topic)) => SourceBatch::typed(batch, converters.as_ref(), topic),
+                    Some((converters, topic)) => SourceBatch::typed(batch, converters.as_ref(), topic, &mut schemas),
                     None => Err(TypedError::Malformed(
                         "host invariant: a 0.3.0 source polled without converters".to_owned(),
                     )),
                 })),
             Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Ok(Ok(Ok(SourceBatch::default()))),
-        })?;
-        batch.map_err(|e| match e {
+        });
+        self.schemas = schemas;
+        batch?.map_err(|e| match e {
             TypedError::Malformed(e) => GuestError::Fatal(format!("`poll` returned a malformed batch: {e}")),
             TypedError::Convert(e) => GuestError::Convert(e),
         })

@@ -12,7 +12,7 @@ mod view;
 
 pub use sink::{SinkBatch, SinkRecordRef};
 pub use source::{RecordIter, SourceBatch};
-pub use typed::{ConvertError, Decoded, RecordConverters, TypedError};
+pub use typed::{ConvertError, Decoded, RecordConverters, SchemaCache, TypedError};
 pub use view::{Contract, HeaderViews, RecordView};
 
 #[cfg(test)]

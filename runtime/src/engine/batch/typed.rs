@@ -117,23 +117,64 @@ fn kind<'s>(reader: &'s SchemaReader, entry: i32) -> Result<Kind<'s>, String> {
     }
 }
 
-fn node(n: &typed::SchemaNode) -> SchemaNode {
+/// The schema table of a source's last typed batch, rebuilt only when a
+/// batch brings another one: a task's batches usually carry the same
+/// nodes, and the rebuilt schemas would be equal (`SchemaReader` is a
+/// function of the nodes).
+#[derive(Debug, Default)]
+pub struct SchemaCache {
+    nodes: Vec<SchemaNode>,
+    reader: Option<SchemaReader>,
+}
+
+impl SchemaCache {
+    /// The schemas of `wit`: the cached ones if the nodes are the same.
+    fn reader(&mut self, wit: &[typed::SchemaNode]) -> Result<&SchemaReader, String> {
+        let same = self.nodes.len() == wit.len() && self.nodes.iter().zip(wit).all(|(c, w)| same_node(c, w));
+        if !same || self.reader.is_none() {
+            self.reader = None;
+            self.nodes = wit.iter().map(node).collect();
+            self.reader = Some(SchemaReader::new(&self.nodes).map_err(|e| format!("the batch's schemas: {e}"))?);
+        }
+        self.reader
+            .as_ref()
+            .ok_or_else(|| "host invariant: no schema table after building one".to_owned())
+    }
+}
+
+fn same_node(c: &SchemaNode, w: &typed::SchemaNode) -> bool {
+    c.ty == ty(w.type_)
+        && c.optional == w.optional
+        && c.name == w.name
+        && c.version == w.version
+        && c.doc == w.doc
+        && c.parameters == w.parameters
+        && c.default == w.default
+        && c.children == w.children
+        && c.field_names == w.field_names
+}
+
+fn ty(t: typed::SchemaType) -> Type {
     use typed::SchemaType as T;
+    match t {
+        T::Int8 => Type::Int8,
+        T::Int16 => Type::Int16,
+        T::Int32 => Type::Int32,
+        T::Int64 => Type::Int64,
+        T::Float32 => Type::Float32,
+        T::Float64 => Type::Float64,
+        T::Boolean => Type::Boolean,
+        T::String => Type::String,
+        T::Bytes => Type::Bytes,
+        T::Array => Type::Array,
+        T::Map => Type::Map,
+        T::Struct => Type::Struct,
+    }
+}
+
+fn node(n: &typed::SchemaNode) -> SchemaNode {
     SchemaNode {
-        ty: match n.type_ {
-            T::Int8 => Type::Int8,
-            T::Int16 => Type::Int16,
-            T::Int32 => Type::Int32,
-            T::Int64 => Type::Int64,
-            T::Float32 => Type::Float32,
-            T::Float64 => Type::Float64,
-            T::Boolean => Type::Boolean,
-            T::String => Type::String,
-            T::Bytes => Type::Bytes,
-            T::Array => Type::Array,
-            T::Map => Type::Map,
-            T::Struct => Type::Struct,
-        },
+        ty: ty(n.type_),
         optional: n.optional,
         name: n.name.clone(),
         version: n.version,
@@ -216,11 +257,13 @@ impl SourceBatch {
     /// Check a 0.3.0 batch and convert its typed entries to bytes with
     /// `converters`; records without a topic of their own go to
     /// `default_topic` (whose name the converters may use, e.g. for a
-    /// schema registry subject).
+    /// schema registry subject). `cache` keeps the source's last schema
+    /// table.
     pub(crate) fn typed(
         b: typed::SourceBatch,
         converters: &dyn RecordConverters,
         default_topic: &str,
+        cache: &mut SchemaCache,
     ) -> Result<Self, TypedError> {
         let typed::SourceBatch {
             data,
@@ -285,8 +328,7 @@ impl SourceBatch {
             }
             return Ok(raw);
         }
-        let nodes: Vec<SchemaNode> = schemas.iter().map(node).collect();
-        let reader = SchemaReader::new(&nodes).map_err(|e| format!("the batch's schemas: {e}"))?;
+        let reader = cache.reader(&schemas)?;
         let SourceBatch::Packed(src) = &raw else {
             return Ok(raw);
         };
@@ -475,7 +517,7 @@ mod tests {
 
     #[test]
     fn typed_entries_become_the_converters_bytes_and_raw_ones_pass_through() {
-        let b = SourceBatch::typed(batch(), &Json, "default").unwrap();
+        let b = SourceBatch::typed(batch(), &Json, "default", &mut SchemaCache::default()).unwrap();
         let records: Vec<_> = b.iter().collect();
         assert_eq!(records[0].key, Some(&b"k"[..]));
         assert_eq!(
@@ -497,7 +539,7 @@ mod tests {
         let refused = |f: fn(&mut typed::SourceBatch)| {
             let mut b = batch();
             f(&mut b);
-            SourceBatch::typed(b, &Json, "default")
+            SourceBatch::typed(b, &Json, "default", &mut SchemaCache::default())
                 .err()
                 .map(|e| e.to_string())
                 .unwrap_or_default()
