@@ -535,6 +535,26 @@ mod tests {
     }
 
     #[test]
+    fn the_schema_table_is_kept_while_the_nodes_stay_the_same() {
+        let mut cache = SchemaCache::default();
+        SourceBatch::typed(batch(), &Json, "default", &mut cache).unwrap();
+        let kept = cache.reader(&batch().schemas).unwrap().schema(0).unwrap().clone();
+        SourceBatch::typed(batch(), &Json, "default", &mut cache).unwrap();
+        assert!(kept.ptr_eq(cache.reader(&batch().schemas).unwrap().schema(0).unwrap()));
+        // Other nodes: rebuilt (the value no longer fits), then kept again.
+        let mut other = batch();
+        other.schemas[0].type_ = typed::SchemaType::Int64;
+        let e = SourceBatch::typed(other, &Json, "default", &mut cache)
+            .err()
+            .map(|e| e.to_string());
+        assert!(e.is_some_and(|e| e.contains("ends early")));
+        let mut bad = batch();
+        bad.schemas[0].children = vec![0];
+        assert!(SourceBatch::typed(bad, &Json, "default", &mut cache).is_err());
+        SourceBatch::typed(batch(), &Json, "default", &mut cache).unwrap();
+    }
+
+    #[test]
     fn bad_typed_input_is_refused_naming_the_record() {
         let refused = |f: fn(&mut typed::SourceBatch)| {
             let mut b = batch();
