@@ -361,18 +361,18 @@ impl SourceBatch {
                 }
             };
             let entry = |col: &[i32], i: usize| col.get(i).copied().unwrap_or(-1);
-            let key = convert(kind(&reader, entry(&key_schemas, i))?, r.key, |s, v| {
+            let key = convert(kind(reader, entry(&key_schemas, i))?, r.key, |s, v| {
                 converters.key(topic, s, v)
             })
             .map_err(|e| at("key", e))?;
-            let value = convert(kind(&reader, entry(&value_schemas, i))?, r.value, |s, v| {
+            let value = convert(kind(reader, entry(&value_schemas, i))?, r.value, |s, v| {
                 converters.value(topic, s, v)
             })
             .map_err(|e| at("value", e))?;
             push_field(&mut out.data, &mut out.key_lengths, key.as_deref())?;
             push_field(&mut out.data, &mut out.value_lengths, value.as_deref())?;
             for (hk, hv) in r.headers {
-                let bytes = convert(kind(&reader, entry(&header_schemas, header))?, hv, |s, v| {
+                let bytes = convert(kind(reader, entry(&header_schemas, header))?, hv, |s, v| {
                     converters.header(topic, hk, s, v)
                 })
                 .map_err(|e| at(&format!("header {hk}"), e))?;
