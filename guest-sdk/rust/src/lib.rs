@@ -41,7 +41,7 @@
 //! [`grants::fs_granted`] tells a path outside the file grants from a
 //! missing file.
 //!
-//! This is contract `copycat:connector@0.2.0`. The draft 0.3.0 (typed
+//! This is contract `copycat:connector@0.2.0`. Contract 0.3.0 (typed
 //! records: keys, values and headers with Kafka Connect schemas; source
 //! partitions and offsets as Kafka Connect's maps) is the module `v0_3`,
 //! behind the cargo feature `v0_3`, which adds it and changes nothing here.

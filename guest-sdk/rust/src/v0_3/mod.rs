@@ -1,5 +1,4 @@
-//! Contract `copycat:connector@0.3.0` (**DRAFT**: not released, and the
-//! host does not run it yet): typed records, and source partitions and
+//! Contract `copycat:connector@0.3.0`: typed records, and source partitions and
 //! offsets that are Kafka Connect's maps. Behind the `v0_3` feature.
 //!
 //! A 0.3.0 connector is written as a 0.2.0 one, with this module's types
