@@ -249,3 +249,59 @@ fn a_topics_regex_sink_consumes_whole_name_matches_and_lists_their_offsets() {
         .to_string();
     assert!(err.contains("topics.regex") && err.contains("orders-("), "{err}");
 }
+
+/// Offsets an older datagen (contract 0.2.0: plain-string partitions and
+/// offsets, shown as `source_partition` / `source_offset`) committed carry
+/// over to datagen 0.3.0: stream-0 resumes after its legacy offset,
+/// stream-1's map offset wins, and the next commits are maps.
+#[test]
+fn a_connector_upgraded_to_map_offsets_resumes_from_its_string_offsets() {
+    let topic = unique("offsets-legacy");
+    let name = unique("dg-legacy");
+    let offsets_topic = unique("offsets");
+    block_on(create_topic(&topic, 1));
+    let pairs = [
+        ("name", name.as_str()),
+        ("connector.class", "datagen"),
+        ("topic", topic.as_str()),
+        ("streams", "2"),
+        ("count", "100"),
+    ];
+    let wcfg = worker_config(&offsets_topic);
+    let ccfg = copycat_runtime::ConnectorConfig::from_props(props(&pairs), &wcfg).unwrap();
+    // What datagen 0.2.0 left: stream-0 at 41 (string form), and stream-1
+    // at 9 in the string form but at 89 in the map form (0.3.0 wrote it
+    // later, so it wins).
+    block_on(offsets_admin::alter(
+        &wcfg,
+        &ccfg,
+        &doc(json!({"offsets": [
+            {"partition": {"source_partition": "stream-0"}, "offset": {"source_offset": "41"}},
+            {"partition": {"source_partition": "stream-1"}, "offset": {"source_offset": "9"}},
+            {"partition": {"stream": "stream-1"}, "offset": {"seq": 89}},
+        ]})),
+    ))
+    .unwrap();
+
+    let worker = start_worker(&offsets_topic);
+    worker.start_connector(connector(&worker, &pairs)).unwrap();
+    eventually("the records", Duration::from_secs(60), || {
+        (topic_size(&topic) >= 68).then_some(())
+    });
+    // Until the map offsets are committed, both forms are listed.
+    eventually("map offsets committed", Duration::from_secs(30), || {
+        let got = serde_json::to_value(offsets_admin::get(&wcfg, &ccfg).unwrap()).unwrap();
+        got["offsets"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"partition": {"stream": "stream-0"}, "offset": {"seq": 99}}))
+            .then_some(())
+    });
+    worker.shutdown();
+    let seen = occurrences(&topic);
+    let want: BTreeMap<(String, u64), usize> = (42..100)
+        .map(|s| (("stream-0".to_owned(), s), 1))
+        .chain((90..100).map(|s| (("stream-1".to_owned(), s), 1)))
+        .collect();
+    assert_eq!(seen, want, "stream-0 after 41, stream-1 after 89, nothing twice");
+}

@@ -8,7 +8,9 @@
 //! A restarted task resumes every stream after its last committed offset, so
 //! the output of a bounded run (`count` > 0) is exactly `streams × count`
 //! distinct records, whatever the restarts (at-least-once delivery may
-//! repeat some).
+//! repeat some). Offsets committed by datagen before 0.3.0 (`"<seq>"` under
+//! the plain partition `stream-<i>`) are read where no map offset exists,
+//! so an upgrade continues where the old version stopped.
 //!
 //! `record.mode` chooses what a record is:
 //!
@@ -421,12 +423,27 @@ impl SourceTask for DatagenTask {
         };
         let partitions: Vec<OffsetMap> = assigned.iter().map(|i| partition(*i)).collect();
         let committed = Self::read_offsets(&partitions)?;
+        // Datagen before 0.3.0 committed `"<seq>"` under `"stream-<i>"`.
+        let names: Vec<String> = assigned.iter().map(|i| format!("stream-{i}")).collect();
+        let legacy = match committed.len() < partitions.len() {
+            true => Self::read_legacy_offsets(&names.iter().map(String::as_str).collect::<Vec<_>>()),
+            false => Default::default(),
+        };
         let streams = assigned
             .into_iter()
             .zip(partitions)
-            .map(|(index, partition)| {
+            .zip(names)
+            .map(|((index, partition), name)| {
                 let next_seq = match committed.get(&partition) {
-                    None => 0,
+                    None => match legacy.get(&name) {
+                        None => 0,
+                        Some(last) => last.trim().parse::<u64>().map(|n| n + 1).map_err(|e| {
+                            Error::fatal(format!(
+                                "committed offset '{last}' of {name} (datagen before 0.3.0) \
+                                 is not a sequence number: {e}"
+                            ))
+                        })?,
+                    },
                     Some(last) => last
                         .get_i64("seq")
                         .and_then(|n| u64::try_from(n).ok())
@@ -442,7 +459,7 @@ impl SourceTask for DatagenTask {
                 Ok(Stream {
                     index,
                     partition,
-                    name: format!("stream-{index}"),
+                    name,
                     next_seq,
                 })
             })

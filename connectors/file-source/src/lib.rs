@@ -9,7 +9,9 @@
 //!   `grants.fs.read` (WASI preopens, read with plain `std::fs`).
 //! * Each file is the source partition `{"filename": <path>}`; a record's
 //!   source offset is `{"position": <byte position just after its line>}`:
-//!   Kafka Connect's FileStreamSource's own shapes. No key.
+//!   Kafka Connect's FileStreamSource's own shapes. No key. Offsets
+//!   committed by file-source before 0.3.0 (`"<byte>"` under the plain
+//!   path) are read where no map offset exists, so an upgrade resumes.
 //! * The value is the line without its `\n` (and without a `\r` before it),
 //!   as `value.format` says:
 //!   - `bytes` (the default): raw bytes, which reach Kafka as they are.
@@ -621,12 +623,25 @@ impl SourceTask for FileSourceTask {
         }
         let partitions: Vec<OffsetMap> = paths.iter().map(|p| partition(p)).collect();
         let committed = Self::read_offsets(&partitions)?;
+        // file-source before 0.3.0 committed `"<byte>"` under the path.
+        let legacy = match committed.len() < partitions.len() {
+            true => Self::read_legacy_offsets(&paths.iter().map(String::as_str).collect::<Vec<_>>()),
+            false => Default::default(),
+        };
         let files = paths
             .into_iter()
             .zip(partitions)
             .map(|(path, partition)| {
                 let position = match committed.get(&partition) {
-                    None => 0,
+                    None => match legacy.get(&path) {
+                        None => 0,
+                        Some(offset) => offset.trim().parse::<u64>().map_err(|e| {
+                            Error::fatal(format!(
+                                "committed offset '{offset}' of {path} (file-source before 0.3.0) \
+                                 is not a byte position: {e}"
+                            ))
+                        })?,
+                    },
                     Some(offset) => offset
                         .get_i64("position")
                         .and_then(|p| u64::try_from(p).ok())

@@ -40,6 +40,26 @@ pub(crate) fn read_offsets<P: Borrow<SourcePartition>>(
     Ok(HashMap::new())
 }
 
+/// `copycat:connector/offsets@0.3.0.read` of plain-string partitions:
+/// [`SourceTask::read_legacy_offsets`](super::SourceTask::read_legacy_offsets).
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn read_legacy_offsets(partitions: &[&str]) -> HashMap<String, String> {
+    use crate::__bindings_v0_3::source::copycat::connector::offsets;
+
+    let partitions: Vec<String> = partitions.iter().map(|p| (*p).to_owned()).collect();
+    offsets::read(&partitions)
+        .into_iter()
+        .map(|p| (p.partition, p.offset))
+        .collect()
+}
+
+/// Off WebAssembly (unit tests) nothing was ever committed.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn read_legacy_offsets(partitions: &[&str]) -> HashMap<String, String> {
+    let _ = partitions;
+    HashMap::new()
+}
+
 /// `copycat:connector/transactions@0.3.0.commit` / `.abort`.
 #[cfg(target_arch = "wasm32")]
 pub(crate) fn transaction(commit: bool) {

@@ -58,6 +58,20 @@ pub trait SourceTask: Sized + 'static {
         super::host::read_offsets(partitions)
     }
 
+    /// The offsets an earlier version of this connector, built against
+    /// contract 0.1.0 or 0.2.0, committed under plain-string source
+    /// partitions (`copycat offsets` shows them as
+    /// `{"source_partition": "<p>"}` / `{"source_offset": "<o>"}`): each of
+    /// `partitions` that has one, with its offset text. A connector that
+    /// moved to maps reads these for the partitions [`read_offsets`]
+    /// (Self::read_offsets) has no offset for, so an upgrade neither
+    /// repeats nor skips records; the next commit stores the map form.
+    ///
+    /// On non-WebAssembly targets (unit tests), it returns an empty map.
+    fn read_legacy_offsets(partitions: &[&str]) -> HashMap<String, String> {
+        super::host::read_legacy_offsets(partitions)
+    }
+
     /// Exactly-once with `transaction.boundary=connector`: commit the open
     /// transaction right after this `poll`'s batch.
     fn commit_transaction() {
