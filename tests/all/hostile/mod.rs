@@ -46,6 +46,7 @@ const SINK_INPUT: usize = 10;
 const DEADLINE: Duration = Duration::from_secs(60);
 
 mod host;
+mod typed;
 
 /// The offsets topic of the shared worker.
 fn offsets_topic() -> &'static str {
