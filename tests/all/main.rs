@@ -11,6 +11,7 @@ mod cli;
 mod client;
 mod cluster;
 mod conformance;
+mod converters;
 mod datagen;
 mod delivery;
 mod distributed;
