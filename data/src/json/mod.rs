@@ -794,6 +794,13 @@ fn long_value(json: &Node) -> i64 {
     let Ok(Value::Decimal { unscaled, scale }) = decimal_of(text) else {
         return 0;
     };
+    // A number's exponent is not bounded by its length (`1e999999999`):
+    // answer without computing 10^scale where the result is known. Past
+    // either bound the low 64 bits are 0: |unscaled| < 2^bits <= 10^scale,
+    // or 10^k = 2^k 5^k is a multiple of 2^64.
+    if (scale > 0 && u64::from(scale.unsigned_abs()) * 3 >= unscaled.bits()) || scale <= -64 {
+        return 0;
+    }
     let ten = BigInt::from(10);
     let int = if scale > 0 {
         // Truncated toward zero, as BigDecimal.longValue().
@@ -896,6 +903,25 @@ fn write_float(out: &mut String, v: f64, single: Option<f32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `longValue()` of numbers whose exponent is huge answers at once
+    /// (10^999999999 was computed), and small ones as Java does.
+    #[test]
+    fn long_value_does_not_compute_huge_powers() {
+        let n = |t: &str| long_value(&Node::Number(t.into()));
+        let started = std::time::Instant::now();
+        assert_eq!(n("1e999999999"), 0);
+        assert_eq!(n("-7E999999999"), 0);
+        assert_eq!(n("1e-999999999"), 0);
+        assert_eq!(n("123456789e-999999999"), 0);
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        assert_eq!(n("123e2"), 12300);
+        assert_eq!(n("-12345e-2"), -123);
+        assert_eq!(n("999.99"), 999);
+        assert_eq!(n("1e19"), 1e19 as u64 as i64);
+        assert_eq!(n("1e63"), BigInt::from(10).pow(63).to_u64_digits().1[0] as i64);
+        assert_eq!(n("1e64"), 0);
+    }
 
     #[test]
     fn a_struct_round_trips_with_its_envelope() {
