@@ -20,8 +20,9 @@
 //!   shape) through the SDK every poll, in the mode named (see its doc);
 //!   `bytes` are their encodings, so the sizes match. `boundary-typed` is
 //!   typed ÷ bytes, split into the guest's part (encode-only − bytes) and
-//!   the host's (typed − encode-only); `prebuilt-host-decode` is the host's
-//!   decoding in-process. `datagen-*`: datagen (`COPYCAT_PLUGIN_DIR`,
+//!   the host's (typed − encode-only); `prebuilt-host-check` is the host's
+//!   check in-process; `prebuilt-json-wire` / `-value` add JsonConverter,
+//!   writing from the encoding or through a `Value` tree. `datagen-*`: datagen (`COPYCAT_PLUGIN_DIR`,
 //!   default `build/plugins`), its record building included
 //!   (`boundary-typed-datagen`).
 //!
@@ -37,7 +38,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 use copycat_bench::results::{self, Goal, Record};
-use copycat_data::{Schema, Value};
+use copycat_data::Schema;
+use copycat_data::wire::Checked;
 use copycat_runtime::engine::guest::{ConvertError, Decoded, Guest, RecordConverters, SinkBatch, SinkRecordRef};
 use copycat_runtime::engine::{EngineConfig, WasmEngine};
 use copycat_runtime::host::{Grants, TaskHost, TaskIdent, TaskLimits};
@@ -111,19 +113,19 @@ fn plugin_dir() -> PathBuf {
 }
 
 /// Converters that make no bytes (and decode nothing): a 0.3.0 source's
-/// typed batch crosses the boundary and is decoded, but not converted.
+/// typed batch crosses the boundary and is checked, but not converted.
 struct NoConversion;
 
 impl RecordConverters for NoConversion {
-    fn key(&self, _: &str, _: Option<&Schema>, _: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+    fn key(&self, _: &str, _: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
         Ok(None)
     }
 
-    fn value(&self, _: &str, _: Option<&Schema>, _: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+    fn value(&self, _: &str, _: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
         Ok(None)
     }
 
-    fn header(&self, _: &str, _: &str, _: Option<&Schema>, _: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+    fn header(&self, _: &str, _: &str, _: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
         Ok(None)
     }
 
@@ -349,8 +351,8 @@ const TYPED_CASES: &[TypedCase] = &[
     },
 ];
 
-/// The in-process benchmark of the typed group: the host's decoding alone.
-const HOST_DECODE_ID: &str = "prebuilt-host-decode";
+/// The in-process benchmark of the typed group: the host's check alone.
+const HOST_CHECK_ID: &str = "prebuilt-host-check";
 
 /// The prebuilt fixture's records as the host receives them: the batch's
 /// schema nodes, the key's and the value's roots, and every record's key
@@ -378,20 +380,53 @@ fn prebuilt_encoded() -> Result<Encoded> {
     })
 }
 
-/// What the host does with a typed batch's data, without the boundary or
-/// the converters: rebuild the schema table, decode every key and value
-/// into a `Value` (what `poll` hands the converters).
-fn host_decode(e: &Encoded) -> Result<usize> {
-    let reader = copycat_data::wire::SchemaReader::new(&e.nodes).map_err(|e| anyhow!("{e}"))?;
+/// What the host does with a typed batch's data in-process (no
+/// boundary), each a function of the prebuilt records that returns how
+/// many non-null keys and values it met.
+#[derive(Clone, Copy)]
+enum InProcess {
+    /// Rebuild the schema table and check every key and value
+    /// (`wire::check`): what `poll` does before the converters.
+    Check,
+    /// The check, then JsonConverter (schemas enabled) writing each key
+    /// and value straight from its encoding (`from_wire`).
+    JsonWire,
+    /// The check, then each key and value decoded into a `Value` and
+    /// written by JsonConverter's `from_connect` (what the converters
+    /// without a wire path, e.g. AvroConverter's first half, do).
+    JsonValue,
+}
+
+/// The in-process benchmarks, by id.
+const IN_PROCESS: &[(&str, InProcess)] = &[
+    (HOST_CHECK_ID, InProcess::Check),
+    ("prebuilt-json-wire", InProcess::JsonWire),
+    ("prebuilt-json-value", InProcess::JsonValue),
+];
+
+fn in_process(e: &Encoded, what: InProcess) -> Result<usize> {
+    use copycat_data::json::JsonConverter;
+    use copycat_data::wire;
+    let reader = wire::SchemaReader::new(&e.nodes).map_err(|e| anyhow!("{e}"))?;
     let (ks, vs) = (
         reader.schema(e.roots.0).map_err(|e| anyhow!("{e}"))?,
         reader.schema(e.roots.1).map_err(|e| anyhow!("{e}"))?,
     );
+    let json = JsonConverter::default();
     let mut n = 0;
     for (k, v) in &e.records {
-        let k = copycat_data::wire::decode(ks, k).map_err(|e| anyhow!("{e}"))?;
-        let v = copycat_data::wire::decode(vs, v).map_err(|e| anyhow!("{e}"))?;
-        n += usize::from(!k.is_null()) + usize::from(!v.is_null());
+        for (s, b) in [(ks, k), (vs, v)] {
+            let data = wire::check(s, Some(b)).map_err(|e| anyhow!("{e}"))?;
+            let made = match what {
+                InProcess::Check => Some(Vec::new()),
+                InProcess::JsonWire => json.from_wire(data).map_err(|e| anyhow!("{e}"))?,
+                InProcess::JsonValue => {
+                    let value = data.to_value().map_err(|e| anyhow!("{e}"))?;
+                    json.from_connect(Some(s), &value).map_err(|e| anyhow!("{e}"))?
+                }
+            };
+            n += usize::from(made.is_some());
+        }
     }
     Ok(n)
 }
@@ -451,14 +486,16 @@ fn run_typed(c: &mut Criterion, engine: &WasmEngine) -> Result<Vec<&'static str>
         }
     }
     let encoded = prebuilt_encoded()?;
-    let want = host_decode(&encoded)?;
-    let mut decoded = false;
-    group.bench_function(BenchmarkId::from_parameter(HOST_DECODE_ID), |b| {
-        decoded = true;
-        b.iter(|| host_decode(black_box(&encoded)).map(|n| n == want));
-    });
-    if decoded {
-        ran.push(HOST_DECODE_ID);
+    for &(id, what) in IN_PROCESS {
+        let want = in_process(&encoded, what)?;
+        let mut measured = false;
+        group.bench_function(BenchmarkId::from_parameter(id), |b| {
+            measured = true;
+            b.iter(|| in_process(black_box(&encoded), what).map(|n| n == want));
+        });
+        if measured {
+            ran.push(id);
+        }
     }
     group.finish();
     Ok(ran)
@@ -502,7 +539,7 @@ fn typed_records(dir: &Path, ran: &[&str], out: &mut Vec<Record>) -> Result<()> 
             .vs("bytes records of the same size", Some(bytes), None)
             .goal(Goal::ratio_at_most(3.0))
             .param("batch", b)
-            .note("criterion mean per poll ÷ batch; prebuilt-source: the same records every poll, datagen's shape, typed (the SDK encodes them, the host lifts and decodes them; no conversion) against their encodings as raw bytes");
+            .note("criterion mean per poll ÷ batch; prebuilt-source: the same records every poll, datagen's shape, typed (the SDK encodes them, the host lifts and checks them; no conversion) against their encodings as raw bytes");
         if let Some(only) = per("prebuilt-encode-only")? {
             let (guest, host) = (only - bytes, typed - only);
             println!(
@@ -510,11 +547,22 @@ fn typed_records(dir: &Path, ran: &[&str], out: &mut Vec<Record>) -> Result<()> 
             );
             rec = rec.param("guest_ns", guest.round()).param("host_ns", host.round());
         }
-        if let Some(decode) = per(HOST_DECODE_ID)? {
-            println!("  in-process: the host's schema table and decoding of every key and value {decode:.1} ns/record");
-            rec = rec.param("host_decode_ns", decode.round());
+        if let Some(check) = per(HOST_CHECK_ID)? {
+            println!("  in-process: the host's schema table and check of every key and value {check:.1} ns/record");
+            rec = rec.param("host_check_ns", check.round());
         }
         out.push(rec);
+        if let (Some(wire), Some(value)) = (per("prebuilt-json-wire")?, per("prebuilt-json-value")?) {
+            println!(
+                "  in-process, with JsonConverter (schemas enabled) after the check: from the encoding {wire:.1} ns/record, through a Value tree {value:.1} ns/record"
+            );
+            out.push(
+                Record::new("convert-typed-json-wire", "per-record", wire, "ns/record")
+                    .vs("through a Value tree", Some(value), None)
+                    .param("batch", b)
+                    .note("in-process: schema table, wire::check and JsonConverter::from_wire of the prebuilt keys and values, against decode + from_connect"),
+            );
+        }
         if let Some(to_value) = per("prebuilt-to-value")? {
             println!(
                 "  the same Rust values made into Value trees every poll (the SDK's path before PayloadRef::Connect): {to_value:.1} ns/record, ÷ bytes {:.2}",
@@ -549,7 +597,7 @@ fn typed_records(dir: &Path, ran: &[&str], out: &mut Vec<Record>) -> Result<()> 
             Record::new("boundary-typed-datagen", "per-record", typed, "ns/record")
                 .vs("datagen bytes mode, 100 B values", Some(bytes), None)
                 .param("batch", b)
-                .note("criterion mean per poll ÷ batch; datagen record.mode=typed (builds, encodes, lifts and decodes its struct; no conversion) against record.mode=bytes"),
+                .note("criterion mean per poll ÷ batch; datagen record.mode=typed (builds, encodes, lifts and checks its struct; no conversion) against record.mode=bytes"),
         );
     }
     Ok(())

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::wire::Checked;
 use crate::{DataError, Schema, Type, Value};
 
 /// A converter's settings, as Kafka Connect's: the keys after the
@@ -20,6 +21,14 @@ pub trait Converter {
 
     /// The schema and value of `bytes` (`None`: a Kafka null).
     fn to_connect(&self, topic: &str, bytes: Option<&[u8]>) -> Result<(Option<Schema>, Value), DataError>;
+
+    /// The bytes of a value a source sent in the boundary's encoding, as
+    /// [`from_connect`](Self::from_connect) makes them for the value it
+    /// encodes. The default decodes it; a converter that writes its format
+    /// straight from the encoding (JsonConverter) saves the `Value` tree.
+    fn from_wire(&self, topic: &str, data: Checked<'_>) -> Result<Option<Vec<u8>>, DataError> {
+        self.from_connect(topic, data.schema(), &data.to_value()?)
+    }
 }
 
 /// Between Connect data and the bytes of a record header's value, as Kafka

@@ -22,10 +22,11 @@
 //! Measured per row, in fresh topics of `--partitions` partitions:
 //!
 //! 1. **In-process** (no Kafka, no WebAssembly): the host's work per record
-//!    on the same values (`copycat_datagen::typed_value`): decoding the
-//!    guest's wire encoding of the value (`copycat_data::wire::decode`) and
-//!    converting key and value with the task's converters (the runtime's
-//!    own `RecordConverters`), and the mean bytes they make.
+//!    on the same values (`copycat_datagen::typed_value`): checking the
+//!    guest's wire encoding of the key and value (`copycat_data::wire::check`)
+//!    and converting them with the task's converters (the runtime's own
+//!    `RecordConverters`, JsonConverter straight from the encoding, the
+//!    others through a decoded `Value`), and the mean bytes they make.
 //! 2. **Copycat**: an embedded worker (fresh, its own offsets topic) running
 //!    the datagen component, at-least-once, `tasks.max=1`,
 //!    `count=--records`, `batch.size` = `poll.max.records` =
@@ -284,9 +285,10 @@ enum System {
 /// The host's work per record on one row's values, no Kafka.
 #[derive(Debug, Clone, Copy, Default)]
 struct Inproc {
-    /// `wire::decode` of the value the guest encoded, ns/record.
+    /// `wire::check` of the key and value the guest encoded, ns/record.
     decode_ns: Option<f64>,
-    /// Key and value through the task's converters, ns/record.
+    /// The checked key and value through the task's converters (which
+    /// decode them into `Value`s first, except JsonConverter), ns/record.
     convert_ns: Option<f64>,
     key_bytes: f64,
     value_bytes: f64,
@@ -307,6 +309,11 @@ fn task_converters(pairs: &[(String, String)]) -> Result<Arc<dyn RecordConverter
         bail!("converter settings refused: {problems:?}");
     }
     copycat_runtime::task::record_converters(&c).map_err(|e| anyhow!("{e}"))
+}
+
+/// `b` checked as a value of `s`.
+fn checked<'a>(b: &'a [u8], s: &'a Schema) -> Result<wire::Checked<'a>> {
+    wire::check(s, Some(b)).map_err(|e| anyhow!("wire-checking: {e}"))
 }
 
 /// Decode and convert records 0..n of stream 0 for `conv` (the byte path:
@@ -334,28 +341,30 @@ fn inproc(conv: Conv, n: u64, value_size: usize, registry: Option<&str>) -> Resu
         })
         .collect();
     let mut encoded = Vec::with_capacity(records.len());
-    for (_, v) in &records {
-        let mut out = Vec::new();
-        wire::encode(&schema, v, &mut out).map_err(|e| anyhow!("wire-encoding a datagen value: {e}"))?;
-        encoded.push(out);
+    for (k, v) in &records {
+        let (mut ko, mut vo) = (Vec::new(), Vec::new());
+        wire::encode(&key_schema, k, &mut ko).map_err(|e| anyhow!("wire-encoding a datagen key: {e}"))?;
+        wire::encode(&schema, v, &mut vo).map_err(|e| anyhow!("wire-encoding a datagen value: {e}"))?;
+        encoded.push((ko, vo));
     }
     // The registry sees the schema here, untimed.
     converters
-        .value(&topic, Some(&schema), &records[0].1)
+        .value(&topic, checked(&encoded[0].1, &schema)?)
         .map_err(|e| anyhow!("{}: {e}", conv.name()))?;
     let t = Instant::now();
-    for e in &encoded {
-        black_box(wire::decode(&schema, e).map_err(|e| anyhow!("wire-decoding: {e}"))?);
+    for (k, v) in &encoded {
+        black_box((checked(k, &key_schema)?, checked(v, &schema)?));
     }
     let decode_ns = t.elapsed().as_secs_f64() * 1e9 / n as f64;
     let (mut kb, mut vb) = (0usize, 0usize);
     let t = Instant::now();
-    for (k, v) in &records {
+    for (k, v) in &encoded {
+        // What the send path does: check, then convert.
         let key = converters
-            .key(&topic, Some(&key_schema), k)
+            .key(&topic, checked(k, &key_schema)?)
             .map_err(|e| anyhow!("{}: key: {e}", conv.name()))?;
         let value = converters
-            .value(&topic, Some(&schema), v)
+            .value(&topic, checked(v, &schema)?)
             .map_err(|e| anyhow!("{}: value: {e}", conv.name()))?;
         kb += key.as_ref().map_or(0, Vec::len);
         vb += value.as_ref().map_or(0, Vec::len);
@@ -795,7 +804,7 @@ fn report(
         " (rec/s after the first record in the topic; warm: over the second half; CPU: the process's CPU time per record after the first; ratios: medians of per-run ratios)"
     );
     println!(
-        "| converter | B/record | host decode ns | host convert ns | Copycat rec/s | MB/s | ÷ byte path | ÷ ceiling | Copycat CPU ns/rec | KC rec/s | KC ÷ its byte path | KC CPU ns/rec | Copycat ÷ KC | warm: Copycat ÷ KC | CPU: KC ÷ Copycat |"
+        "| converter | B/record | host check ns | host check + convert ns | Copycat rec/s | MB/s | ÷ byte path | ÷ ceiling | Copycat CPU ns/rec | KC rec/s | KC ÷ its byte path | KC CPU ns/rec | Copycat ÷ KC | warm: Copycat ÷ KC | CPU: KC ÷ Copycat |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut out = Vec::new();
@@ -906,7 +915,7 @@ fn report(
                 base("host-convert", c, "ns/record")
                     .param("records", args.convert_records as f64)
                     .note(format!(
-                        "in-process, no Kafka: key (StringConverter) and value through the task's converters; wire decode of the value before it: {} ns",
+                        "in-process, no Kafka: key (StringConverter) and value checked and through the task's converters; the check alone: {} ns",
                         fmt(ip.decode_ns, 0)
                     )),
             );
@@ -976,7 +985,7 @@ fn main() -> Result<()> {
         let ip = inproc(conv, n, value_size, args.registry_url.as_deref())
             .with_context(|| format!("converting in-process, {}", conv.name()))?;
         eprintln!(
-            "in-process {:<13} {:>6.0} B/record (key {:.0} + value {:.0}), decode {} ns, convert {} ns per record",
+            "in-process {:<13} {:>6.0} B/record (key {:.0} + value {:.0}), check {} ns, check + convert {} ns per record",
             conv.name(),
             ip.bytes(),
             ip.key_bytes,

@@ -11,6 +11,7 @@
 //! read as an int8 is truncated, as Jackson's `intValue` does).
 
 mod tree;
+mod wire;
 
 use std::fmt::Write as _;
 
@@ -636,6 +637,10 @@ impl Converter for JsonConverter {
     fn to_connect(&self, _topic: &str, bytes: Option<&[u8]>) -> Result<(Option<Schema>, Value), DataError> {
         JsonConverter::to_connect(self, bytes)
     }
+
+    fn from_wire(&self, _topic: &str, data: crate::wire::Checked<'_>) -> Result<Option<Vec<u8>>, DataError> {
+        JsonConverter::from_wire(self, data)
+    }
 }
 
 /// As a header converter, JsonConverter writes and reads header values as
@@ -888,7 +893,7 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
 /// A float as Java's `Double.toString` (or `Float.toString` for `f32`)
 /// prints it: the shortest digits that read back to the same value,
 /// plain between 10^-3 and 10^7, else `d.dddE±n`.
-fn write_float(out: &mut String, v: f64, single: Option<f32>) {
+pub(crate) fn write_float(out: &mut String, v: f64, single: Option<f32>) {
     if v.is_nan() {
         out.push_str("\"NaN\"");
         return;

@@ -7,8 +7,9 @@
 //! A refusal is retriable only when trying again may help (a schema
 //! registry that is down); any other is the record's fault.
 
+use copycat_data::Role;
 use copycat_data::avro::AvroConverter;
-use copycat_data::{Role, Schema, Value};
+use copycat_data::wire::Checked;
 
 use crate::config::converters::{BoxedConverter, BoxedHeaderConverter, ConverterClass, ConverterSpec, Converters};
 use crate::engine::guest::{ConvertError, Decoded, RecordConverters};
@@ -39,12 +40,13 @@ impl RoleConverter {
         })
     }
 
-    fn encode(&self, topic: &str, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+    fn encode(&self, topic: &str, data: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
         match &self.conv {
-            Conv::Avro(a) => a.from_connect(topic, schema, value).map_err(avro),
-            Conv::Other(c) => c
-                .from_connect(topic, schema, value)
-                .map_err(|e| ConvertError::permanent(e.0)),
+            Conv::Avro(a) => {
+                let value = data.to_value().map_err(|e| ConvertError::permanent(e.0))?;
+                a.from_connect(topic, data.schema(), &value).map_err(avro)
+            }
+            Conv::Other(c) => c.from_wire(topic, data).map_err(|e| ConvertError::permanent(e.0)),
         }
     }
 
@@ -97,23 +99,18 @@ fn refused(role: &str, (key, message): (String, String)) -> String {
 }
 
 impl RecordConverters for TaskConverters {
-    fn key(&self, topic: &str, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
-        self.key.encode(topic, schema, value)
+    fn key(&self, topic: &str, data: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
+        self.key.encode(topic, data)
     }
 
-    fn value(&self, topic: &str, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
-        self.value.encode(topic, schema, value)
+    fn value(&self, topic: &str, data: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
+        self.value.encode(topic, data)
     }
 
-    fn header(
-        &self,
-        topic: &str,
-        key: &str,
-        schema: Option<&Schema>,
-        value: &Value,
-    ) -> Result<Option<Vec<u8>>, ConvertError> {
+    fn header(&self, topic: &str, key: &str, data: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
+        let value = data.to_value().map_err(|e| ConvertError::permanent(e.0))?;
         self.header
-            .from_connect_header(topic, key, schema, value)
+            .from_connect_header(topic, key, data.schema(), &value)
             .map_err(|e| ConvertError::permanent(e.0))
     }
 
@@ -141,6 +138,7 @@ impl RecordConverters for TaskConverters {
 mod tests {
     use super::*;
     use crate::config::converters::Converters;
+    use copycat_data::Value;
 
     fn converters(pairs: &[(&str, &str)]) -> TaskConverters {
         let props = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();

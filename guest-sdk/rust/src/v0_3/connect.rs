@@ -4,7 +4,10 @@
 //!
 //! Invariant: [`ToConnect::encode_in`] writes exactly the bytes
 //! `wire::encode(schema, &value.to_value_in(schema), out)` writes, with
-//! the same checks, for every impl here and every `to_connect!` struct.
+//! the same checks, for every impl here and every `to_connect!` struct;
+//! `encode_own` writes those of `encode_in(&Self::schema(), out)` without
+//! checking each value against its schema (a `to_connect!` struct takes
+//! that path when the place's schema is its own, found by identity).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
@@ -69,6 +72,39 @@ pub trait ToConnect {
     fn is_null(&self) -> bool {
         false
     }
+
+    /// Whether this type's own schema is optional (`Option<T>`).
+    #[doc(hidden)]
+    fn optional_type() -> bool
+    where
+        Self: Sized,
+    {
+        false
+    }
+
+    /// The type's schema built once (`to_connect!` structs), which
+    /// [`schema`](Self::schema) hands out clones of.
+    #[doc(hidden)]
+    fn own_schema() -> Option<&'static Schema>
+    where
+        Self: Sized,
+    {
+        None
+    }
+
+    /// Append this value's encoding under this type's own schema
+    /// ([`schema`](Self::schema)): the bytes and errors of
+    /// `encode_in(&Self::schema(), out)`, which is the default; the impls
+    /// of this crate write them with no schema at hand (the type is the
+    /// schema), so a struct whose place has its own schema skips a type
+    /// check per value.
+    #[doc(hidden)]
+    fn encode_own(&self, out: &mut Vec<u8>) -> Result<(), DataError>
+    where
+        Self: Sized,
+    {
+        self.encode_in(&Self::schema(), out)
+    }
 }
 
 macro_rules! primitive {
@@ -83,6 +119,11 @@ macro_rules! primitive {
                 }
                 fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
                     wire::encode_start(schema, Type::$ty, $class, out)?;
+                    let $v = *self;
+                    out.extend_from_slice(&$bytes);
+                    Ok(())
+                }
+                fn encode_own(&self, out: &mut Vec<u8>) -> Result<(), DataError> {
                     let $v = *self;
                     out.extend_from_slice(&$bytes);
                     Ok(())
@@ -113,6 +154,9 @@ impl ToConnect for String {
         wire::encode_start(schema, Type::String, "java.lang.String", out)?;
         wire::encode_bytes(self.as_bytes(), out)
     }
+    fn encode_own(&self, out: &mut Vec<u8>) -> Result<(), DataError> {
+        wire::encode_bytes(self.as_bytes(), out)
+    }
 }
 
 /// Bytes (Kafka Connect's `bytes`), not an array of numbers.
@@ -125,6 +169,9 @@ impl ToConnect for Vec<u8> {
     }
     fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
         wire::encode_start(schema, Type::Bytes, "[B", out)?;
+        wire::encode_bytes(self, out)
+    }
+    fn encode_own(&self, out: &mut Vec<u8>) -> Result<(), DataError> {
         wire::encode_bytes(self, out)
     }
 }
@@ -148,6 +195,24 @@ impl<T: ToConnect> ToConnect for Option<T> {
     fn is_null(&self) -> bool {
         self.as_ref().is_none_or(T::is_null)
     }
+    fn optional_type() -> bool {
+        true
+    }
+    fn encode_own(&self, out: &mut Vec<u8>) -> Result<(), DataError> {
+        match self {
+            // `Option<Option<T>>`: the schema is T's optional one, as
+            // `encode_in` has it.
+            _ if T::optional_type() => self.encode_in(&Self::schema(), out),
+            None => {
+                out.push(0);
+                Ok(())
+            }
+            Some(v) => {
+                out.push(1);
+                v.encode_own(out)
+            }
+        }
+    }
 }
 
 impl<T: ToConnect> ToConnect for Vec<T> {
@@ -165,6 +230,10 @@ impl<T: ToConnect> ToConnect for Vec<T> {
         let elem = wire::element(schema)?;
         wire::encode_len(self.len(), out)?;
         self.iter().try_for_each(|v| v.encode_in(elem, out))
+    }
+    fn encode_own(&self, out: &mut Vec<u8>) -> Result<(), DataError> {
+        wire::encode_len(self.len(), out)?;
+        self.iter().try_for_each(|v| v.encode_own(out))
     }
 }
 
@@ -184,6 +253,19 @@ fn encode_map<'a, K: ToConnect + 'a, V: ToConnect + 'a>(
     Ok(())
 }
 
+/// A map's entries under its own schema.
+fn encode_own_map<'a, K: ToConnect + 'a, V: ToConnect + 'a>(
+    entries: impl ExactSizeIterator<Item = (&'a K, &'a V)>,
+    out: &mut Vec<u8>,
+) -> Result<(), DataError> {
+    wire::encode_len(entries.len(), out)?;
+    for (k, v) in entries {
+        k.encode_own(out)?;
+        v.encode_own(out)?;
+    }
+    Ok(())
+}
+
 impl<K: ToConnect, V: ToConnect> ToConnect for BTreeMap<K, V> {
     fn schema_builder() -> SchemaBuilder {
         SchemaBuilder::map(K::schema(), V::schema())
@@ -197,6 +279,9 @@ impl<K: ToConnect, V: ToConnect> ToConnect for BTreeMap<K, V> {
     }
     fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
         encode_map(self.iter(), schema, out)
+    }
+    fn encode_own(&self, out: &mut Vec<u8>) -> Result<(), DataError> {
+        encode_own_map(self.iter(), out)
     }
 }
 
@@ -214,6 +299,9 @@ impl<K: ToConnect, V: ToConnect, S> ToConnect for HashMap<K, V, S> {
     }
     fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
         encode_map(self.iter(), schema, out)
+    }
+    fn encode_own(&self, out: &mut Vec<u8>) -> Result<(), DataError> {
+        encode_own_map(self.iter(), out)
     }
 }
 
@@ -240,6 +328,9 @@ impl ToConnect for Date {
     fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
         self.0.encode_in(schema, out)
     }
+    fn encode_own(&self, out: &mut Vec<u8>) -> Result<(), DataError> {
+        self.0.encode_own(out)
+    }
 }
 
 impl ToConnect for Time {
@@ -252,6 +343,9 @@ impl ToConnect for Time {
     fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
         self.0.encode_in(schema, out)
     }
+    fn encode_own(&self, out: &mut Vec<u8>) -> Result<(), DataError> {
+        self.0.encode_own(out)
+    }
 }
 
 impl ToConnect for Timestamp {
@@ -263,6 +357,9 @@ impl ToConnect for Timestamp {
     }
     fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
         self.0.encode_in(schema, out)
+    }
+    fn encode_own(&self, out: &mut Vec<u8>) -> Result<(), DataError> {
+        self.0.encode_own(out)
     }
 }
 
@@ -314,6 +411,9 @@ impl<const SCALE: i32> ToConnect for Decimal<SCALE> {
     }
     fn encode_in(&self, schema: &Schema, out: &mut Vec<u8>) -> Result<(), DataError> {
         wire::encode_decimal(schema, &self.0, SCALE, out)
+    }
+    fn encode_own(&self, out: &mut Vec<u8>) -> Result<(), DataError> {
+        wire::encode_unscaled(&self.0, out)
     }
 }
 
@@ -402,8 +502,23 @@ pub fn encode_field<'a, T: ToConnect>(
 
 /// A struct's schema, built once per type.
 #[doc(hidden)]
-pub fn cached(cell: &'static OnceLock<Schema>, build: impl FnOnce() -> SchemaBuilder) -> Schema {
-    cell.get_or_init(|| build().build()).clone()
+pub fn cached(cell: &'static OnceLock<Schema>, build: impl FnOnce() -> SchemaBuilder) -> &'static Schema {
+    cell.get_or_init(|| build().build())
+}
+
+/// The type's schema built once, else built now.
+#[doc(hidden)]
+pub fn own_or_built<T: ToConnect>() -> Schema {
+    T::own_schema().cloned().unwrap_or_else(|| T::schema_builder().build())
+}
+
+/// A field's encoding under its type's own schema (the field `name` of a
+/// struct encoded under its own schema).
+#[doc(hidden)]
+pub fn encode_own_field<T: ToConnect>(value: &T, name: &str, out: &mut Vec<u8>) -> Result<(), DataError> {
+    value
+        .encode_own(out)
+        .map_err(|e| DataError(format!("field {name}: {e}")))
 }
 
 /// Implement [`ToConnect`] for a struct: a Kafka Connect struct schema of
@@ -460,9 +575,16 @@ macro_rules! __copycat_to_connect {
                 )
             }
 
-            fn schema() -> $crate::v0_3::Schema {
+            fn own_schema() -> ::core::option::Option<&'static $crate::v0_3::Schema> {
                 static SCHEMA: ::std::sync::OnceLock<$crate::v0_3::Schema> = ::std::sync::OnceLock::new();
-                $crate::v0_3::__connect::cached(&SCHEMA, <Self as $crate::v0_3::ToConnect>::schema_builder)
+                ::core::option::Option::Some($crate::v0_3::__connect::cached(
+                    &SCHEMA,
+                    <Self as $crate::v0_3::ToConnect>::schema_builder,
+                ))
+            }
+
+            fn schema() -> $crate::v0_3::Schema {
+                $crate::v0_3::__connect::own_or_built::<Self>()
             }
 
             fn to_value(&self) -> $crate::v0_3::Value {
@@ -482,12 +604,25 @@ macro_rules! __copycat_to_connect {
                 schema: &$crate::v0_3::Schema,
                 out: &mut ::std::vec::Vec<u8>,
             ) -> ::core::result::Result<(), $crate::v0_3::DataError> {
+                // The struct's own schema (a clone of it: found by
+                // identity) needs no check per field.
+                if <Self as $crate::v0_3::ToConnect>::own_schema().is_some_and(|own| schema.ptr_eq(own)) {
+                    return <Self as $crate::v0_3::ToConnect>::encode_own(self, out);
+                }
                 let mut fields = $crate::v0_3::__connect::encode_struct(
                     schema,
                     [$(::core::stringify!($field)),+].len(),
                     out,
                 )?;
                 $( $crate::v0_3::__connect::encode_field(&self.$field, &mut fields, out)?; )+
+                ::core::result::Result::Ok(())
+            }
+
+            fn encode_own(
+                &self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), $crate::v0_3::DataError> {
+                $( $crate::v0_3::__connect::encode_own_field(&self.$field, ::core::stringify!($field), out)?; )+
                 ::core::result::Result::Ok(())
             }
         }
@@ -598,6 +733,34 @@ mod tests {
         let big = Decimal::<0>(BigInt::from(i64::MIN) * 1_000_000_007);
         let (via_value, direct) = both(&big, &Decimal::<0>::schema());
         assert_eq!(direct.unwrap(), via_value.unwrap());
+    }
+
+    /// A struct at its own schema (found by identity) takes `encode_own`;
+    /// at an equal schema built again, the checked path: the same bytes.
+    #[test]
+    fn the_own_schema_path_and_the_checked_path_write_the_same_bytes() {
+        let own = Everything::schema();
+        let equal = Everything::schema_builder().build();
+        assert!(!own.ptr_eq(&equal) && own == equal);
+        for i in 0..100 {
+            let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+            everything(i).encode_in(&own, &mut a).unwrap();
+            everything(i).encode_in(&equal, &mut b).unwrap();
+            everything(i).encode_own(&mut c).unwrap();
+            assert_eq!((&a, &a), (&b, &c), "record {i}");
+        }
+        // Nested options: one presence byte, as the optional schema has.
+        for v in [None, Some(None), Some(Some(4i32))] {
+            let mut own = Vec::new();
+            v.encode_own(&mut own).unwrap();
+            let (via_value, direct) = both(&v, &Option::<Option<i32>>::schema());
+            assert_eq!((&own, &own), (&direct.unwrap(), &via_value.unwrap()), "{v:?}");
+        }
+        let nested: Vec<Option<Inner>> = vec![None, Some(Inner { x: 9 })];
+        let mut own = Vec::new();
+        nested.encode_own(&mut own).unwrap();
+        let (via_value, _) = both(&nested, &Vec::<Option<Inner>>::schema());
+        assert_eq!(own, via_value.unwrap());
     }
 
     #[test]

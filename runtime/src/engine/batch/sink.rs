@@ -483,9 +483,10 @@ impl TypedSinkBatch {
 
 #[cfg(test)]
 mod tests {
+    use copycat_data::Type;
     use copycat_data::json::JsonConverter;
+    use copycat_data::wire::Checked;
     use copycat_data::wire::SchemaReader;
-    use copycat_data::{Schema, Type};
 
     use super::*;
 
@@ -493,13 +494,13 @@ mod tests {
     /// through JsonConverter without.
     struct Json;
     impl RecordConverters for Json {
-        fn key(&self, _: &str, _: Option<&Schema>, _: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+        fn key(&self, _: &str, _: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
             Ok(None)
         }
-        fn value(&self, _: &str, _: Option<&Schema>, _: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+        fn value(&self, _: &str, _: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
             Ok(None)
         }
-        fn header(&self, _: &str, _: &str, _: Option<&Schema>, _: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+        fn header(&self, _: &str, _: &str, _: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
             Ok(None)
         }
         fn decode_key(&self, _: &str, _: Option<&[u8]>) -> Result<Decoded, ConvertError> {

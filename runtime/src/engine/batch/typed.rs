@@ -6,10 +6,11 @@
 //!
 //! Everything here reads what an untrusted guest wrote: the schema table
 //! is rebuilt by `copycat_data::wire::SchemaReader` (backward references
-//! only, bounded nesting), each value decoded with every length checked,
-//! and a failure names the record.
+//! only, bounded nesting), each value's encoding checked (`wire::check`:
+//! every length, count, presence byte and string, no allocation) before a
+//! converter reads it, and a failure names the record.
 
-use copycat_data::wire::{self, SchemaNode, SchemaReader};
+use copycat_data::wire::{self, Checked, SchemaNode, SchemaReader};
 use copycat_data::{Schema, Type, Value};
 
 use crate::bindings::v0_2::batch as packed;
@@ -56,19 +57,17 @@ pub enum Decoded {
 /// The connector's `key.converter`, `value.converter` and
 /// `header.converter`: they turn a source's typed keys, values and headers
 /// into Kafka bytes, and a sink's Kafka bytes into typed ones.
+///
+/// A source's typed key, value or header reaches them as its encoding,
+/// already checked against its schema ([`Checked`]): a converter that
+/// writes its format straight from it (JsonConverter) builds no `Value`.
 pub trait RecordConverters: Send + Sync {
     /// The key's bytes (`None`: a null key).
-    fn key(&self, topic: &str, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, ConvertError>;
+    fn key(&self, topic: &str, data: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError>;
     /// The value's bytes (`None`: a tombstone).
-    fn value(&self, topic: &str, schema: Option<&Schema>, value: &Value) -> Result<Option<Vec<u8>>, ConvertError>;
+    fn value(&self, topic: &str, data: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError>;
     /// A header value's bytes.
-    fn header(
-        &self,
-        topic: &str,
-        key: &str,
-        schema: Option<&Schema>,
-        value: &Value,
-    ) -> Result<Option<Vec<u8>>, ConvertError>;
+    fn header(&self, topic: &str, key: &str, data: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError>;
     /// A consumed key.
     fn decode_key(&self, topic: &str, bytes: Option<&[u8]>) -> Result<Decoded, ConvertError>;
     /// A consumed value.
@@ -221,25 +220,14 @@ pub(super) fn to_wit(n: &SchemaNode) -> typed::SchemaNode {
 fn convert(
     kind: Kind<'_>,
     bytes: Option<&[u8]>,
-    to_bytes: impl FnOnce(Option<&Schema>, &Value) -> Result<Option<Vec<u8>>, ConvertError>,
+    to_bytes: impl FnOnce(Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError>,
 ) -> Result<Option<Vec<u8>>, Result<String, ConvertError>> {
-    match kind {
-        Kind::Raw => Ok(bytes.map(<[u8]>::to_vec)),
-        Kind::Schemaless => {
-            let value = match bytes {
-                None => Value::Null,
-                Some(b) => wire::decode_dynamic(b).map_err(|e| Ok(e.to_string()))?,
-            };
-            to_bytes(None, &value).map_err(Err)
-        }
-        Kind::Typed(schema) => {
-            let value = match bytes {
-                None => Value::Null,
-                Some(b) => wire::decode(schema, b).map_err(|e| Ok(e.to_string()))?,
-            };
-            to_bytes(Some(schema), &value).map_err(Err)
-        }
-    }
+    let data = match kind {
+        Kind::Raw => return Ok(bytes.map(<[u8]>::to_vec)),
+        Kind::Schemaless => wire::check_dynamic(bytes),
+        Kind::Typed(schema) => wire::check(schema, bytes),
+    };
+    to_bytes(data.map_err(|e| Ok(e.to_string()))?).map_err(Err)
 }
 
 fn column(name: &str, len: usize, want: usize, of: &str) -> Result<(), String> {
@@ -361,19 +349,19 @@ impl SourceBatch {
                 }
             };
             let entry = |col: &[i32], i: usize| col.get(i).copied().unwrap_or(-1);
-            let key = convert(kind(reader, entry(&key_schemas, i))?, r.key, |s, v| {
-                converters.key(topic, s, v)
+            let key = convert(kind(reader, entry(&key_schemas, i))?, r.key, |d| {
+                converters.key(topic, d)
             })
             .map_err(|e| at("key", e))?;
-            let value = convert(kind(reader, entry(&value_schemas, i))?, r.value, |s, v| {
-                converters.value(topic, s, v)
+            let value = convert(kind(reader, entry(&value_schemas, i))?, r.value, |d| {
+                converters.value(topic, d)
             })
             .map_err(|e| at("value", e))?;
             push_field(&mut out.data, &mut out.key_lengths, key.as_deref())?;
             push_field(&mut out.data, &mut out.value_lengths, value.as_deref())?;
             for (hk, hv) in r.headers {
-                let bytes = convert(kind(reader, entry(&header_schemas, header))?, hv, |s, v| {
-                    converters.header(topic, hk, s, v)
+                let bytes = convert(kind(reader, entry(&header_schemas, header))?, hv, |d| {
+                    converters.header(topic, hk, d)
                 })
                 .map_err(|e| at(&format!("header {hk}"), e))?;
                 header += 1;
@@ -432,22 +420,22 @@ mod tests {
     /// into errors to show it is passed.
     struct Json;
     impl RecordConverters for Json {
-        fn key(&self, _: &str, s: Option<&Schema>, v: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+        fn key(&self, _: &str, d: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
             JsonConverter::default()
-                .from_connect(s, v)
+                .from_wire(d)
                 .map_err(|e| ConvertError::permanent(e.to_string()))
         }
-        fn value(&self, t: &str, s: Option<&Schema>, v: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+        fn value(&self, t: &str, d: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
             JsonConverter::default()
-                .from_connect(s, v)
+                .from_wire(d)
                 .map_err(|e| ConvertError::permanent(format!("{t}: {e}")))
         }
-        fn header(&self, _: &str, _: &str, s: Option<&Schema>, v: &Value) -> Result<Option<Vec<u8>>, ConvertError> {
+        fn header(&self, _: &str, _: &str, d: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
             JsonConverter {
                 schemas_enable: false,
                 ..JsonConverter::default()
             }
-            .from_connect(s, v)
+            .from_wire(d)
             .map_err(|e| ConvertError::permanent(e.to_string()))
         }
         fn decode_key(&self, _: &str, _: Option<&[u8]>) -> Result<Decoded, ConvertError> {

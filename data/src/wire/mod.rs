@@ -33,7 +33,11 @@
 
 use num_bigint::BigInt;
 
-use crate::{DataError, Schema, SchemaBuilder, Struct, Type, Value, logical};
+use crate::{DataError, Schema, SchemaBuilder, Type, Value, logical};
+
+mod reader;
+
+pub use reader::{Reader, unscaled};
 
 /// Deepest nesting of schemas and schemaless values across the boundary:
 /// enough for any record shape, and shallow enough that decoding what a
@@ -154,7 +158,7 @@ impl SchemaTable {
     }
 }
 
-fn child(s: Option<&Schema>) -> Result<&Schema, DataError> {
+pub(crate) fn child(s: Option<&Schema>) -> Result<&Schema, DataError> {
     s.ok_or_else(|| DataError::new("an array or map schema without its element schemas"))
 }
 
@@ -399,6 +403,13 @@ pub fn encode_bytes(b: &[u8], out: &mut Vec<u8>) -> Result<(), DataError> {
 pub fn encode_decimal(schema: &Schema, unscaled: &BigInt, scale: i32, out: &mut Vec<u8>) -> Result<(), DataError> {
     encode_start(schema, Type::Bytes, "java.math.BigDecimal", out)?;
     logical::check_decimal(schema, scale)?;
+    encode_unscaled(unscaled, out)
+}
+
+/// A Decimal's body, its schema already checked: the unscaled value's
+/// big-endian two's complement, as bytes (no allocation when it fits an
+/// `i64`).
+pub fn encode_unscaled(unscaled: &BigInt, out: &mut Vec<u8>) -> Result<(), DataError> {
     match i64::try_from(unscaled) {
         Ok(v) => {
             let b = v.to_be_bytes();
@@ -406,18 +417,6 @@ pub fn encode_decimal(schema: &Schema, unscaled: &BigInt, scale: i32, out: &mut 
         }
         Err(_) => encode_bytes(&unscaled.to_signed_bytes_be(), out),
     }
-}
-
-/// The unscaled value of a Decimal's big-endian two's complement bytes
-/// (at least one): through an `i64` when it fits (fewer allocations).
-fn decimal_from_be(b: &[u8]) -> BigInt {
-    if b.len() > 8 {
-        return BigInt::from_signed_bytes_be(b);
-    }
-    let fill = if b[0] & 0x80 != 0 { 0xff } else { 0 };
-    let mut w = [fill; 8];
-    w[8 - b.len()..].copy_from_slice(b);
-    BigInt::from(i64::from_be_bytes(w))
 }
 
 /// Where the shortest two's complement of the big-endian `b` starts (the
@@ -457,13 +456,64 @@ pub fn entries_of(schema: &Schema) -> Result<(&Schema, &Schema), DataError> {
 pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Value, DataError> {
     let mut r = Reader::new(bytes);
     let v = r.value(schema)?;
-    if r.i != bytes.len() {
-        return Err(DataError::new(format!(
-            "{} bytes left over after the value",
-            bytes.len() - r.i
-        )));
-    }
+    r.finish()?;
     Ok(v)
+}
+
+/// A typed or schemaless key, value or header whose encoding has been
+/// checked ([`check`], [`check_dynamic`]): it decodes (and a converter can
+/// walk it with a [`Reader`]) without a malformed-input error, so a
+/// converter's refusal of it is about the value, not the encoding.
+#[derive(Debug, Clone, Copy)]
+pub struct Checked<'a> {
+    schema: Option<&'a Schema>,
+    bytes: Option<&'a [u8]>,
+}
+
+impl<'a> Checked<'a> {
+    /// Its schema (`None`: schemaless).
+    pub fn schema(&self) -> Option<&'a Schema> {
+        self.schema
+    }
+
+    /// Its encoding (`None`: null, which has none).
+    pub fn bytes(&self) -> Option<&'a [u8]> {
+        self.bytes
+    }
+
+    /// The value it encodes.
+    pub fn to_value(&self) -> Result<Value, DataError> {
+        match (self.schema, self.bytes) {
+            (_, None) => Ok(Value::Null),
+            (Some(s), Some(b)) => decode(s, b),
+            (None, Some(b)) => decode_dynamic(b),
+        }
+    }
+}
+
+/// Check that `bytes` (`None`: null) encode a value of `schema`, with
+/// every check [`decode`] makes (the same errors) and no allocation.
+pub fn check<'a>(schema: &'a Schema, bytes: Option<&'a [u8]>) -> Result<Checked<'a>, DataError> {
+    if let Some(b) = bytes {
+        let mut r = Reader::new(b);
+        r.skip(schema)?;
+        r.finish()?;
+    }
+    Ok(Checked {
+        schema: Some(schema),
+        bytes,
+    })
+}
+
+/// Check that `bytes` (`None`: null) encode a schemaless value, as
+/// [`decode_dynamic`] would.
+pub fn check_dynamic(bytes: Option<&[u8]>) -> Result<Checked<'_>, DataError> {
+    if let Some(b) = bytes {
+        let mut r = Reader::new(b);
+        r.skip_dynamic(0)?;
+        r.finish()?;
+    }
+    Ok(Checked { schema: None, bytes })
 }
 
 /// The tag before each schemaless value.
@@ -558,230 +608,14 @@ fn encode_dynamic_at(value: &Value, out: &mut Vec<u8>, depth: usize) -> Result<(
 pub fn decode_dynamic(bytes: &[u8]) -> Result<Value, DataError> {
     let mut r = Reader::new(bytes);
     let v = r.dynamic(0)?;
-    if r.i != bytes.len() {
-        return Err(DataError::new(format!(
-            "{} bytes left over after the value",
-            bytes.len() - r.i
-        )));
-    }
+    r.finish()?;
     Ok(v)
-}
-
-struct Reader<'a> {
-    b: &'a [u8],
-    i: usize,
-    /// Values still allowed ([`SPARE_VALUES`]).
-    values_left: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn new(b: &'a [u8]) -> Self {
-        Self {
-            b,
-            i: 0,
-            values_left: b.len().saturating_add(SPARE_VALUES),
-        }
-    }
-
-    fn one_more_value(&mut self) -> Result<(), DataError> {
-        self.values_left = self.values_left.checked_sub(1).ok_or_else(|| {
-            DataError::new(format!(
-                "more values than its {} bytes can hold (at byte {})",
-                self.b.len(),
-                self.i
-            ))
-        })?;
-        Ok(())
-    }
-
-    fn take(&mut self, n: usize) -> Result<&[u8], DataError> {
-        let end = self
-            .i
-            .checked_add(n)
-            .filter(|e| *e <= self.b.len())
-            .ok_or_else(|| DataError::new(format!("the value ends early (at byte {})", self.i)))?;
-        let s = &self.b[self.i..end];
-        self.i = end;
-        Ok(s)
-    }
-
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], DataError> {
-        let mut a = [0u8; N];
-        a.copy_from_slice(self.take(N)?);
-        Ok(a)
-    }
-
-    fn byte(&mut self) -> Result<u8, DataError> {
-        Ok(self.array::<1>()?[0])
-    }
-
-    /// A count of items each at least `min` bytes long: checked against
-    /// the bytes left, so a forged count cannot make a huge allocation.
-    fn count(&mut self, min: usize) -> Result<usize, DataError> {
-        let n = u32::from_le_bytes(self.array()?) as usize;
-        let left = self.b.len() - self.i;
-        if n.saturating_mul(min.max(1)) > left && min > 0 {
-            return Err(DataError::new(format!(
-                "a count of {n} at byte {} with only {left} bytes left",
-                self.i - 4
-            )));
-        }
-        Ok(n)
-    }
-
-    /// A string's or bytes' body, borrowed.
-    fn body(&mut self) -> Result<&[u8], DataError> {
-        let n = self.count(1)?;
-        self.take(n)
-    }
-
-    fn bytes(&mut self) -> Result<Vec<u8>, DataError> {
-        self.body().map(<[u8]>::to_vec)
-    }
-
-    fn string(&mut self) -> Result<String, DataError> {
-        let at = self.i;
-        String::from_utf8(self.bytes()?).map_err(|_| DataError::new(format!("a string that is not UTF-8 at byte {at}")))
-    }
-
-    fn boolean(&mut self) -> Result<bool, DataError> {
-        match self.byte()? {
-            0 => Ok(false),
-            1 => Ok(true),
-            b => Err(DataError::new(format!("{b} is not a boolean (0 or 1)"))),
-        }
-    }
-
-    fn value(&mut self, schema: &Schema) -> Result<Value, DataError> {
-        self.one_more_value()?;
-        if schema.is_optional() {
-            match self.byte()? {
-                0 => return Ok(Value::Null),
-                1 => {}
-                b => return Err(DataError::new(format!("{b} is not a presence byte (0 or 1)"))),
-            }
-        }
-        Ok(match schema.ty() {
-            Type::Int8 => Value::Int8(self.byte()? as i8),
-            Type::Int16 => Value::Int16(i16::from_le_bytes(self.array()?)),
-            Type::Int32 => Value::Int32(i32::from_le_bytes(self.array()?)),
-            Type::Int64 => Value::Int64(i64::from_le_bytes(self.array()?)),
-            Type::Float32 => Value::Float32(f32::from_le_bytes(self.array()?)),
-            Type::Float64 => Value::Float64(f64::from_le_bytes(self.array()?)),
-            Type::Boolean => Value::Boolean(self.boolean()?),
-            Type::String => Value::String(self.string()?),
-            Type::Bytes if schema.name() == Some(logical::DECIMAL) => {
-                let scale = logical::decimal_scale(schema)?;
-                let b = self.body()?;
-                if b.is_empty() {
-                    return Err(DataError::new("a Decimal with no bytes"));
-                }
-                if b.len() > MAX_DECIMAL_BYTES {
-                    return Err(DataError::new(format!(
-                        "a Decimal of {} bytes (at most {MAX_DECIMAL_BYTES})",
-                        b.len()
-                    )));
-                }
-                Value::Decimal {
-                    unscaled: decimal_from_be(b),
-                    scale,
-                }
-            }
-            Type::Bytes => Value::Bytes(self.bytes()?),
-            Type::Array => {
-                let elem = child(schema.value_schema())?;
-                let n = self.count(min_size(elem))?;
-                let mut items = Vec::with_capacity(n.min(1024));
-                for _ in 0..n {
-                    items.push(self.value(elem)?);
-                }
-                Value::Array(items)
-            }
-            Type::Map => {
-                let (k, v) = (child(schema.key_schema())?, child(schema.value_schema())?);
-                let n = self.count(min_size(k) + min_size(v))?;
-                let mut entries = Vec::with_capacity(n.min(1024));
-                for _ in 0..n {
-                    let key = self.value(k)?;
-                    entries.push((key, self.value(v)?));
-                }
-                Value::Map(entries)
-            }
-            Type::Struct => {
-                let mut values = Vec::with_capacity(schema.fields().len());
-                for f in schema.fields() {
-                    values.push(
-                        self.value(f.schema())
-                            .map_err(|e| DataError::new(format!("field {}: {e}", f.name())))?,
-                    );
-                }
-                Value::Struct(Struct::with_values(schema, values)?)
-            }
-        })
-    }
-
-    fn dynamic(&mut self, depth: usize) -> Result<Value, DataError> {
-        if depth > MAX_DEPTH {
-            return Err(DataError::new(format!("value nested deeper than {MAX_DEPTH}")));
-        }
-        self.one_more_value()?;
-        let tag = self.byte()?;
-        Ok(match tag {
-            0 => Value::Null,
-            1 => Value::Int8(self.byte()? as i8),
-            2 => Value::Int16(i16::from_le_bytes(self.array()?)),
-            3 => Value::Int32(i32::from_le_bytes(self.array()?)),
-            4 => Value::Int64(i64::from_le_bytes(self.array()?)),
-            5 => Value::Float32(f32::from_le_bytes(self.array()?)),
-            6 => Value::Float64(f64::from_le_bytes(self.array()?)),
-            7 => Value::Boolean(self.boolean()?),
-            8 => Value::String(self.string()?),
-            9 => Value::Bytes(self.bytes()?),
-            10 => {
-                let n = self.count(1)?;
-                let mut items = Vec::with_capacity(n.min(1024));
-                for _ in 0..n {
-                    items.push(self.dynamic(depth + 1)?);
-                }
-                Value::Array(items)
-            }
-            11 => {
-                let n = self.count(2)?;
-                let mut entries = Vec::with_capacity(n.min(1024));
-                for _ in 0..n {
-                    let k = self.dynamic(depth + 1)?;
-                    entries.push((k, self.dynamic(depth + 1)?));
-                }
-                Value::Map(entries)
-            }
-            t => return Err(DataError::new(format!("{t} is not a value tag"))),
-        })
-    }
-}
-
-/// The fewest bytes a value of `schema` takes (to refuse a forged count
-/// early). Not recursive, so its cost does not depend on the schema: a
-/// struct counts as its first field's fixed part (an empty struct as 0,
-/// left to the value budget).
-fn min_size(schema: &Schema) -> usize {
-    if schema.is_optional() {
-        return 1;
-    }
-    match schema.ty() {
-        Type::Int8 | Type::Boolean => 1,
-        Type::Int16 => 2,
-        Type::Int32 | Type::Float32 | Type::String | Type::Bytes | Type::Array | Type::Map => 4,
-        Type::Int64 | Type::Float64 => 8,
-        Type::Struct => schema.fields().first().map_or(0, |f| match f.schema().ty() {
-            Type::Struct => 0,
-            _ => min_size(f.schema()),
-        }),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Struct;
 
     fn sample() -> (Schema, Value) {
         let point = SchemaBuilder::structure()
@@ -869,6 +703,54 @@ mod tests {
         let mut bytes = Vec::new();
         encode_dynamic(&v, &mut bytes).unwrap();
         assert_eq!(decode_dynamic(&bytes).unwrap(), v);
+    }
+
+    /// `check` refuses exactly what `decode` refuses, with its message,
+    /// over every truncation and many one-byte changes of a sample.
+    #[test]
+    fn check_agrees_with_decode_on_damaged_input() {
+        fn outcome<T>(r: Result<T, DataError>) -> Result<(), String> {
+            r.map(|_| ()).map_err(|e| e.0)
+        }
+        let (schema, value) = sample();
+        let mut good = Vec::new();
+        encode(&schema, &value, &mut good).unwrap();
+        let dynamic = Value::Map(vec![
+            (
+                "a".into(),
+                Value::Array(vec![Value::Int64(1), Value::Null, Value::Boolean(true)]),
+            ),
+            ("b".into(), Value::Bytes(vec![0, 255])),
+            ("c".into(), Value::String("é".into())),
+        ]);
+        let mut good_dynamic = Vec::new();
+        encode_dynamic(&dynamic, &mut good_dynamic).unwrap();
+        let mut cases = 0;
+        for (bytes, typed) in [(&good, true), (&good_dynamic, false)] {
+            let mut variants: Vec<Vec<u8>> = (0..bytes.len()).map(|n| bytes[..n].to_vec()).collect();
+            let mut longer = bytes.clone();
+            longer.push(0);
+            variants.push(longer);
+            for at in 0..bytes.len() {
+                for b in [0u8, 1, 2, 7, 0x7f, 0x80, 0xc3, 0xff] {
+                    let mut v = bytes.clone();
+                    v[at] = b;
+                    variants.push(v);
+                }
+            }
+            for v in &variants {
+                let (checked, decoded) = if typed {
+                    (outcome(check(&schema, Some(v))), outcome(decode(&schema, v)))
+                } else {
+                    (outcome(check_dynamic(Some(v))), outcome(decode_dynamic(v)))
+                };
+                assert_eq!(checked, decoded, "{v:?}");
+                cases += 1;
+            }
+        }
+        assert!(cases > 500);
+        assert_eq!(check(&schema, Some(&good)).unwrap().to_value().unwrap(), value);
+        assert_eq!(check(&schema, None).unwrap().to_value().unwrap(), Value::Null);
     }
 
     #[test]
@@ -975,11 +857,11 @@ mod tests {
             encode_bytes(&BigInt::from(v).to_signed_bytes_be(), &mut big).unwrap();
             assert_eq!(direct, big, "{v}");
             let back = BigInt::from(v).to_signed_bytes_be();
-            assert_eq!(decimal_from_be(&back), BigInt::from(v), "{v}");
+            assert_eq!(unscaled(&back), BigInt::from(v), "{v}");
             // Longer than needed (sign-extended) still reads the same.
             let mut wide = vec![if v < 0 { 0xff } else { 0 }; 3];
             wide.extend_from_slice(&back);
-            assert_eq!(decimal_from_be(&wide), BigInt::from(v), "{v}");
+            assert_eq!(unscaled(&wide), BigInt::from(v), "{v}");
         }
         let huge = BigInt::from(i64::MAX) * 1000;
         let mut out = Vec::new();
