@@ -415,8 +415,8 @@ fn in_process(e: &Encoded, what: InProcess) -> Result<usize> {
     let json = JsonConverter::default();
     let mut n = 0;
     for (k, v) in &e.records {
-        for (s, b) in [(ks, k), (vs, v)] {
-            let data = wire::check(s, Some(b)).map_err(|e| anyhow!("{e}"))?;
+        for ((s, root), b) in [((ks, e.roots.0), k), ((vs, e.roots.1), v)] {
+            let data = reader.check(root, Some(b)).map_err(|e| anyhow!("{e}"))?;
             let made = match what {
                 InProcess::Check => Some(Vec::new()),
                 InProcess::JsonWire => json.from_wire(data).map_err(|e| anyhow!("{e}"))?,

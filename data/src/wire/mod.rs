@@ -35,8 +35,10 @@ use num_bigint::BigInt;
 
 use crate::{DataError, Schema, SchemaBuilder, Type, Value, logical};
 
+mod plan;
 mod reader;
 
+pub use plan::Plan;
 pub use reader::{Reader, unscaled};
 
 /// Deepest nesting of schemas and schemaless values across the boundary:
@@ -162,10 +164,20 @@ pub(crate) fn child(s: Option<&Schema>) -> Result<&Schema, DataError> {
     s.ok_or_else(|| DataError::new("an array or map schema without its element schemas"))
 }
 
-/// Rebuilds the schemas of a node table (from an untrusted guest or host).
+/// Steps one compiled check ([`Plan`]) may have; a schema past it is
+/// checked value by value.
+pub const MAX_PLAN_STEPS: usize = 4096;
+
+/// Steps all of a table's compiled checks may have together.
+pub const MAX_TABLE_PLAN_STEPS: usize = 65_536;
+
+/// Rebuilds the schemas of a node table (from an untrusted guest or host),
+/// and compiles the check of each root it is asked to check with.
 #[derive(Debug)]
 pub struct SchemaReader {
     built: Vec<Schema>,
+    plans: Vec<std::sync::OnceLock<Option<Plan>>>,
+    plan_steps: std::sync::atomic::AtomicUsize,
 }
 
 impl SchemaReader {
@@ -261,7 +273,37 @@ impl SchemaReader {
             depths.push(depth);
             sizes.push(size);
         }
-        Ok(Self { built })
+        let plans = (0..built.len()).map(|_| std::sync::OnceLock::new()).collect();
+        Ok(Self {
+            built,
+            plans,
+            plan_steps: std::sync::atomic::AtomicUsize::new(0),
+        })
+    }
+
+    /// Check that `bytes` (`None`: null) encode a value of schema node
+    /// `index`: [`check`], through the node's compiled [`Plan`] (built on
+    /// first use, within [`MAX_PLAN_STEPS`] and the table's
+    /// [`MAX_TABLE_PLAN_STEPS`]); what the plan refuses, or a schema
+    /// without one, goes through [`check`] for its error.
+    pub fn check<'a>(&'a self, index: u32, bytes: Option<&'a [u8]>) -> Result<Checked<'a>, DataError> {
+        let schema = self.schema(index)?;
+        let plan = self.plans.get(index as usize).and_then(|cell| {
+            cell.get_or_init(|| {
+                use std::sync::atomic::Ordering;
+                let plan = Plan::new(schema, MAX_PLAN_STEPS)?;
+                let before = self.plan_steps.fetch_add(plan.len(), Ordering::Relaxed);
+                (before + plan.len() <= MAX_TABLE_PLAN_STEPS).then_some(plan)
+            })
+            .as_ref()
+        });
+        match (plan, bytes) {
+            (Some(p), Some(b)) if p.accepts(b) => Ok(Checked {
+                schema: Some(schema),
+                bytes,
+            }),
+            _ => check(schema, bytes),
+        }
     }
 
     /// The schema whose root is node `index`.
@@ -751,6 +793,92 @@ mod tests {
         assert!(cases > 500);
         assert_eq!(check(&schema, Some(&good)).unwrap().to_value().unwrap(), value);
         assert_eq!(check(&schema, None).unwrap().to_value().unwrap(), Value::Null);
+    }
+
+    /// A compiled check accepts exactly what `decode` accepts, through
+    /// `SchemaReader::check`, over damaged encodings of schemas whose
+    /// fixed runs meet optional and container bodies.
+    #[test]
+    fn a_compiled_check_accepts_exactly_what_decode_accepts() {
+        let pair_builder = SchemaBuilder::structure()
+            .field("a", Schema::int8())
+            .and_then(|b| b.field("b", Schema::int16()))
+            .unwrap();
+        let pair = pair_builder.clone().build();
+        let optional_pair = pair_builder.optional().build();
+        let empty = SchemaBuilder::structure().build();
+        let tricky = SchemaBuilder::structure()
+            .field("o", Schema::optional_int32())
+            .and_then(|b| b.field("after", Schema::int32()))
+            .and_then(|b| b.field("pairs", SchemaBuilder::array(pair.clone()).build()))
+            .and_then(|b| b.field("tail", Schema::int64()))
+            .and_then(|b| {
+                b.field(
+                    "m",
+                    SchemaBuilder::map(Schema::optional_string(), optional_pair.clone()).build(),
+                )
+            })
+            .and_then(|b| b.field("last", Schema::int8()))
+            .and_then(|b| b.field("empties", SchemaBuilder::array(empty.clone()).build()))
+            .and_then(|b| b.field("flag", Schema::boolean()))
+            .unwrap()
+            .build();
+        let p = |a: i8| Value::Struct(Struct::with_values(&pair, vec![Value::Int8(a), Value::Int16(-7)]).unwrap());
+        let value = Value::Struct(
+            Struct::with_values(
+                &tricky,
+                vec![
+                    Value::Int32(5),
+                    Value::Int32(6),
+                    Value::Array(vec![p(1), p(2)]),
+                    Value::Int64(-1),
+                    Value::Map(vec![
+                        (
+                            Value::Null,
+                            Value::Struct(
+                                Struct::with_values(&optional_pair, vec![Value::Int8(3), Value::Int16(4)]).unwrap(),
+                            ),
+                        ),
+                        ("k".into(), Value::Null),
+                    ]),
+                    Value::Int8(9),
+                    Value::Array(vec![Value::Struct(Struct::with_values(&empty, vec![]).unwrap()); 3]),
+                    Value::Boolean(true),
+                ],
+            )
+            .unwrap(),
+        );
+        let (sample_schema, sample_value) = sample();
+        for (schema, value) in [(tricky, value), (sample_schema, sample_value)] {
+            let mut table = SchemaTable::new();
+            let root = table.add(&schema).unwrap();
+            let reader = SchemaReader::new(table.nodes()).unwrap();
+            let mut good = Vec::new();
+            encode(&schema, &value, &mut good).unwrap();
+            let mut variants: Vec<Vec<u8>> = (0..good.len()).map(|n| good[..n].to_vec()).collect();
+            for at in 0..good.len() {
+                for b in [0u8, 1, 2, 3, 0x7f, 0x80, 0xff] {
+                    let mut v = good.clone();
+                    v[at] = b;
+                    variants.push(v);
+                }
+            }
+            let plan = Plan::new(&schema, MAX_PLAN_STEPS).unwrap();
+            assert!(plan.accepts(&good));
+            for v in &variants {
+                let decoded = decode(&schema, v).map(|_| ()).map_err(|e| e.0);
+                assert_eq!(plan.accepts(v), decoded.is_ok(), "{v:?}: {decoded:?}");
+                let checked = reader.check(root, Some(v)).map(|_| ()).map_err(|e| e.0);
+                assert_eq!(checked, decoded, "{v:?}");
+            }
+        }
+        let arr = SchemaBuilder::array(empty).build();
+        let plan = Plan::new(&arr, MAX_PLAN_STEPS).unwrap();
+        for n in [0u32, 4000, 4100, 5000] {
+            let b = n.to_le_bytes();
+            assert_eq!(plan.accepts(&b), decode(&arr, &b).is_ok(), "{n} empty structs");
+        }
+        assert!(plan.accepts(&4000u32.to_le_bytes()) && !plan.accepts(&5000u32.to_le_bytes()));
     }
 
     #[test]

@@ -41,6 +41,35 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// Spend `n` values of the budget.
+    #[inline]
+    pub(super) fn spend(&mut self, n: usize) -> Result<(), DataError> {
+        self.values_left = self.values_left.checked_sub(n).ok_or_else(|| {
+            DataError::new(format!(
+                "more values than its {} bytes can hold (at byte {})",
+                self.b.len(),
+                self.i
+            ))
+        })?;
+        Ok(())
+    }
+
+    /// Move past `n` bytes.
+    #[inline]
+    pub(super) fn advance(&mut self, n: usize) -> Result<(), DataError> {
+        self.take(n).map(|_| ())
+    }
+
+    /// An optional value's presence byte.
+    #[inline]
+    pub(super) fn presence(&mut self) -> Result<bool, DataError> {
+        match self.byte()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(DataError::new(format!("{b} is not a presence byte (0 or 1)"))),
+        }
+    }
+
     fn one_more_value(&mut self) -> Result<(), DataError> {
         self.values_left = self.values_left.checked_sub(1).ok_or_else(|| {
             DataError::new(format!(
@@ -59,11 +88,7 @@ impl<'a> Reader<'a> {
     pub fn start(&mut self, schema: &Schema) -> Result<bool, DataError> {
         self.one_more_value()?;
         if schema.is_optional() {
-            match self.byte()? {
-                0 => return Ok(false),
-                1 => {}
-                b => return Err(DataError::new(format!("{b} is not a presence byte (0 or 1)"))),
-            }
+            return self.presence();
         }
         Ok(true)
     }
@@ -396,7 +421,7 @@ pub fn unscaled(b: &[u8]) -> BigInt {
 /// early). Not recursive, so its cost does not depend on the schema: a
 /// struct counts as its first field's fixed part (an empty struct as 0,
 /// left to the value budget).
-fn min_size(schema: &Schema) -> usize {
+pub(super) fn min_size(schema: &Schema) -> usize {
     if schema.is_optional() {
         return 1;
     }

@@ -101,17 +101,21 @@ impl std::fmt::Display for TypedError {
 }
 
 /// What a schema column's entry says about the bytes.
-enum Kind<'s> {
+enum Kind {
     Raw,
     Schemaless,
-    Typed(&'s Schema),
+    /// A value of the schema whose root is this node.
+    Typed(u32),
 }
 
-fn kind<'s>(reader: &'s SchemaReader, entry: i32) -> Result<Kind<'s>, String> {
+fn kind(reader: &SchemaReader, entry: i32) -> Result<Kind, String> {
     match entry {
         -1 => Ok(Kind::Raw),
         -2 => Ok(Kind::Schemaless),
-        n if n >= 0 => reader.schema(n as u32).map(Kind::Typed).map_err(|e| e.to_string()),
+        n if n >= 0 => reader
+            .schema(n as u32)
+            .map(|_| Kind::Typed(n as u32))
+            .map_err(|e| e.to_string()),
         n => Err(format!("schema entry {n}: -1 (bytes), -2 (schemaless) or a node index")),
     }
 }
@@ -218,14 +222,15 @@ pub(super) fn to_wit(n: &SchemaNode) -> typed::SchemaNode {
 /// the guest's bytes break the encoding; `Err(Err(_))`: the converter
 /// refused the value.
 fn convert(
-    kind: Kind<'_>,
+    reader: &SchemaReader,
+    kind: Kind,
     bytes: Option<&[u8]>,
     to_bytes: impl FnOnce(Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError>,
 ) -> Result<Option<Vec<u8>>, Result<String, ConvertError>> {
     let data = match kind {
         Kind::Raw => return Ok(bytes.map(<[u8]>::to_vec)),
         Kind::Schemaless => wire::check_dynamic(bytes),
-        Kind::Typed(schema) => wire::check(schema, bytes),
+        Kind::Typed(root) => reader.check(root, bytes),
     };
     to_bytes(data.map_err(|e| Ok(e.to_string()))?).map_err(Err)
 }
@@ -349,18 +354,18 @@ impl SourceBatch {
                 }
             };
             let entry = |col: &[i32], i: usize| col.get(i).copied().unwrap_or(-1);
-            let key = convert(kind(reader, entry(&key_schemas, i))?, r.key, |d| {
+            let key = convert(reader, kind(reader, entry(&key_schemas, i))?, r.key, |d| {
                 converters.key(topic, d)
             })
             .map_err(|e| at("key", e))?;
-            let value = convert(kind(reader, entry(&value_schemas, i))?, r.value, |d| {
+            let value = convert(reader, kind(reader, entry(&value_schemas, i))?, r.value, |d| {
                 converters.value(topic, d)
             })
             .map_err(|e| at("value", e))?;
             push_field(&mut out.data, &mut out.key_lengths, key.as_deref())?;
             push_field(&mut out.data, &mut out.value_lengths, value.as_deref())?;
             for (hk, hv) in r.headers {
-                let bytes = convert(kind(reader, entry(&header_schemas, header))?, hv, |d| {
+                let bytes = convert(reader, kind(reader, entry(&header_schemas, header))?, hv, |d| {
                     converters.header(topic, hk, d)
                 })
                 .map_err(|e| at(&format!("header {hk}"), e))?;
