@@ -171,26 +171,31 @@ impl JsonConverter {
         Ok((schema, value))
     }
 
-    /// [`Self::write_schema`] of the schema the last record of this
-    /// thread had, kept: a source's records share one schema, and Kafka
-    /// Connect's envelope repeats it in every record. Kept per thread
-    /// (the struct's fields are public, so the converter holds no cache),
+    /// [`Self::write_schema`] of the schemas the last records of this
+    /// thread had, kept: a source's records share their key's and value's
+    /// schemas, and Kafka Connect's envelope repeats them in every record.
+    /// Kept per thread (the struct's fields are public, so the converter
+    /// holds no cache),
     /// for the very same schema (a clone of it, [`Schema::ptr_eq`]) and
     /// the same settings the text depends on (a default is written as a
     /// value).
     fn write_schema_cached(&self, out: &mut String, schema: &Schema) -> Result<(), DataError> {
         type Key = (Schema, DecimalFormat, bool);
+        /// Schemas remembered per thread: a task alternates its key's and
+        /// its value's (and its headers'), which one entry would evict
+        /// every record.
+        const KEPT: usize = 8;
         thread_local! {
-            static LAST: std::cell::RefCell<Option<(Key, String)>> = const { std::cell::RefCell::new(None) };
+            static RECENT: std::cell::RefCell<Vec<(Key, String)>> = const { std::cell::RefCell::new(Vec::new()) };
         }
-        let hit = LAST.with_borrow(|last| match last {
-            Some(((s, d, r), text))
-                if s.ptr_eq(schema) && *d == self.decimal_format && *r == self.replace_null_with_default =>
-            {
-                out.push_str(text);
-                true
-            }
-            _ => false,
+        let hit = RECENT.with_borrow(|recent| {
+            recent
+                .iter()
+                .find(|((s, d, r), _)| {
+                    s.ptr_eq(schema) && *d == self.decimal_format && *r == self.replace_null_with_default
+                })
+                .map(|(_, text)| out.push_str(text))
+                .is_some()
         });
         if hit {
             return Ok(());
@@ -198,8 +203,11 @@ impl JsonConverter {
         let start = out.len();
         self.write_schema(out, schema, None)?;
         let text = out[start..].to_owned();
-        LAST.with_borrow_mut(|last| {
-            *last = Some((
+        RECENT.with_borrow_mut(|recent| {
+            if recent.len() == KEPT {
+                recent.remove(0);
+            }
+            recent.push((
                 (schema.clone(), self.decimal_format, self.replace_null_with_default),
                 text,
             ));

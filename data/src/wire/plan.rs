@@ -203,7 +203,7 @@ fn run(ops: &[Op], r: &mut Reader<'_>) -> Option<()> {
             }
             Op::Str => {
                 r.spend(1).ok()?;
-                r.str().ok()?;
+                r.skip_str().ok()?;
             }
             Op::Bytes => {
                 r.spend(1).ok()?;
