@@ -454,22 +454,25 @@ pub fn encode_decimal(schema: &Schema, unscaled: &BigInt, scale: i32, out: &mut 
 pub fn encode_unscaled(unscaled: &BigInt, out: &mut Vec<u8>) -> Result<(), DataError> {
     match i64::try_from(unscaled) {
         Ok(v) => {
-            let b = v.to_be_bytes();
-            encode_bytes(&b[minimal_start(&b)..], out)
+            encode_i64_unscaled(v, out);
+            Ok(())
         }
         Err(_) => encode_bytes(&unscaled.to_signed_bytes_be(), out),
     }
 }
 
-/// Where the shortest two's complement of the big-endian `b` starts (the
-/// bytes `BigInt::to_signed_bytes_be` gives): leading bytes that only
-/// repeat the sign dropped, one byte kept.
-fn minimal_start(b: &[u8; 8]) -> usize {
-    let mut i = 0;
-    while i < 7 && ((b[i] == 0 && b[i + 1] & 0x80 == 0) || (b[i] == 0xff && b[i + 1] & 0x80 != 0)) {
-        i += 1;
-    }
-    i
+/// The shortest big-endian two's complement of `v` (what
+/// `BigInt::to_signed_bytes_be` gives: leading bytes that only repeat the
+/// sign dropped, one byte kept), with its length, written with stores of
+/// a known size: the value shifted to the top of 8 bytes, the tail cut.
+fn encode_i64_unscaled(v: i64, out: &mut Vec<u8>) {
+    let spare = if v < 0 { v.leading_ones() } else { v.leading_zeros() };
+    // Bytes for the significant bits and one sign bit, at least one.
+    let n = ((72 - spare) / 8).max(1) as usize;
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    let top = (v as u64) << (8 * (8 - n));
+    out.extend_from_slice(&top.to_be_bytes());
+    out.truncate(out.len() - (8 - n));
 }
 
 fn name_of(schema: &Schema) -> String {
