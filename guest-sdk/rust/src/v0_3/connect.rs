@@ -515,10 +515,20 @@ pub fn own_or_built<T: ToConnect>() -> Schema {
 /// A field's encoding under its type's own schema (the field `name` of a
 /// struct encoded under its own schema).
 #[doc(hidden)]
+#[inline]
 pub fn encode_own_field<T: ToConnect>(value: &T, name: &str, out: &mut Vec<u8>) -> Result<(), DataError> {
-    value
-        .encode_own(out)
-        .map_err(|e| DataError(format!("field {name}: {e}")))
+    match value.encode_own(out) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(field_error(name, e)),
+    }
+}
+
+/// A field's error, named (out of line: the fields' path stays small
+/// enough to inline).
+#[cold]
+#[inline(never)]
+fn field_error(name: &str, e: DataError) -> DataError {
+    DataError(format!("field {name}: {e}"))
 }
 
 /// Implement [`ToConnect`] for a struct: a Kafka Connect struct schema of
