@@ -30,6 +30,9 @@
 //! value per byte plus [`SPARE_VALUES`] (empty structs take no bytes), and
 //! a Decimal's unscaled value has at most [`MAX_DECIMAL_BYTES`] bytes. So
 //! the host's work and memory stay proportional to what the guest sent.
+//! The host checks a source's values under those rules without building
+//! them ([`check`], [`SchemaReader::check`] through a compiled [`Plan`])
+//! and converters read the checked bytes ([`Checked`], [`Reader`]).
 
 use num_bigint::BigInt;
 
