@@ -3,7 +3,7 @@
 # top-level modules) or a module imports from a layer above its own
 # (runtime/layers.toml). Run by `just lint`.
 #
-# Why a checker of our own (scripts/check-layers, ~400 lines on `syn`)
+# Why a checker of our own (scripts/layers-checker, ~400 lines on `syn`)
 # rather than cargo-modules: cargo-modules builds on rust-analyzer's crates
 # (a long `cargo install` on every fresh CI machine) and checks for circles
 # only, not the direction of layers; `syn` parses the same source the
