@@ -390,21 +390,9 @@ impl JsonConverter {
                         };
                         let mut t = String::new();
                         self.write_value(&mut t, vs, v)?;
-                        match fields.iter_mut().find(|(n, _)| *n == name) {
-                            Some(f) => f.1 = t,
-                            None => fields.push((name, t)),
-                        }
+                        put_field(&mut fields, name, t);
                     }
-                    out.push('{');
-                    for (i, (n, v)) in fields.iter().enumerate() {
-                        if i > 0 {
-                            out.push(',');
-                        }
-                        write_str(out, n);
-                        out.push(':');
-                        out.push_str(v);
-                    }
-                    out.push('}');
+                    write_object(out, &fields);
                 } else {
                     out.push('[');
                     for (i, (k, v)) in entries.iter().enumerate() {
@@ -863,6 +851,29 @@ fn decimal_of(text: &str) -> Result<Value, DataError> {
 
 /// A JSON string as Jackson writes it: `"` and `\` escaped, control
 /// characters as `\b \t \n \f \r` or `\u00XX`, everything else as is.
+/// Set field `name` of an object being built as Jackson's ObjectNode does:
+/// a repeated name keeps its first place and takes the last value.
+pub(crate) fn put_field<N: PartialEq>(fields: &mut Vec<(N, String)>, name: N, text: String) {
+    match fields.iter_mut().find(|(n, _)| *n == name) {
+        Some(f) => f.1 = text,
+        None => fields.push((name, text)),
+    }
+}
+
+/// An object of `fields` (each value's JSON text already written).
+pub(crate) fn write_object<N: AsRef<str>>(out: &mut String, fields: &[(N, String)]) {
+    out.push('{');
+    for (i, (n, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_str(out, n.as_ref());
+        out.push(':');
+        out.push_str(v);
+    }
+    out.push('}');
+}
+
 pub(crate) fn write_str(out: &mut String, s: &str) {
     out.push('"');
     // Most text needs no escape: no control character, quote or

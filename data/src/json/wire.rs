@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
-use super::{DecimalFormat, JsonConverter, write_float, write_str};
+use super::{DecimalFormat, JsonConverter, put_field, write_float, write_object, write_str};
 use crate::wire::{self, Checked, Reader};
 use crate::{DataError, Schema, Type, Value, logical};
 
@@ -104,21 +104,9 @@ impl JsonConverter {
                         let name = if r.start(ks)? { r.str()? } else { "null" };
                         let mut t = String::new();
                         self.write_wire(&mut t, vs, r)?;
-                        match fields.iter_mut().find(|(k, _)| *k == name) {
-                            Some(f) => f.1 = t,
-                            None => fields.push((name, t)),
-                        }
+                        put_field(&mut fields, name, t);
                     }
-                    out.push('{');
-                    for (i, (k, v)) in fields.iter().enumerate() {
-                        if i > 0 {
-                            out.push(',');
-                        }
-                        write_str(out, k);
-                        out.push(':');
-                        out.push_str(v);
-                    }
-                    out.push('}');
+                    write_object(out, &fields);
                 } else {
                     out.push('[');
                     for i in 0..n {

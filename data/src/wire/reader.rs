@@ -70,23 +70,12 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn one_more_value(&mut self) -> Result<(), DataError> {
-        self.values_left = self.values_left.checked_sub(1).ok_or_else(|| {
-            DataError::new(format!(
-                "more values than its {} bytes can hold (at byte {})",
-                self.b.len(),
-                self.i
-            ))
-        })?;
-        Ok(())
-    }
-
     /// The start of a value of `schema`: counts it against the budget and
     /// reads an optional schema's presence byte. `false`: the value is
     /// null (nothing follows).
     #[inline]
     pub fn start(&mut self, schema: &Schema) -> Result<bool, DataError> {
-        self.one_more_value()?;
+        self.spend(1)?;
         if schema.is_optional() {
             return self.presence();
         }
@@ -329,7 +318,7 @@ impl<'a> Reader<'a> {
         if depth > MAX_DEPTH {
             return Err(DataError::new(format!("value nested deeper than {MAX_DEPTH}")));
         }
-        self.one_more_value()?;
+        self.spend(1)?;
         let tag = self.byte()?;
         Ok(match tag {
             0 => Value::Null,
@@ -368,7 +357,7 @@ impl<'a> Reader<'a> {
         if depth > MAX_DEPTH {
             return Err(DataError::new(format!("value nested deeper than {MAX_DEPTH}")));
         }
-        self.one_more_value()?;
+        self.spend(1)?;
         match self.byte()? {
             0 => {}
             1 => {
