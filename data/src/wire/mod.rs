@@ -887,6 +887,55 @@ mod tests {
         assert!(plan.accepts(&4000u32.to_le_bytes()) && !plan.accepts(&5000u32.to_le_bytes()));
     }
 
+    /// A schema past the plan's step limit is checked value by value, and
+    /// a table's plans together stay within their limit.
+    #[test]
+    fn plans_past_their_limits_fall_back_to_the_value_by_value_check() {
+        let mut b = SchemaBuilder::structure();
+        for i in 0..(MAX_PLAN_STEPS + 10) {
+            b = b.field(format!("f{i}"), Schema::boolean()).unwrap();
+        }
+        let wide = b.build();
+        assert!(Plan::new(&wide, MAX_PLAN_STEPS).is_none());
+        let mut table = SchemaTable::new();
+        let root = table.add(&wide).unwrap();
+        let reader = SchemaReader::new(table.nodes()).unwrap();
+        let good = vec![1u8; MAX_PLAN_STEPS + 10];
+        assert!(reader.check(root, Some(&good)).is_ok());
+        let mut bad = good.clone();
+        bad[7] = 2;
+        assert_eq!(
+            reader.check(root, Some(&bad)).unwrap_err().0,
+            "field f7: 2 is not a boolean (0 or 1)"
+        );
+        // Twenty roots of 4,000 steps each: the first 16 get plans (64,000
+        // steps), the rest are checked value by value, all correctly.
+        let mut table = SchemaTable::new();
+        let roots: Vec<u32> = (0..20)
+            .map(|k| {
+                let mut b = SchemaBuilder::structure().name(format!("s{k}"));
+                for i in 0..3999 {
+                    b = b.field(format!("f{i}"), Schema::boolean()).unwrap();
+                }
+                table.add(&b.build()).unwrap()
+            })
+            .collect();
+        let reader = SchemaReader::new(table.nodes()).unwrap();
+        for r in roots {
+            assert!(reader.check(r, Some(&good[..3999])).is_ok());
+            assert!(reader.check(r, Some(&bad[..3999])).is_err());
+        }
+        let steps = reader.plan_steps.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(steps > MAX_TABLE_PLAN_STEPS, "the later plans were refused: {steps}");
+        let kept: usize = reader
+            .plans
+            .iter()
+            .filter_map(|p| p.get()?.as_ref())
+            .map(Plan::len)
+            .sum();
+        assert!(kept <= MAX_TABLE_PLAN_STEPS, "{kept}");
+    }
+
     #[test]
     fn hostile_input_is_refused_without_allocating() {
         let s = SchemaBuilder::array(Schema::int64()).build();
