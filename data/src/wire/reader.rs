@@ -9,6 +9,32 @@ use num_bigint::BigInt;
 use super::{MAX_DECIMAL_BYTES, MAX_DEPTH, SPARE_VALUES, child};
 use crate::{DataError, Schema, Struct, Type, Value, logical};
 
+// The errors of the hot reads, out of line so the reads inline.
+
+#[cold]
+#[inline(never)]
+fn early_end_error(at: usize) -> DataError {
+    DataError::new(format!("the value ends early (at byte {at})"))
+}
+
+#[cold]
+#[inline(never)]
+fn count_error(n: usize, at: usize, left: usize) -> DataError {
+    DataError::new(format!("a count of {n} at byte {at} with only {left} bytes left"))
+}
+
+#[cold]
+#[inline(never)]
+fn budget_error(len: usize, at: usize) -> DataError {
+    DataError::new(format!("more values than its {len} bytes can hold (at byte {at})"))
+}
+
+#[cold]
+#[inline(never)]
+fn not_utf8_error(at: usize) -> DataError {
+    DataError::new(format!("a string that is not UTF-8 at byte {at}"))
+}
+
 /// A cursor over one encoded value. Every read checks the bytes left and
 /// counts against the value budget, so a walk over any input ends in time
 /// proportional to its length.
@@ -44,14 +70,13 @@ impl<'a> Reader<'a> {
     /// Spend `n` values of the budget.
     #[inline]
     pub(super) fn spend(&mut self, n: usize) -> Result<(), DataError> {
-        self.values_left = self.values_left.checked_sub(n).ok_or_else(|| {
-            DataError::new(format!(
-                "more values than its {} bytes can hold (at byte {})",
-                self.b.len(),
-                self.i
-            ))
-        })?;
-        Ok(())
+        match self.values_left.checked_sub(n) {
+            Some(left) => {
+                self.values_left = left;
+                Ok(())
+            }
+            None => Err(budget_error(self.b.len(), self.i)),
+        }
     }
 
     /// Move past `n` bytes.
@@ -84,14 +109,13 @@ impl<'a> Reader<'a> {
 
     #[inline]
     fn take(&mut self, n: usize) -> Result<&'a [u8], DataError> {
-        let end = self
-            .i
-            .checked_add(n)
-            .filter(|e| *e <= self.b.len())
-            .ok_or_else(|| DataError::new(format!("the value ends early (at byte {})", self.i)))?;
-        let s = &self.b[self.i..end];
-        self.i = end;
-        Ok(s)
+        match self.b.get(self.i..).and_then(|rest| rest.get(..n)) {
+            Some(s) => {
+                self.i += n;
+                Ok(s)
+            }
+            None => Err(early_end_error(self.i)),
+        }
     }
 
     #[inline]
@@ -143,10 +167,7 @@ impl<'a> Reader<'a> {
         let n = u32::from_le_bytes(self.array()?) as usize;
         let left = self.b.len() - self.i;
         if n.saturating_mul(min.max(1)) > left && min > 0 {
-            return Err(DataError::new(format!(
-                "a count of {n} at byte {} with only {left} bytes left",
-                self.i - 4
-            )));
+            return Err(count_error(n, self.i - 4, left));
         }
         Ok(n)
     }
@@ -181,7 +202,7 @@ impl<'a> Reader<'a> {
         if b.is_ascii() || std::str::from_utf8(b).is_ok() {
             Ok(())
         } else {
-            Err(DataError::new(format!("a string that is not UTF-8 at byte {at}")))
+            Err(not_utf8_error(at))
         }
     }
 
