@@ -1,0 +1,55 @@
+//! Kafka Connect's single message transforms (SMTs) and predicates on
+//! Copycat's data model: every transform and predicate Kafka Connect 4.4
+//! ships, under its class name and short aliases, with its settings and
+//! its output (checked against Kafka Connect's own classes,
+//! `tests/golden/kafka-connect/transforms.json`), and the connector-level
+//! chain (`transforms=`, `predicates=`) that runs them.
+//!
+//! Invariants: a transform never panics on any record or setting; a
+//! record it cannot handle is a [`TransformError`] naming what was wrong,
+//! as Kafka Connect's `DataException`; a setting it cannot take is a
+//! [`ConfigIssue`] naming the key.
+
+mod builtin;
+pub mod chain;
+pub mod config;
+mod predicates;
+pub mod record;
+pub mod registry;
+mod util;
+
+pub use chain::{Chain, ChainError};
+pub use config::{ConfigIssue, Importance, KeyDef, Kind, Parsed};
+pub use record::{Header, Part, Record};
+pub use registry::{PluginKind, TransformPlugin};
+
+/// A record a transform could not handle (Kafka Connect's
+/// `DataException`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TransformError(pub String);
+
+impl TransformError {
+    pub(crate) fn new(msg: impl Into<String>) -> Self {
+        Self(msg.into())
+    }
+}
+
+impl From<copycat_data::DataError> for TransformError {
+    fn from(e: copycat_data::DataError) -> Self {
+        Self(e.0)
+    }
+}
+
+/// A configured transform: one record in, the record changed, or `None`
+/// to drop it.
+pub trait Transformation: Send {
+    /// Transform `record`.
+    fn apply(&mut self, record: Record) -> Result<Option<Record>, TransformError>;
+}
+
+/// A configured predicate: whether a transform applies to a record.
+pub trait Predicate: Send {
+    /// Whether `record` matches.
+    fn test(&self, record: &Record) -> bool;
+}
