@@ -116,6 +116,33 @@ impl MaskField {
     }
 }
 
+/// `unscaled × 10^-scale` at scale `want`, when no digit is lost.
+fn rescale(unscaled: BigInt, scale: i32, want: i32) -> Result<Value, TransformError> {
+    let lossy = || {
+        TransformError::new(format!(
+            "the mask {unscaled}E-{scale} does not fit a Decimal of scale {want}"
+        ))
+    };
+    let unscaled = if want >= scale {
+        let by = u32::try_from(want - scale).map_err(|_| lossy())?;
+        if by > 1000 {
+            return Err(lossy());
+        }
+        unscaled.clone() * BigInt::from(10).pow(by)
+    } else {
+        let by = u32::try_from(scale - want).map_err(|_| lossy())?;
+        if by > 1000 {
+            return Err(lossy());
+        }
+        let d = BigInt::from(10).pow(by);
+        if (&unscaled % &d) != BigInt::from(0) {
+            return Err(lossy());
+        }
+        unscaled.clone() / d
+    };
+    Ok(Value::Decimal { unscaled, scale: want })
+}
+
 /// `new BigDecimal(text)` for plain and exponent forms.
 fn parse_decimal(text: &str) -> Option<(BigInt, i32)> {
     let (mantissa, exp) = match text.find(['e', 'E']) {
@@ -150,13 +177,11 @@ impl Transformation for MaskField {
                     let v = util::field_value(s, f.index(), self.replace_null_with_default);
                     let v = if self.fields.contains(f.name()) {
                         let masked = self.masked(Some(f.schema()), v)?;
-                        // A masked Decimal keeps its schema's scale, so it
-                        // still serialises (Kafka Connect's BigDecimal.ZERO
-                        // has scale 0 and fails in the converter).
+                        // A masked Decimal takes its schema's scale, so it
+                        // still serialises (Kafka Connect's keeps the
+                        // mask's own scale, which its converters refuse).
                         match (masked, logical::decimal_scale(f.schema())) {
-                            (Value::Decimal { unscaled, .. }, Ok(scale)) if self.replacement.is_none() => {
-                                Value::Decimal { unscaled, scale }
-                            }
+                            (Value::Decimal { unscaled, scale }, Ok(want)) => rescale(unscaled, scale, want)?,
                             (m, _) => m,
                         }
                     } else {

@@ -80,6 +80,11 @@ impl Transformation for SetSchemaMetadata {
             util::require_schema(None, "updating schema metadata")?;
             return Ok(Some(record));
         };
+        // Kafka Connect 4.4 re-makes the schema with its fields, which
+        // fails for every schema but a struct's.
+        if schema.ty() != copycat_data::Type::Struct {
+            return Err(TransformError::new("Cannot list fields on non-struct type"));
+        }
         let updated = self.updated(schema)?;
         let value = match value {
             Value::Struct(s) => {

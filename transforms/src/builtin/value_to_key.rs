@@ -2,6 +2,7 @@
 
 use copycat_data::{SchemaBuilder, Struct, Value};
 
+use super::field_path::{FieldPath, SYNTAX_KEY};
 use crate::config::{ConfigIssue, Default, Importance, KeyDef, Kind, Parsed, Valid};
 use crate::registry::{PluginKind, TransformPlugin};
 use crate::{Record, TransformError, Transformation, util};
@@ -28,18 +29,24 @@ pub(crate) const PLUGIN: TransformPlugin = TransformPlugin {
             Importance::Medium,
             "Whether to replace fields that have a default value and that are null to the default value. When set to true, the default value is used, otherwise null is used.",
         ),
+        SYNTAX_KEY,
     ],
     kind: PluginKind::Transformation(make),
 };
 
 struct ValueToKey {
-    fields: Vec<String>,
+    /// Each field's text (the key's field name) and its path.
+    fields: Vec<(String, FieldPath)>,
     replace_null_with_default: bool,
 }
 
 fn make(p: &Parsed) -> Result<Box<dyn Transformation>, ConfigIssue> {
     Ok(Box::new(ValueToKey {
-        fields: p.list("fields").to_vec(),
+        fields: p
+            .list("fields")
+            .iter()
+            .map(|f| Ok((f.clone(), FieldPath::parse(f, p)?)))
+            .collect::<Result<_, ConfigIssue>>()?,
         replace_null_with_default: p.boolean("replace.null.with.default"),
     }))
 }
@@ -50,8 +57,8 @@ impl Transformation for ValueToKey {
             None => {
                 let m = util::require_map(&record.value, PURPOSE)?;
                 let mut key = Vec::with_capacity(self.fields.len());
-                for f in &self.fields {
-                    util::map_put(&mut key, f, util::map_get(m, f).cloned().unwrap_or(Value::Null));
+                for (name, path) in &self.fields {
+                    util::map_put(&mut key, name, path.value_from_map(m)?);
                 }
                 record.key_schema = None;
                 record.key = Value::Map(key);
@@ -59,18 +66,16 @@ impl Transformation for ValueToKey {
             Some(_) => {
                 let value = util::require_struct(&record.value, PURPOSE)?;
                 let mut b = SchemaBuilder::structure();
-                for f in &self.fields {
-                    let from = value
-                        .schema()
-                        .field(f)
-                        .ok_or_else(|| TransformError::new(format!("Field does not exist: {f}")))?;
-                    b = b.field(f.clone(), from.schema().clone())?;
+                for (name, path) in &self.fields {
+                    let from = path
+                        .field_from(value.schema())
+                        .ok_or_else(|| TransformError::new(format!("Field does not exist: {name}")))?;
+                    b = b.field(name.clone(), from.schema().clone())?;
                 }
                 let key_schema = b.build();
                 let mut key = Struct::new(&key_schema)?;
-                for f in &self.fields {
-                    let i = value.schema().field(f).map(|x| x.index()).unwrap_or_default();
-                    key = key.put(f, util::field_value(value, i, self.replace_null_with_default))?;
+                for (name, path) in &self.fields {
+                    key = key.put(name, path.value_from_struct(value, self.replace_null_with_default)?)?;
                 }
                 // Kafka Connect sets the value schema to the struct's own.
                 record.value_schema = Some(value.schema().clone());
