@@ -4,10 +4,13 @@
  * ByteArrayConverter, the numeric converters, BooleanConverter,
  * SimpleHeaderConverter) make of Connect data, and what they make of bytes.
  * Copycat's converters must give the same bytes and decode the same bytes to
- * the same values. Run by scripts/golden/kafka-connect-converters.sh
- * (single-file source launch, Kafka Connect's jars on the classpath):
+ * the same values. Run by scripts/golden/kafka-connect-converters.sh, which
+ * compiles it with NeutralJson.java (the neutral JSON writers it shares with
+ * KafkaConnectTransforms.java) through scripts/golden/java.sh, Kafka
+ * Connect's jars on the classpath:
  *
- *   java -Duser.timezone=UTC -cp "$(scripts/kafka-connect.sh classpath)" KafkaConnectConverters.java OUT
+ *   javac -d DIR -cp "$(scripts/kafka-connect.sh classpath)" NeutralJson.java KafkaConnectConverters.java
+ *   java -Duser.timezone=UTC -cp "DIR:$(scripts/kafka-connect.sh classpath)" KafkaConnectConverters OUT
  *
  * Nothing here decides an output: every byte string, schema, value and error
  * is what Kafka Connect's classes return or throw. Each case gets a new
@@ -21,12 +24,12 @@
  *           bytes it returned (toConnectHeader): the round trip.
  *   decode  toConnectData(topic, bytes) (toConnectHeader) of given bytes.
  *
- * The neutral JSON form of schemas, values, bytes and errors is described in
- * FORMAT below and copied into the output's "format" field. Map entries of a
- * Java HashMap (JsonConverter's decoded maps) have no meaningful order; they
- * are listed sorted by the neutral JSON text of their key so that the file is
- * stable. Input maps are LinkedHashMaps: their order is the order the
- * converter saw.
+ * The neutral JSON form of schemas, values, bytes and errors (written by
+ * NeutralJson.java) is described in FORMAT below and copied into the
+ * output's "format" field. Map entries of a Java HashMap (JsonConverter's
+ * decoded maps) have no meaningful order; they are listed sorted by the
+ * neutral JSON text of their key so that the file is stable. Input maps
+ * are LinkedHashMaps: their order is the order the converter saw.
  *
  * Kafka Connect's Values (SimpleHeaderConverter) formats and parses dates
  * with SimpleDateFormat in the JVM's default time zone and locale; the
@@ -38,17 +41,13 @@
 
 import com.fasterxml.jackson.core.io.schubfach.DoubleToDecimal;
 import com.fasterxml.jackson.core.io.schubfach.FloatToDecimal;
-import com.fasterxml.jackson.core.util.DefaultIndenter;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.kafka.common.utils.internals.AppInfoParser;
 import org.apache.kafka.connect.data.Date;
 import org.apache.kafka.connect.data.Decimal;
-import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -63,14 +62,9 @@ import java.io.File;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -79,11 +73,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.SortedMap;
 import java.util.function.Predicate;
 
 public class KafkaConnectConverters {
-    static final String[] FORMAT = {
+    static final String[] FORMAT = NeutralJson.lines(new String[] {
         "Each case: id, description, converter {class, role (key | value | header), config (the converter's own settings,",
         "  without a key./value./header.converter. prefix; converter.type is added by the harness as the worker does)},",
         "  operation (encode | decode), input, and then:",
@@ -99,39 +92,11 @@ public class KafkaConnectConverters {
         "Encode calls fromConnectData(topic, schema, value) for key/value roles, fromConnectHeader(topic, header, schema, value)",
         "  for the header role; decode calls toConnectData(topic, bytes) / toConnectHeader(topic, header, bytes).",
         "  topic and header are the top-level topic and header_key fields (they appear in some error messages).",
-        "BYTES: null (a Java null byte[]: a Kafka null, e.g. a tombstone) or {hex, utf8}; utf8 is present only when the",
-        "  bytes are valid UTF-8 (strict), as a readable copy of the same bytes.",
+    }, NeutralJson.FORMAT_BYTES, new String[] {
         "RESULT: null (the converter returned a Java null SchemaAndValue) or {schema: SCHEMA, value: VALUE} or {error: ERROR}.",
         "ERROR: {stage, class, message, cause?}; stage is configure | fromConnectData | fromConnectHeader | toConnectData |",
         "  toConnectHeader; cause is the Java cause chain in the same shape (class, message, cause?).",
-        "SCHEMA: null (no schema) or {type, optional, name?, version?, doc?, parameters?, default?, items? | keys?, values? |",
-        "  fields?}: the shape of JsonConverter's envelope schemas, but with Connect's own type names (Schema.Type:",
-        "  int8 int16 int32 int64 float32 float64 boolean string bytes array map struct). optional is always present;",
-        "  name/version/doc/parameters/default only when set (parameters in the schema's order; default is a VALUE).",
-        "  array: items (SCHEMA, null if the schema has no element schema, as Values makes for [] and [null]);",
-        "  map: keys, values (SCHEMA or null); struct: fields, a list of {field: NAME, ...SCHEMA}.",
-        "VALUE: the Java object, tagged by its Java class (not by the schema), so that int vs float, bytes, decimals and",
-        "  dates stay unambiguous:",
-        "  null                                  Java null",
-        "  {boolean: true|false}                 Boolean",
-        "  {int8|int16|int32|int64: N}           Byte, Short, Integer, Long (JSON integer, exact)",
-        "  {float32|float64: TEXT, bits: HEX}    Float, Double; bits is the IEEE 754 bit pattern (floatToRawIntBits /",
-        "                                        doubleToRawLongBits, 8 or 16 hex digits) and is what counts; TEXT is the",
-        "                                        shortest decimal that reads back to the same value, or NaN, Infinity,",
-        "                                        -Infinity (it is not how Kafka Connect prints the number: see serialized)",
-        "  {string: S}                           String",
-        "  {bytes: BASE64}                       byte[] (standard alphabet, padded)",
-        "  {decimal: TEXT, unscaled: N, scale: N}  BigDecimal: TEXT is BigDecimal.toString(), unscaled a decimal string",
-        "  {datetime: MILLIS, iso: TEXT}         java.util.Date (Connect's Date, Time and Timestamp logical types):",
-        "                                        milliseconds since the epoch, and the instant in ISO-8601 UTC",
-        "  {array: [VALUE...]}                   List",
-        "  {map: [[KEY, VALUE]...]}              Map: entries as pairs, so that keys of any type can be written; a",
-        "                                        HashMap's entries (no meaningful order) sorted by the key's JSON text",
-        "  {struct: {NAME: VALUE...}}            Struct: its fields in schema order (the stored value: a field left",
-        "                                        null shows null even when its schema has a default); a struct whose",
-        "                                        schema is not the one expected at its position also has schema: SCHEMA",
-        "  {java: CLASS, string: TEXT}           any other class (not expected)",
-    };
+    }, NeutralJson.FORMAT_SCHEMA_VALUE);
 
     static final String TOPIC = "golden-topic";
     static final String HEADER_KEY = "golden-header";
@@ -147,7 +112,7 @@ public class KafkaConnectConverters {
     static final String DOUBLE = "org.apache.kafka.connect.converters.DoubleConverter";
     static final String BOOLEAN = "org.apache.kafka.connect.converters.BooleanConverter";
 
-    static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    static final JsonNodeFactory NODES = NeutralJson.NODES;
 
     /** A converter as a case uses it: class, role and its own settings. */
     record Conv(String label, String className, String role, Map<String, String> config) {
@@ -200,9 +165,7 @@ public class KafkaConnectConverters {
         g.perConverter.forEach(counts::put);
         root.set("cases", g.cases);
 
-        DefaultPrettyPrinter pretty = new DefaultPrettyPrinter();
-        pretty.indentArraysWith(DefaultIndenter.SYSTEM_LINEFEED_INSTANCE);
-        new ObjectMapper().writer(pretty).writeValue(new File(args[0]), root);
+        NeutralJson.write(new File(args[0]), root);
         System.err.println("KafkaConnectConverters: " + g.cases.size() + " cases " + g.perConverter);
     }
 
@@ -1108,8 +1071,8 @@ public class KafkaConnectConverters {
     void encode(Conv c, Sample x) {
         ObjectNode n = newCase(c, x.id(), x.description(), "encode");
         ObjectNode input = n.putObject("input");
-        input.set("schema", schema(x.schema()));
-        input.set("value", value(x.value(), x.schema()));
+        input.set("schema", NeutralJson.schema(x.schema()));
+        input.set("value", NeutralJson.value(x.value(), x.schema()));
         if (javaDependent(x.value()) || javaDependent(x.schema())) {
             n.put("java_dependent", true);
         }
@@ -1117,7 +1080,7 @@ public class KafkaConnectConverters {
         try {
             converter = configure(c);
         } catch (RuntimeException e) {
-            n.set("error", error("configure", e));
+            n.set("error", NeutralJson.error("configure", e));
             return;
         }
         boolean header = c.role().equals("header");
@@ -1127,22 +1090,22 @@ public class KafkaConnectConverters {
                 ? ((HeaderConverter) converter).fromConnectHeader(TOPIC, HEADER_KEY, x.schema(), x.value())
                 : ((Converter) converter).fromConnectData(TOPIC, x.schema(), x.value());
         } catch (RuntimeException e) {
-            n.set("error", error(header ? "fromConnectHeader" : "fromConnectData", e));
+            n.set("error", NeutralJson.error(header ? "fromConnectHeader" : "fromConnectData", e));
             return;
         }
-        n.set("serialized", bytes(bytes));
+        n.set("serialized", NeutralJson.bytes(bytes));
         n.set("round_trip", toConnect(converter, header, bytes));
     }
 
     /** toConnectData (toConnectHeader) of given bytes. */
     void decode(Conv c, String id, String description, byte[] input) {
         ObjectNode n = newCase(c, id, description, "decode");
-        n.set("input", bytes(input));
+        n.set("input", NeutralJson.bytes(input));
         Object converter;
         try {
             converter = configure(c);
         } catch (RuntimeException e) {
-            n.set("error", error("configure", e));
+            n.set("error", NeutralJson.error("configure", e));
             return;
         }
         n.set("result", toConnect(converter, c.role().equals("header"), input));
@@ -1156,165 +1119,15 @@ public class KafkaConnectConverters {
                 : ((Converter) converter).toConnectData(TOPIC, bytes);
         } catch (RuntimeException e) {
             ObjectNode n = NODES.objectNode();
-            n.set("error", error(header ? "toConnectHeader" : "toConnectData", e));
+            n.set("error", NeutralJson.error(header ? "toConnectHeader" : "toConnectData", e));
             return n;
         }
         if (sv == null) {
             return NODES.nullNode();
         }
         ObjectNode n = NODES.objectNode();
-        n.set("schema", schema(sv.schema()));
-        n.set("value", value(sv.value(), sv.schema()));
-        return n;
-    }
-
-    // ------------------------------------------------------------------
-    // The neutral form (FORMAT)
-    // ------------------------------------------------------------------
-
-    static ObjectNode error(String stage, Throwable t) {
-        ObjectNode n = NODES.objectNode();
-        n.put("stage", stage);
-        describe(n, t, 0);
-        return n;
-    }
-
-    static void describe(ObjectNode n, Throwable t, int depth) {
-        n.put("class", t.getClass().getName());
-        n.put("message", t.getMessage());
-        if (t.getCause() != null && t.getCause() != t && depth < 8) {
-            describe(n.putObject("cause"), t.getCause(), depth + 1);
-        }
-    }
-
-    static JsonNode bytes(byte[] b) {
-        if (b == null) {
-            return NODES.nullNode();
-        }
-        ObjectNode n = NODES.objectNode();
-        n.put("hex", HexFormat.of().formatHex(b));
-        try {
-            CharBuffer text = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT)
-                .decode(ByteBuffer.wrap(b));
-            n.put("utf8", text.toString());
-        } catch (CharacterCodingException e) {
-            // not UTF-8: hex only
-        }
-        return n;
-    }
-
-    static JsonNode schema(Schema s) {
-        if (s == null) {
-            return NODES.nullNode();
-        }
-        ObjectNode n = NODES.objectNode();
-        n.put("type", s.type().getName());
-        n.put("optional", s.isOptional());
-        if (s.name() != null) {
-            n.put("name", s.name());
-        }
-        if (s.version() != null) {
-            n.put("version", s.version());
-        }
-        if (s.doc() != null) {
-            n.put("doc", s.doc());
-        }
-        if (s.parameters() != null) {
-            ObjectNode p = n.putObject("parameters");
-            s.parameters().forEach(p::put);
-        }
-        if (s.defaultValue() != null) {
-            n.set("default", value(s.defaultValue(), s));
-        }
-        switch (s.type()) {
-            case ARRAY -> n.set("items", schema(s.valueSchema()));
-            case MAP -> {
-                n.set("keys", schema(s.keySchema()));
-                n.set("values", schema(s.valueSchema()));
-            }
-            case STRUCT -> {
-                ArrayNode fields = n.putArray("fields");
-                for (Field f : s.fields()) {
-                    ObjectNode fn = fields.addObject();
-                    fn.put("field", f.name());
-                    fn.setAll((ObjectNode) schema(f.schema()));
-                }
-            }
-            default -> { }
-        }
-        return n;
-    }
-
-    /** The value, tagged by its Java class; expected is the schema at its position (or null). */
-    static JsonNode value(Object v, Schema expected) {
-        if (v == null) {
-            return NODES.nullNode();
-        }
-        ObjectNode n = NODES.objectNode();
-        if (v instanceof Boolean b) {
-            n.put("boolean", b);
-        } else if (v instanceof Byte b) {
-            n.put("int8", b);
-        } else if (v instanceof Short sh) {
-            n.put("int16", sh);
-        } else if (v instanceof Integer i) {
-            n.put("int32", i);
-        } else if (v instanceof Long l) {
-            n.put("int64", l);
-        } else if (v instanceof Float f) {
-            n.put("float32", Float.isFinite(f) ? FloatToDecimal.toString(f) : Float.toString(f));
-            n.put("bits", String.format("%08x", Float.floatToRawIntBits(f)));
-        } else if (v instanceof Double d) {
-            n.put("float64", Double.isFinite(d) ? DoubleToDecimal.toString(d) : Double.toString(d));
-            n.put("bits", String.format("%016x", Double.doubleToRawLongBits(d)));
-        } else if (v instanceof String str) {
-            n.put("string", str);
-        } else if (v instanceof byte[] b) {
-            n.put("bytes", Base64.getEncoder().encodeToString(b));
-        } else if (v instanceof BigDecimal d) {
-            n.put("decimal", d.toString());
-            n.put("unscaled", d.unscaledValue().toString());
-            n.put("scale", d.scale());
-        } else if (v instanceof java.util.Date d) {
-            n.put("datetime", d.getTime());
-            n.put("iso", Instant.ofEpochMilli(d.getTime()).toString());
-        } else if (v instanceof List<?> list) {
-            Schema elem = expected != null && expected.type() == Schema.Type.ARRAY ? expected.valueSchema() : null;
-            ArrayNode a = n.putArray("array");
-            for (Object e : list) {
-                a.add(value(e, elem));
-            }
-        } else if (v instanceof Map<?, ?> map) {
-            boolean isMap = expected != null && expected.type() == Schema.Type.MAP;
-            Schema ks = isMap ? expected.keySchema() : null;
-            Schema vs = isMap ? expected.valueSchema() : null;
-            List<ArrayNode> entries = new ArrayList<>();
-            for (Map.Entry<?, ?> e : map.entrySet()) {
-                ArrayNode pair = NODES.arrayNode();
-                pair.add(value(e.getKey(), ks));
-                pair.add(value(e.getValue(), vs));
-                entries.add(pair);
-            }
-            if (!(map instanceof LinkedHashMap) && !(map instanceof SortedMap)) {
-                // A HashMap's order means nothing: sort by the key's JSON text.
-                entries.sort((a, b) -> a.get(0).toString().compareTo(b.get(0).toString()));
-            }
-            ArrayNode a = n.putArray("map");
-            entries.forEach(a::add);
-        } else if (v instanceof Struct st) {
-            ObjectNode fields = n.putObject("struct");
-            for (Field f : st.schema().fields()) {
-                fields.set(f.name(), value(st.getWithoutDefault(f.name()), f.schema()));
-            }
-            if (!st.schema().equals(expected)) {
-                n.set("schema", schema(st.schema()));
-            }
-        } else {
-            n.put("java", v.getClass().getName());
-            n.put("string", v.toString());
-        }
+        n.set("schema", NeutralJson.schema(sv.schema()));
+        n.set("value", NeutralJson.value(sv.value(), sv.schema()));
         return n;
     }
 

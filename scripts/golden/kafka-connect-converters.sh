@@ -8,7 +8,8 @@
 # converters; the serialized bytes, the round trip, decode-only inputs, and
 # the errors they throw. KafkaConnectConverters.java, beside this script,
 # defines the cases; the file's "format" field documents the neutral JSON
-# form of schemas, values, bytes and errors.
+# form of schemas, values, bytes and errors (NeutralJson.java, shared with
+# kafka-connect-transforms.sh; both are compiled and run by java.sh).
 #
 #   scripts/golden/kafka-connect-converters.sh          regenerate the golden file
 #   scripts/golden/kafka-connect-converters.sh --check  exit 1 if it is not what Kafka Connect gives now
@@ -19,12 +20,14 @@
 # a HashMap's entries are sorted, and the same cases give the same bytes.
 # Float and double text comes from the JVM's Double.toString/Float.toString,
 # which Java 19 changed (JDK-4511638): the file is made with Java 17, the
-# oldest Java Kafka Connect 4.4 runs on; set GOLDEN_JAVA to use another java.
+# oldest Java Kafka Connect 4.4 runs on; set GOLDEN_JAVA to use another java
+# (and GOLDEN_JAVAC if its javac is not beside it).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+# shellcheck source=scripts/golden/java.sh
+source scripts/golden/java.sh
 
 GOLDEN=tests/golden/kafka-connect/converters.json
-JAVA="${GOLDEN_JAVA:-java}"
 
 check=0
 case "${1:-}" in
@@ -37,25 +40,7 @@ case "${1:-}" in
 esac
 
 start=$SECONDS
-classpath="$(scripts/kafka-connect.sh classpath)"
-mkdir -p "$(dirname "$GOLDEN")"
 tmp="$(mktemp "${TMPDIR:-/tmp}/converters.XXXXXX.json")"
 trap 'rm -f "$tmp"' EXIT
-# Kafka's classes log through slf4j/log4j2: errors only (SimpleHeaderConverter
-# warns about every header it falls back to bytes for).
-"$JAVA" -Dlog4j2.level=ERROR -Duser.timezone=UTC -Duser.language=en -Duser.country=US \
-    -Dfile.encoding=UTF-8 -cp "$classpath" scripts/golden/KafkaConnectConverters.java "$tmp"
-echo >>"$tmp"
-
-if ((check)); then
-    if ! diff -u "$GOLDEN" "$tmp"; then
-        echo "kafka-connect-converters.sh: $GOLDEN is not what Kafka Connect gives: rerun without --check" >&2
-        exit 1
-    fi
-    echo "kafka-connect-converters.sh: $GOLDEN is up to date ($((SECONDS - start)) s)" >&2
-else
-    chmod 644 "$tmp"
-    mv "$tmp" "$GOLDEN"
-    trap - EXIT
-    echo "kafka-connect-converters.sh: wrote $GOLDEN ($((SECONDS - start)) s)" >&2
-fi
+golden_java KafkaConnectConverters "$tmp"
+golden_finish kafka-connect-converters.sh "$GOLDEN" "$tmp" "$check" "$start"
