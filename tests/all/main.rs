@@ -32,5 +32,6 @@ mod secure;
 mod shared_producer;
 mod swap;
 mod topic_log;
+mod transforms;
 mod typed;
 mod typed_shipped;

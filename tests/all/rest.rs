@@ -470,6 +470,71 @@ async fn plugins_and_validation() {
         404
     );
     assert_eq!(api.call("PUT", validate, Some("{")).await.0, 400);
+
+    // Transforms and predicates: listed with connectorsOnly=false, their
+    // settings under their class name or alias, and a misconfigured chain
+    // a validation error naming the key.
+    let (_, only) = api.get("/connector-plugins").await;
+    assert!(
+        only.as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["type"] != json!("transformation")),
+        "{only}"
+    );
+    let (code, all) = api.get("/connector-plugins?connectorsOnly=false").await;
+    assert_eq!(code, 200, "{all}");
+    let all = all.as_array().unwrap();
+    let listed = |t: &str| -> Vec<&str> {
+        all.iter()
+            .filter(|p| p["type"] == json!(t))
+            .map(|p| p["class"].as_str().unwrap())
+            .collect()
+    };
+    let built_in = |predicates: bool| -> Vec<&str> {
+        copycat_transforms::registry::all()
+            .into_iter()
+            .filter(|p| p.is_predicate() == predicates)
+            .map(|p| p.class)
+            .collect()
+    };
+    assert_eq!(listed("transformation"), built_in(false));
+    assert_eq!(listed("predicate"), built_in(true));
+    assert_eq!(listed("predicate").len(), 3);
+    assert!(
+        all.iter()
+            .any(|p| p["class"] == json!("org.apache.kafka.connect.transforms.InsertField$Value"))
+    );
+    let (code, keys) = api
+        .get("/connector-plugins/org.apache.kafka.connect.transforms.RegexRouter/config")
+        .await;
+    assert_eq!(code, 200, "{keys}");
+    let names: Vec<&str> = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["regex", "replacement"]);
+    assert_eq!(keys[0]["required"], json!(true));
+    let (_, body) = api
+        .send(
+            "PUT",
+            validate,
+            &json!({"topic": "t", "transforms": "route,stamp", "transforms.route.type": "RegexRouter",
+                "transforms.route.regex": "(unclosed", "transforms.route.replacement": "x",
+                "transforms.stamp.type": "com.example.NoSuchTransform"}),
+        )
+        .await;
+    assert_eq!(body["error_count"], json!(2), "{body}");
+    assert!(
+        errors_of(&body, "transforms.route.regex")[0].contains("(unclosed"),
+        "{body}"
+    );
+    assert!(
+        errors_of(&body, "transforms.stamp.type")[0].contains("could not be found"),
+        "{body}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -242,6 +242,22 @@ impl ConnectorConfig {
                 .push(("topics.regex".into(), format!("'{re}' is not a valid pattern: {e}")));
         }
         let converters = super::converters::Converters::read(&props, &worker.converters, &mut r.problems);
+        // `transforms=` / `predicates=`: checked here, made per task.
+        match copycat_transforms::Chain::from_config(&props) {
+            Err(issues) => {
+                for i in issues {
+                    r.problems
+                        .push((i.key.unwrap_or_else(|| "transforms".to_owned()), i.message));
+                }
+            }
+            Ok(chain) if !chain.is_empty() && (props.contains_key("topics") || props.contains_key("topics.regex")) => {
+                r.problems.push((
+                    "transforms".into(),
+                    "transforms run on source connectors only in this Copycat version: a sink connector's chain is refused rather than ignored".into(),
+                ));
+            }
+            Ok(_) => {}
+        }
         let cfg = Self {
             converters,
             name: name.clone(),
@@ -306,6 +322,45 @@ mod tests {
         let mut worker = WorkerConfig::for_bootstrap("b:9092").unwrap();
         worker.override_policy = crate::config::OverridePolicy::parse(policy).unwrap();
         ConnectorConfig::from_props(props, &worker)
+    }
+
+    #[test]
+    fn a_misconfigured_transform_chain_names_the_key() {
+        let e = cfg(&[("transforms", "route"), ("transforms.route.type", "RegexRouter")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("transforms.route.regex"), "{e}");
+        let e = cfg(&[("transforms", "a"), ("transforms.a.type", "com.example.Nope")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("transforms.a.type") && e.contains("could not be found"),
+            "{e}"
+        );
+        let e = cfg(&[
+            ("transforms", "f"),
+            ("transforms.f.type", "Filter"),
+            ("transforms.f.predicate", "missing"),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("transforms.f.predicate"), "{e}");
+        let e = cfg(&[
+            ("transforms", "r"),
+            ("transforms.r.type", "org.apache.kafka.connect.transforms.RegexRouter"),
+            ("transforms.r.regex", "(unclosed"),
+            ("transforms.r.replacement", "x"),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("transforms.r.regex"), "{e}");
+        cfg(&[
+            ("transforms", "r"),
+            ("transforms.r.type", "RegexRouter"),
+            ("transforms.r.regex", "(.*)"),
+            ("transforms.r.replacement", "x-$1"),
+        ])
+        .unwrap();
     }
 
     #[test]

@@ -98,6 +98,9 @@ pub struct Guest {
     instruments: Option<Arc<TaskInstruments>>,
     /// A 0.3.0 source's converters and its connector's topic.
     converters: Option<(Arc<dyn RecordConverters>, String)>,
+    /// A source's transform chain (`transforms=`), run between `poll` and
+    /// the converters.
+    transforms: Option<copycat_transforms::Chain>,
     /// A 0.3.0 source's last schema table.
     schemas: SchemaCache,
     _slot: InstanceSlot,
@@ -197,6 +200,7 @@ impl Guest {
             poisoned: None,
             instruments,
             converters: None,
+            transforms: None,
             schemas: SchemaCache::default(),
             _slot: slot,
         })
@@ -207,6 +211,12 @@ impl Guest {
     /// and the topic of records that name none (a converter may use it).
     pub fn set_record_converters(&mut self, converters: Arc<dyn RecordConverters>, default_topic: String) {
         self.converters = Some((converters, default_topic));
+    }
+
+    /// The transform chain a source's records go through before the
+    /// converters (which must be set too, [`Self::set_record_converters`]).
+    pub fn set_transforms(&mut self, chain: copycat_transforms::Chain) {
+        self.transforms = (!chain.is_empty()).then_some(chain);
     }
 
     /// Bytes of linear memory the instance holds now.
@@ -360,6 +370,7 @@ impl Guest {
         self.source("poll")?;
         let typed = self.converters.clone();
         let mut schemas = std::mem::take(&mut self.schemas);
+        let mut chain = self.transforms.take();
         let batch = self.call("poll", |b, s| match b {
             Bindings::Source(b) => Ok(b
                 .copycat_connector_source_task()
@@ -373,7 +384,9 @@ impl Guest {
                 .copycat_connector_source_task()
                 .call_poll(s, max_records)?
                 .map(|batch| match &typed {
-                    Some((converters, topic)) => SourceBatch::typed(batch, converters.as_ref(), topic, &mut schemas),
+                    Some((converters, topic)) => {
+                        SourceBatch::typed(batch, converters.as_ref(), topic, &mut schemas, chain.as_mut())
+                    }
                     None => Err(TypedError::Malformed(
                         "host invariant: a 0.3.0 source polled without converters".to_owned(),
                     )),
@@ -381,6 +394,14 @@ impl Guest {
             Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Ok(Ok(Ok(SourceBatch::default()))),
         });
         self.schemas = schemas;
+        // 0.1.0 and 0.2.0 batches are bytes: through the chain here.
+        let batch = match (batch, &mut chain, &typed) {
+            (Ok(Ok(b)), Some(c), Some((converters, topic))) if self.contract() != Contract::V0_3 => {
+                Ok(crate::engine::batch::transform_bytes(&b, c, converters.as_ref(), topic))
+            }
+            (other, _, _) => other,
+        };
+        self.transforms = chain;
         batch?.map_err(|e| match e {
             TypedError::Malformed(e) => GuestError::Fatal(format!("`poll` returned a malformed batch: {e}")),
             TypedError::Convert(e) => GuestError::Convert(e),

@@ -57,6 +57,24 @@ fn key_json(k: &ConfigKey, order: usize) -> Value {
     })
 }
 
+/// Kafka Connect's ConfigKeyInfo of a built-in transform's or
+/// predicate's setting.
+fn transform_key_json(k: &copycat_transforms::KeyDef, order: usize) -> Value {
+    json!({
+        "name": k.name,
+        "type": k.kind.name(),
+        "required": k.required(),
+        "default_value": k.default_text(),
+        "importance": k.importance.name(),
+        "documentation": k.doc,
+        "group": null,
+        "order_in_group": order,
+        "width": "NONE",
+        "display_name": k.name,
+        "dependents": [],
+    })
+}
+
 /// The version of `plugin` asked for (the latest when `None`); 404 when
 /// there is no such plugin or version.
 fn find_version(worker: &Worker, plugin: &str, version: Option<&str>) -> Result<PluginVersion, RestError> {
@@ -102,15 +120,18 @@ fn query_value(q: &[(String, String)], key: &str) -> Option<String> {
         .map(|(_, v)| v.clone())
 }
 
-/// The connector plugins, one entry per version: `[{class, type, version}]`.
+/// The connector plugins, one entry per version: `[{class, type, version}]`;
+/// with `connectorsOnly=false` also the built-in transforms
+/// (`transformation`) and predicates (`predicate`), as Kafka Connect lists
+/// its own.
 #[utoipa::path(get, path = "/connector-plugins", tag = "plugins",
-    params(("connectorsOnly" = Option<bool>, Query, description = "Only connectors (every Copycat plugin is one)")),
+    params(("connectorsOnly" = Option<bool>, Query, description = "Only connectors (default true); false adds the transforms and predicates")),
     responses((status = 200, description = "[{class, type, version}]")))]
 pub async fn list(State(st): State<RestState>, q: QueryPairs) -> Result<Json<Value>, RestError> {
-    // Every plugin is a connector: there are no converters or transforms to hide.
-    let _connectors_only = flag(&q.0, "connectorsOnly")?;
+    // Kafka Connect's default is true: only connectors.
+    let connectors_only = !q.0.iter().any(|(k, _)| k == "connectorsOnly") || flag(&q.0, "connectorsOnly")?;
     let herder = st.herder.clone();
-    let out = blocking(move || {
+    let mut out = blocking(move || {
         herder
             .worker()
             .plugin_versions()
@@ -119,6 +140,13 @@ pub async fn list(State(st): State<RestState>, q: QueryPairs) -> Result<Json<Val
             .collect::<Vec<_>>()
     })
     .await?;
+    if !connectors_only {
+        out.extend(
+            copycat_transforms::registry::all()
+                .into_iter()
+                .map(|p| json!({"class": p.class, "type": p.type_name(), "version": env!("CARGO_PKG_VERSION")})),
+        );
+    }
     Ok(Json(json!(out)))
 }
 
@@ -210,6 +238,15 @@ pub async fn config(
     Path(plugin): Path<String>,
     q: QueryPairs,
 ) -> Result<Json<Value>, RestError> {
+    if let Some(t) = copycat_transforms::registry::find(&plugin) {
+        let keys: Vec<Value> = t
+            .config
+            .iter()
+            .enumerate()
+            .map(|(i, k)| transform_key_json(k, i + 1))
+            .collect();
+        return Ok(Json(json!(keys)));
+    }
     let info = describe(&st, &plugin, query_value(&q.0, "version")).await?;
     let keys: Vec<Value> = info
         .config_def

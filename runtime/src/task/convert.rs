@@ -50,6 +50,20 @@ impl RoleConverter {
         }
     }
 
+    fn encode_connect(
+        &self,
+        topic: &str,
+        schema: Option<&copycat_data::Schema>,
+        value: &copycat_data::Value,
+    ) -> Result<Option<Vec<u8>>, ConvertError> {
+        match &self.conv {
+            Conv::Avro(a) => a.from_connect(topic, schema, value).map_err(avro),
+            Conv::Other(c) => c
+                .from_connect(topic, schema, value)
+                .map_err(|e| ConvertError::permanent(e.0)),
+        }
+    }
+
     fn decode(&self, topic: &str, bytes: Option<&[u8]>) -> Result<Decoded, ConvertError> {
         if self.raw {
             return Ok(Decoded::Raw);
@@ -116,6 +130,36 @@ impl RecordConverters for TaskConverters {
 
     fn decode_key(&self, topic: &str, bytes: Option<&[u8]>) -> Result<Decoded, ConvertError> {
         self.key.decode(topic, bytes)
+    }
+
+    fn key_connect(
+        &self,
+        topic: &str,
+        schema: Option<&copycat_data::Schema>,
+        value: &copycat_data::Value,
+    ) -> Result<Option<Vec<u8>>, ConvertError> {
+        self.key.encode_connect(topic, schema, value)
+    }
+
+    fn value_connect(
+        &self,
+        topic: &str,
+        schema: Option<&copycat_data::Schema>,
+        value: &copycat_data::Value,
+    ) -> Result<Option<Vec<u8>>, ConvertError> {
+        self.value.encode_connect(topic, schema, value)
+    }
+
+    fn header_connect(
+        &self,
+        topic: &str,
+        key: &str,
+        schema: Option<&copycat_data::Schema>,
+        value: &copycat_data::Value,
+    ) -> Result<Option<Vec<u8>>, ConvertError> {
+        self.header
+            .from_connect_header(topic, key, schema, value)
+            .map_err(|e| ConvertError::permanent(e.0))
     }
 
     fn decode_value(&self, topic: &str, bytes: Option<&[u8]>) -> Result<Decoded, ConvertError> {

@@ -241,9 +241,17 @@ impl TaskContext {
             &self.connector.limits,
             Some(self.status.instruments().clone()),
         )?;
-        if guest.contract() == crate::engine::batch::Contract::V0_3 {
+        // Checked when the config was read; made per task (a chain holds
+        // per-task state).
+        let chain = copycat_transforms::Chain::from_config(&self.connector.props)
+            .map_err(|issues| TaskFailure(issues.iter().map(|i| i.message.clone()).collect::<Vec<_>>().join("; ")))?;
+        let source_chain = self.connector.kind() == crate::connector::Kind::Source && !chain.is_empty();
+        if guest.contract() == crate::engine::batch::Contract::V0_3 || source_chain {
             let converters = record_converters(&self.connector.converters).map_err(TaskFailure)?;
             guest.set_record_converters(converters, self.connector.topic.clone().unwrap_or_default());
+        }
+        if source_chain {
+            guest.set_transforms(chain);
         }
         Ok(guest)
     }

@@ -7,11 +7,13 @@
 
 mod sink;
 mod source;
+mod transform;
 mod typed;
 mod view;
 
 pub use sink::{SinkBatch, SinkRecordRef};
 pub use source::{RecordIter, SourceBatch};
+pub(crate) use transform::transform_bytes;
 pub use typed::{ConvertError, Decoded, RecordConverters, SchemaCache, TypedError};
 pub use view::{Contract, HeaderViews, RecordView};
 

@@ -74,6 +74,34 @@ pub trait RecordConverters: Send + Sync {
     fn decode_value(&self, topic: &str, bytes: Option<&[u8]>) -> Result<Decoded, ConvertError>;
     /// A consumed header's value.
     fn decode_header(&self, topic: &str, key: &str, bytes: Option<&[u8]>) -> Result<Decoded, ConvertError>;
+    /// A key as Kafka Connect data (after the transforms) as bytes.
+    fn key_connect(
+        &self,
+        _topic: &str,
+        _schema: Option<&Schema>,
+        _value: &Value,
+    ) -> Result<Option<Vec<u8>>, ConvertError> {
+        Err(ConvertError::permanent("these converters take no transformed keys"))
+    }
+    /// A value as Kafka Connect data (after the transforms) as bytes.
+    fn value_connect(
+        &self,
+        _topic: &str,
+        _schema: Option<&Schema>,
+        _value: &Value,
+    ) -> Result<Option<Vec<u8>>, ConvertError> {
+        Err(ConvertError::permanent("these converters take no transformed values"))
+    }
+    /// A header value as Kafka Connect data (after the transforms) as bytes.
+    fn header_connect(
+        &self,
+        _topic: &str,
+        _key: &str,
+        _schema: Option<&Schema>,
+        _value: &Value,
+    ) -> Result<Option<Vec<u8>>, ConvertError> {
+        Err(ConvertError::permanent("these converters take no transformed headers"))
+    }
 }
 
 /// Why a typed source batch could not be sent.
@@ -257,6 +285,7 @@ impl SourceBatch {
         converters: &dyn RecordConverters,
         default_topic: &str,
         cache: &mut SchemaCache,
+        chain: Option<&mut copycat_transforms::Chain>,
     ) -> Result<Self, TypedError> {
         let typed::SourceBatch {
             data,
@@ -319,9 +348,60 @@ impl SourceBatch {
                     "the batch lists schemas but no record uses one".into(),
                 ));
             }
-            return Ok(raw);
+            return match chain {
+                Some(chain) => super::transform::transform(
+                    &raw,
+                    |_, r| Ok(super::transform::raw_parts(r)),
+                    chain,
+                    converters,
+                    default_topic,
+                ),
+                None => Ok(raw),
+            };
         }
         let reader = cache.reader(&schemas)?;
+        if let Some(chain) = chain {
+            // Header entries are numbered across the batch.
+            let mut first_header = Vec::with_capacity(n);
+            let mut h = 0usize;
+            for r in raw.iter() {
+                first_header.push(h);
+                h += r.headers.clone().count();
+            }
+            let entry = |col: &[i32], i: usize| col.get(i).copied().unwrap_or(-1);
+            let part =
+                |e: i32, bytes: Option<&[u8]>, what: &str, i: usize| -> Result<super::transform::Part, TypedError> {
+                    let k = kind(reader, e)?;
+                    let data = match k {
+                        Kind::Raw => return Ok(super::transform::Part::raw(bytes)),
+                        Kind::Schemaless => wire::check_dynamic(bytes),
+                        Kind::Typed(root) => reader.check(root, bytes),
+                    }
+                    .and_then(|d| Ok((d.schema().cloned(), d.to_value()?)))
+                    .map_err(|e| TypedError::Malformed(format!("record {i} of the batch: its {what}: {e}")))?;
+                    Ok(super::transform::Part {
+                        schema: data.0,
+                        value: data.1,
+                        raw: false,
+                    })
+                };
+            return super::transform::transform(
+                &raw,
+                |i, r| {
+                    let key = part(entry(&key_schemas, i), r.key, "key", i)?;
+                    let value = part(entry(&value_schemas, i), r.value, "value", i)?;
+                    let mut headers = Vec::new();
+                    for (j, (hk, hv)) in r.headers.clone().enumerate() {
+                        let at = first_header.get(i).copied().unwrap_or_default() + j;
+                        headers.push(part(entry(&header_schemas, at), hv, &format!("header {hk}"), i)?);
+                    }
+                    Ok((key, value, headers))
+                },
+                chain,
+                converters,
+                default_topic,
+            );
+        }
         let SourceBatch::Packed(src) = &raw else {
             return Ok(raw);
         };
@@ -380,7 +460,7 @@ impl SourceBatch {
     }
 }
 
-fn push_field(data: &mut Vec<u8>, lengths: &mut Vec<i32>, bytes: Option<&[u8]>) -> Result<(), String> {
+pub(super) fn push_field(data: &mut Vec<u8>, lengths: &mut Vec<i32>, bytes: Option<&[u8]>) -> Result<(), String> {
     match bytes {
         None => lengths.push(-1),
         Some(b) => {
