@@ -13,6 +13,11 @@
 pub mod avro;
 pub mod bytes;
 mod converter;
+/// Java's `java.text.SimpleDateFormat` (en-US, UTC, lenient), as Kafka
+/// Connect's `TimestampConverter` and `TimestampRouter` use it.
+pub mod date_format {
+    pub use crate::java::date::SimpleDateFormat;
+}
 pub mod header;
 mod java;
 pub mod json;

@@ -217,11 +217,8 @@ fn stage(props: &BTreeMap<String, String>, alias: &str, predicates: &[String]) -
             ));
             None
         }
-        Some(p) => match predicate(props, p) {
-            Ok(made) => Some(made),
-            // Reported once, for the predicate's own keys.
-            Err(_) => None,
-        },
+        // An error is reported once, for the predicate's own keys.
+        Some(p) => predicate(props, p).ok(),
     };
     let Some(class) = props.get(&type_key).map(|s| s.trim()) else {
         issues.push(ConfigIssue::key(

@@ -109,10 +109,11 @@ pub(crate) fn rebuild(source: &Schema) -> Result<SchemaBuilder, TransformError> 
 /// the value is null) or, without `default`, `getWithoutDefault`.
 pub(crate) fn field_value(s: &Struct, index: usize, default: bool) -> Value {
     let v = s.values().get(index).cloned().unwrap_or(Value::Null);
-    if default && v.is_null() {
-        if let Some(d) = s.schema().fields().get(index).and_then(|f| f.schema().default_value()) {
-            return d.clone();
-        }
+    if default
+        && v.is_null()
+        && let Some(d) = s.schema().fields().get(index).and_then(|f| f.schema().default_value())
+    {
+        return d.clone();
     }
     v
 }

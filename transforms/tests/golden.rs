@@ -119,6 +119,10 @@ const DIFFERENCES: &[(&str, &str)] = &[
         "regex-router/missing-group/",
         "a replacement naming a group the regex does not have: Kafka Connect fails every record whose topic matches; Copycat refuses the configuration, naming replacement",
     ),
+    (
+        "timestamp-router/invalid-format-pattern/",
+        "an invalid timestamp.format: Kafka Connect fails every record; Copycat refuses the configuration, naming timestamp.format",
+    ),
     ("mask-field-value/logical/typed-logical", DECIMAL_MASK),
     ("mask-field-value/replacement-number/typed-logical", DECIMAL_MASK),
     ("mask-field-value/replacement-decimal-text/typed-logical", DECIMAL_MASK),

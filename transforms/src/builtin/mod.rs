@@ -1,10 +1,12 @@
 //! Kafka Connect 4.4's transformations (`org.apache.kafka.connect.transforms`),
 //! one module each, with their `$Key` / `$Value` variants.
 
+mod cast;
 mod drop_headers;
 mod extract_field;
 mod field_path;
 mod filter;
+mod flatten;
 mod header_from;
 mod hoist_field;
 mod insert_field;
@@ -13,6 +15,8 @@ mod mask_field;
 mod regex_router;
 mod replace_field;
 mod set_schema_metadata;
+mod timestamp_converter;
+mod timestamp_router;
 mod value_to_key;
 
 use crate::registry::TransformPlugin;
@@ -43,10 +47,14 @@ pub(crate) use key_value;
 
 /// Every built-in transformation.
 pub(crate) static PLUGINS: &[TransformPlugin] = &[
+    cast::PLUGINS[0],
+    cast::PLUGINS[1],
     drop_headers::PLUGIN,
     extract_field::PLUGINS[0],
     extract_field::PLUGINS[1],
     filter::PLUGIN,
+    flatten::PLUGINS[0],
+    flatten::PLUGINS[1],
     header_from::PLUGINS[0],
     header_from::PLUGINS[1],
     hoist_field::PLUGINS[0],
@@ -61,5 +69,8 @@ pub(crate) static PLUGINS: &[TransformPlugin] = &[
     replace_field::PLUGINS[1],
     set_schema_metadata::PLUGINS[0],
     set_schema_metadata::PLUGINS[1],
+    timestamp_converter::PLUGINS[0],
+    timestamp_converter::PLUGINS[1],
+    timestamp_router::PLUGIN,
     value_to_key::PLUGIN,
 ];
