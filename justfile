@@ -104,9 +104,9 @@ kafka-tool class *args:
 kafka-connect-fetch:
     scripts/kafka-connect.sh fetch
 
-# Regenerate the golden outputs of Kafka Connect 4.4's own code (every scripts/golden/*.sh -> tests/golden/kafka-connect; `just golden --check` only compares)
+# Regenerate the golden outputs of Kafka Connect 4.4's own code (every scripts/golden/kafka-connect-*.sh -> tests/golden/kafka-connect; `just golden --check` only compares)
 golden *args:
-    for script in scripts/golden/*.sh; do "$script" "$@"; done
+    for script in scripts/golden/kafka-connect-*.sh; do "$script" "$@"; done
 
 # What CI runs (.ci/run): toolchain checks, `just test`, stop Kafka
 ci:

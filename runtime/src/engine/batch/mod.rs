@@ -5,16 +5,18 @@
 //! batch.wit`). The task loops see one type either way and borrow keys,
 //! values and headers straight out of it: nothing is allocated per record.
 
+mod convert;
 mod sink;
 mod source;
 mod transform;
 mod typed;
 mod view;
 
+pub use convert::{ConvertError, Decoded, RecordConverters, TypedError};
 pub use sink::{SinkBatch, SinkRecordRef};
 pub use source::{RecordIter, SourceBatch};
 pub(crate) use transform::transform_bytes;
-pub use typed::{ConvertError, Decoded, RecordConverters, SchemaCache, TypedError};
+pub use typed::SchemaCache;
 pub use view::{Contract, HeaderViews, RecordView};
 
 #[cfg(test)]

@@ -10,7 +10,8 @@ use crate::bindings::types::{Header, SinkRecord};
 use crate::bindings::v0_2::batch as packed;
 use crate::bindings::v0_3::batch as typed;
 
-use super::typed::{ConvertError, Decoded, RecordConverters, TypedError, to_wit};
+use super::convert::{ConvertError, Decoded, RecordConverters, TypedError};
+use super::typed::to_wit;
 use super::view::*;
 
 /// One Kafka record to add to a [`SinkBatch`], borrowed from the consumer.

@@ -13,8 +13,8 @@ use copycat_transforms::{Chain, Header, Record};
 
 use crate::bindings::v0_2::batch as packed;
 
+use super::convert::{ConvertError, RecordConverters, TypedError, push_field};
 use super::source::SourceBatch;
-use super::typed::{ConvertError, RecordConverters, TypedError, push_field};
 use super::view::RecordView;
 use crate::bindings::types::SourcePosition;
 

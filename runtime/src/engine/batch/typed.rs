@@ -10,123 +10,14 @@
 //! every length, count, presence byte and string, no allocation) before a
 //! converter reads it, and a failure names the record.
 
+use copycat_data::Type;
 use copycat_data::wire::{self, Checked, SchemaNode, SchemaReader};
-use copycat_data::{Schema, Type, Value};
 
 use crate::bindings::v0_2::batch as packed;
 use crate::bindings::v0_3::batch as typed;
 
+use super::convert::{ConvertError, RecordConverters, TypedError, push_field};
 use super::source::SourceBatch;
-
-/// A converter's refusal of one key, value or header.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConvertError {
-    /// Why, in the converter's words.
-    pub message: String,
-    /// Whether the same conversion may succeed later (a schema registry
-    /// that is down); otherwise the record itself is at fault.
-    pub retriable: bool,
-}
-
-impl ConvertError {
-    /// A refusal that trying again will not change.
-    pub fn permanent(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            retriable: false,
-        }
-    }
-}
-
-impl std::fmt::Display for ConvertError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-/// What a sink's converter made of a key, value or header's bytes.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Decoded {
-    /// The bytes as they are: what ByteArrayConverter gives (schema
-    /// entry -1).
-    Raw,
-    /// A value with its schema (`None`: schemaless).
-    Connect(Option<Schema>, Value),
-}
-
-/// The connector's `key.converter`, `value.converter` and
-/// `header.converter`: they turn a source's typed keys, values and headers
-/// into Kafka bytes, and a sink's Kafka bytes into typed ones.
-///
-/// A source's typed key, value or header reaches them as its encoding,
-/// already checked against its schema ([`Checked`]): a converter that
-/// writes its format straight from it (JsonConverter) builds no `Value`.
-pub trait RecordConverters: Send + Sync {
-    /// The key's bytes (`None`: a null key).
-    fn key(&self, topic: &str, data: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError>;
-    /// The value's bytes (`None`: a tombstone).
-    fn value(&self, topic: &str, data: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError>;
-    /// A header value's bytes.
-    fn header(&self, topic: &str, key: &str, data: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError>;
-    /// A consumed key.
-    fn decode_key(&self, topic: &str, bytes: Option<&[u8]>) -> Result<Decoded, ConvertError>;
-    /// A consumed value.
-    fn decode_value(&self, topic: &str, bytes: Option<&[u8]>) -> Result<Decoded, ConvertError>;
-    /// A consumed header's value.
-    fn decode_header(&self, topic: &str, key: &str, bytes: Option<&[u8]>) -> Result<Decoded, ConvertError>;
-    /// A key as Kafka Connect data (after the transforms) as bytes.
-    fn key_connect(
-        &self,
-        _topic: &str,
-        _schema: Option<&Schema>,
-        _value: &Value,
-    ) -> Result<Option<Vec<u8>>, ConvertError> {
-        Err(ConvertError::permanent("these converters take no transformed keys"))
-    }
-    /// A value as Kafka Connect data (after the transforms) as bytes.
-    fn value_connect(
-        &self,
-        _topic: &str,
-        _schema: Option<&Schema>,
-        _value: &Value,
-    ) -> Result<Option<Vec<u8>>, ConvertError> {
-        Err(ConvertError::permanent("these converters take no transformed values"))
-    }
-    /// A header value as Kafka Connect data (after the transforms) as bytes.
-    fn header_connect(
-        &self,
-        _topic: &str,
-        _key: &str,
-        _schema: Option<&Schema>,
-        _value: &Value,
-    ) -> Result<Option<Vec<u8>>, ConvertError> {
-        Err(ConvertError::permanent("these converters take no transformed headers"))
-    }
-}
-
-/// Why a typed source batch could not be sent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TypedError {
-    /// The batch breaks the layout's rules (the connector's fault).
-    Malformed(String),
-    /// A converter refused a record (named in the message).
-    Convert(ConvertError),
-}
-
-impl From<String> for TypedError {
-    fn from(e: String) -> Self {
-        Self::Malformed(e)
-    }
-}
-
-impl std::fmt::Display for TypedError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Malformed(m) => f.write_str(m),
-            Self::Convert(e) => e.fmt(f),
-        }
-    }
-}
 
 /// What a schema column's entry says about the bytes.
 enum Kind {
@@ -460,17 +351,6 @@ impl SourceBatch {
     }
 }
 
-pub(super) fn push_field(data: &mut Vec<u8>, lengths: &mut Vec<i32>, bytes: Option<&[u8]>) -> Result<(), String> {
-    match bytes {
-        None => lengths.push(-1),
-        Some(b) => {
-            lengths.push(i32::try_from(b.len()).map_err(|_| format!("a {} byte field does not fit a batch", b.len()))?);
-            data.extend_from_slice(b);
-        }
-    }
-    Ok(())
-}
-
 /// A 0.3.0 source partition or offset is Kafka Connect's map: a JSON
 /// object whose values are strings, numbers, booleans or null.
 fn check_map(what: &str, text: &str) -> Result<(), String> {
@@ -494,9 +374,10 @@ fn check_map(what: &str, text: &str) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::convert::Decoded;
     use copycat_data::json::JsonConverter;
     use copycat_data::wire::SchemaTable;
-    use copycat_data::{SchemaBuilder, Struct};
+    use copycat_data::{Schema, SchemaBuilder, Struct, Value};
 
     use super::*;
     use crate::bindings::types::SourcePosition;
@@ -590,7 +471,7 @@ mod tests {
 
     #[test]
     fn typed_entries_become_the_converters_bytes_and_raw_ones_pass_through() {
-        let b = SourceBatch::typed(batch(), &Json, "default", &mut SchemaCache::default()).unwrap();
+        let b = SourceBatch::typed(batch(), &Json, "default", &mut SchemaCache::default(), None).unwrap();
         let records: Vec<_> = b.iter().collect();
         assert_eq!(records[0].key, Some(&b"k"[..]));
         assert_eq!(
@@ -610,21 +491,21 @@ mod tests {
     #[test]
     fn the_schema_table_is_kept_while_the_nodes_stay_the_same() {
         let mut cache = SchemaCache::default();
-        SourceBatch::typed(batch(), &Json, "default", &mut cache).unwrap();
+        SourceBatch::typed(batch(), &Json, "default", &mut cache, None).unwrap();
         let kept = cache.reader(&batch().schemas).unwrap().schema(0).unwrap().clone();
-        SourceBatch::typed(batch(), &Json, "default", &mut cache).unwrap();
+        SourceBatch::typed(batch(), &Json, "default", &mut cache, None).unwrap();
         assert!(kept.ptr_eq(cache.reader(&batch().schemas).unwrap().schema(0).unwrap()));
         // Other nodes: rebuilt (the value no longer fits), then kept again.
         let mut other = batch();
         other.schemas[0].type_ = typed::SchemaType::Int64;
-        let e = SourceBatch::typed(other, &Json, "default", &mut cache)
+        let e = SourceBatch::typed(other, &Json, "default", &mut cache, None)
             .err()
             .map(|e| e.to_string());
         assert!(e.is_some_and(|e| e.contains("ends early")));
         let mut bad = batch();
         bad.schemas[0].children = vec![0];
-        assert!(SourceBatch::typed(bad, &Json, "default", &mut cache).is_err());
-        SourceBatch::typed(batch(), &Json, "default", &mut cache).unwrap();
+        assert!(SourceBatch::typed(bad, &Json, "default", &mut cache, None).is_err());
+        SourceBatch::typed(batch(), &Json, "default", &mut cache, None).unwrap();
     }
 
     #[test]
@@ -632,7 +513,7 @@ mod tests {
         let refused = |f: fn(&mut typed::SourceBatch)| {
             let mut b = batch();
             f(&mut b);
-            SourceBatch::typed(b, &Json, "default", &mut SchemaCache::default())
+            SourceBatch::typed(b, &Json, "default", &mut SchemaCache::default(), None)
                 .err()
                 .map(|e| e.to_string())
                 .unwrap_or_default()
