@@ -38,6 +38,27 @@ impl Value {
         matches!(self, Self::Null)
     }
 
+    /// The schema type Kafka Connect gives this value's Java class
+    /// (`ConnectSchema.schemaType`): `None` for null and for a Decimal (a
+    /// `BigDecimal` has no type without its schema).
+    pub fn schema_type(&self) -> Option<Type> {
+        Some(match self {
+            Self::Int8(_) => Type::Int8,
+            Self::Int16(_) => Type::Int16,
+            Self::Int32(_) => Type::Int32,
+            Self::Int64(_) => Type::Int64,
+            Self::Float32(_) => Type::Float32,
+            Self::Float64(_) => Type::Float64,
+            Self::Boolean(_) => Type::Boolean,
+            Self::String(_) => Type::String,
+            Self::Bytes(_) => Type::Bytes,
+            Self::Array(_) => Type::Array,
+            Self::Map(_) => Type::Map,
+            Self::Struct(_) => Type::Struct,
+            Self::Null | Self::Decimal { .. } => return None,
+        })
+    }
+
     /// The Java class Kafka Connect would hold this value in, for messages
     /// that match its own.
     pub fn java_class(&self) -> &'static str {

@@ -33,15 +33,20 @@ struct Fields {
     milli: i64,
 }
 
-fn fields(ms: i64) -> Fields {
-    let days = ms.div_euclid(DAY_MS);
-    let time = ms.rem_euclid(DAY_MS);
-    let fixed = days + EPOCH_FIXED;
+/// The calendar of `ms`: its fixed date, proleptic year (0 is 1 BC),
+/// month, day and milliseconds of the day.
+fn civil(ms: i64) -> (i64, i64, i64, i64, i64) {
+    let fixed = ms.div_euclid(DAY_MS) + EPOCH_FIXED;
     let (year, month, day) = if fixed >= CUTOVER_FIXED {
         gregorian_from_fixed(fixed)
     } else {
         julian_from_fixed(fixed)
     };
+    (fixed, year, month, day, ms.rem_euclid(DAY_MS))
+}
+
+fn fields(ms: i64) -> Fields {
+    let (fixed, year, month, day, time) = civil(ms);
     Fields {
         year: if year <= 0 { 1 - year } else { year },
         month,
@@ -529,14 +534,7 @@ impl SimpleDateFormat {
 
     /// `format(new Date(ms))`.
     pub fn format(&self, ms: i64) -> String {
-        let days = ms.div_euclid(DAY_MS);
-        let time = ms.rem_euclid(DAY_MS);
-        let fixed = days + EPOCH_FIXED;
-        let (year, month, day) = if fixed >= CUTOVER_FIXED {
-            gregorian_from_fixed(fixed)
-        } else {
-            julian_from_fixed(fixed)
-        };
+        let (fixed, year, month, day, time) = civil(ms);
         let weekday = fixed.rem_euclid(7);
         let hour = time / 3_600_000;
         let mut out = String::new();

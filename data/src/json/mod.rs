@@ -745,25 +745,9 @@ fn required(s: Option<Schema>) -> Result<Schema, DataError> {
 
 /// The type Kafka Connect infers for a schemaless value.
 fn schemaless_type(value: &Value) -> Result<Type, DataError> {
-    Ok(match value {
-        Value::Null => return Err(DataError::new("null has no schema type")),
-        Value::Int8(_) => Type::Int8,
-        Value::Int16(_) => Type::Int16,
-        Value::Int32(_) => Type::Int32,
-        Value::Int64(_) => Type::Int64,
-        Value::Float32(_) => Type::Float32,
-        Value::Float64(_) => Type::Float64,
-        Value::Boolean(_) => Type::Boolean,
-        Value::String(_) => Type::String,
-        Value::Bytes(_) => Type::Bytes,
-        Value::Decimal { .. } => {
-            return Err(DataError::new(
-                "Java class class java.math.BigDecimal does not have corresponding schema type.",
-            ));
-        }
-        Value::Array(_) => Type::Array,
-        Value::Map(_) => Type::Map,
-        Value::Struct(_) => Type::Struct,
+    value.schema_type().ok_or_else(|| match value {
+        Value::Null => DataError::new("null has no schema type"),
+        _ => DataError::new("Java class class java.math.BigDecimal does not have corresponding schema type."),
     })
 }
 

@@ -176,26 +176,6 @@ fn make(p: &Parsed, part: Part) -> Result<Box<dyn Transformation>, ConfigIssue> 
     }))
 }
 
-/// `ConnectSchema.schemaType(value.getClass())`: `None` for a class
-/// outside Connect's data API (a `BigDecimal` without its schema).
-fn schema_type(v: &Value) -> Option<Type> {
-    Some(match v {
-        Value::Int8(_) => Type::Int8,
-        Value::Int16(_) => Type::Int16,
-        Value::Int32(_) => Type::Int32,
-        Value::Int64(_) => Type::Int64,
-        Value::Float32(_) => Type::Float32,
-        Value::Float64(_) => Type::Float64,
-        Value::Boolean(_) => Type::Boolean,
-        Value::String(_) => Type::String,
-        Value::Bytes(_) => Type::Bytes,
-        Value::Array(_) => Type::Array,
-        Value::Map(_) => Type::Map,
-        Value::Struct(_) => Type::Struct,
-        Value::Null | Value::Decimal { .. } => return None,
-    })
-}
-
 /// A number as Java's `Number` holds it.
 #[derive(Debug, Clone, Copy)]
 enum Num {
@@ -261,7 +241,7 @@ fn cast_value(schema: Option<&Schema>, value: &Value, target: Type) -> Result<Va
     }
     let inferred = match schema {
         Some(s) => s.ty(),
-        None => schema_type(value).ok_or_else(|| {
+        None => value.schema_type().ok_or_else(|| {
             TransformError::new(format!(
                 "Cast transformation was passed a value of type class {} which is not supported by Connect's data API",
                 value.java_class()
