@@ -9,21 +9,64 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::config::{ConfigIssue, Parsed};
 use crate::registry::{self, PluginKind};
-use crate::{Predicate, Record, Transformation};
+use crate::{BatchError, BatchTransformation, Predicate, Record, Transformation};
 
-/// A record one stage of the chain could not handle.
+/// A record one stage of the chain could not handle, or a stage that
+/// failed as a whole.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("transform '{alias}' ({class}) failed: {message}")]
 pub struct ChainError {
     pub alias: String,
     pub class: String,
     pub message: String,
+    /// The index (in the batch given to [`Chain::apply_batch`]) of the
+    /// record at fault, when one was.
+    pub record: Option<usize>,
+}
+
+/// The `type` of a stage that a component carries out
+/// (`transforms.<alias>.type=wasm`, `.plugin`, `.plugin.version`).
+pub const COMPONENT_TYPE: &str = "wasm";
+
+/// Makes the stages the chain cannot make itself: transform components.
+pub trait External {
+    /// The stage `alias` configures with `transforms.<alias>.type=wasm`:
+    /// `settings` are its keys after `transforms.<alias>.` (less `type`,
+    /// `predicate` and `negate`). Returns what the stage is called in
+    /// errors (its class) and the transform, or every problem with the
+    /// settings, keyed by the setting (`plugin`, `plugin.version`, the
+    /// component's own).
+    fn make(
+        &self,
+        alias: &str,
+        settings: &BTreeMap<String, String>,
+    ) -> Result<(String, Box<dyn BatchTransformation>), Vec<ConfigIssue>>;
+}
+
+/// No transform components: `type=wasm` is refused.
+struct NoComponents;
+
+impl External for NoComponents {
+    fn make(
+        &self,
+        _alias: &str,
+        _settings: &BTreeMap<String, String>,
+    ) -> Result<(String, Box<dyn BatchTransformation>), Vec<ConfigIssue>> {
+        Err(vec![ConfigIssue::general(
+            "transform components (type=wasm) run only in a Copycat worker, which loads them from its plugins",
+        )])
+    }
+}
+
+enum Step {
+    One(Box<dyn Transformation>),
+    Batch(Box<dyn BatchTransformation>),
 }
 
 struct Stage {
     alias: String,
-    class: &'static str,
-    transform: Box<dyn Transformation>,
+    class: String,
+    step: Step,
     predicate: Option<Box<dyn Predicate>>,
     negate: bool,
 }
@@ -37,7 +80,7 @@ pub struct Chain {
 impl std::fmt::Debug for Chain {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
-            .entries(self.stages.iter().map(|s| (&s.alias, s.class)))
+            .entries(self.stages.iter().map(|s| (&s.alias, &s.class)))
             .finish()
     }
 }
@@ -94,8 +137,17 @@ fn prefixed(prefix: &str, type_key: &str, issue: ConfigIssue) -> ConfigIssue {
 
 impl Chain {
     /// The chain `props` (a connector's whole configuration) configures,
-    /// or every problem with it.
+    /// or every problem with it; `type=wasm` stages are refused.
     pub fn from_config(props: &BTreeMap<String, String>) -> Result<Self, Vec<ConfigIssue>> {
+        Self::from_config_with(props, &NoComponents)
+    }
+
+    /// [`Chain::from_config`], with `external` making the `type=wasm`
+    /// stages.
+    pub fn from_config_with(
+        props: &BTreeMap<String, String>,
+        external: &dyn External,
+    ) -> Result<Self, Vec<ConfigIssue>> {
         let mut issues = Vec::new();
         let transforms = aliases(props, "transforms", &mut issues);
         let predicates = aliases(props, "predicates", &mut issues);
@@ -121,7 +173,7 @@ impl Chain {
         }
         let mut stages = Vec::new();
         for alias in &transforms {
-            match stage(props, alias, &predicates) {
+            match stage(props, alias, &predicates, external) {
                 Ok(s) => stages.push(s),
                 Err(mut e) => issues.append(&mut e),
             }
@@ -152,31 +204,97 @@ impl Chain {
     }
 
     /// `record` through every stage whose predicate (if any) says so;
-    /// `None` when a stage dropped it.
-    pub fn apply(&mut self, mut record: Record) -> Result<Option<Record>, ChainError> {
+    /// `None` when a stage dropped it. A stage that splits records
+    /// ([`BatchTransformation`]) gives only the first.
+    pub fn apply(&mut self, record: Record) -> Result<Option<Record>, ChainError> {
+        Ok(self.apply_batch(vec![record])?.into_iter().next().map(|(_, r)| r))
+    }
+
+    /// `records` through every stage in turn, each record through a stage
+    /// whose predicate (if any) says so: what comes out, each with the
+    /// index in `records` of the record it came from (never decreasing).
+    pub fn apply_batch(&mut self, records: Vec<Record>) -> Result<Vec<(usize, Record)>, ChainError> {
+        let mut current: Vec<(usize, Record)> = records.into_iter().enumerate().collect();
         for s in &mut self.stages {
-            if let Some(p) = &s.predicate
-                && p.test(&record) == s.negate
-            {
-                continue;
-            }
-            match s.transform.apply(record) {
-                Ok(Some(r)) => record = r,
-                Ok(None) => return Ok(None),
-                Err(e) => {
-                    return Err(ChainError {
-                        alias: s.alias.clone(),
-                        class: s.class.to_owned(),
-                        message: e.0,
-                    });
+            let fail = |record: Option<usize>, message: String| ChainError {
+                alias: s.alias.clone(),
+                class: s.class.clone(),
+                message,
+                record,
+            };
+            let applies = |r: &Record| s.predicate.as_ref().is_none_or(|p| p.test(r) != s.negate);
+            match &mut s.step {
+                Step::One(t) => {
+                    let mut next = Vec::with_capacity(current.len());
+                    for (origin, r) in current {
+                        if !applies(&r) {
+                            next.push((origin, r));
+                            continue;
+                        }
+                        match t.apply(r) {
+                            Ok(Some(r)) => next.push((origin, r)),
+                            Ok(None) => {}
+                            Err(e) => return Err(fail(Some(origin), e.0)),
+                        }
+                    }
+                    current = next;
+                }
+                Step::Batch(t) => {
+                    // Records the predicate passes over keep their place
+                    // between those the transform returns.
+                    let mut given = Vec::new();
+                    let mut slots = Vec::with_capacity(current.len());
+                    for (origin, r) in current {
+                        if applies(&r) {
+                            slots.push((origin, None));
+                            given.push(r);
+                        } else {
+                            slots.push((origin, Some(r)));
+                        }
+                    }
+                    if given.is_empty() {
+                        current = slots.into_iter().filter_map(|(o, r)| r.map(|r| (o, r))).collect();
+                        continue;
+                    }
+                    let given_origins: Vec<usize> =
+                        slots.iter().filter(|(_, r)| r.is_none()).map(|(o, _)| *o).collect();
+                    let out = t.apply_batch(given).map_err(|e| match e {
+                        BatchError::Record { index, message } => fail(given_origins.get(index).copied(), message),
+                        BatchError::Failed(message) => fail(None, message),
+                    })?;
+                    let mut out = out.into_iter().peekable();
+                    let mut next = Vec::with_capacity(slots.len());
+                    let mut given_index = 0usize;
+                    for (origin, kept) in slots {
+                        if let Some(r) = kept {
+                            next.push((origin, r));
+                            continue;
+                        }
+                        while let Some((_, r)) = out.next_if(|(i, _)| *i == given_index) {
+                            next.push((origin, r));
+                        }
+                        given_index += 1;
+                    }
+                    if let Some((i, _)) = out.next() {
+                        return Err(fail(
+                            None,
+                            format!("it returned a record from input record {i}, out of order or past the end"),
+                        ));
+                    }
+                    current = next;
                 }
             }
         }
-        Ok(Some(record))
+        Ok(current)
     }
 }
 
-fn stage(props: &BTreeMap<String, String>, alias: &str, predicates: &[String]) -> Result<Stage, Vec<ConfigIssue>> {
+fn stage(
+    props: &BTreeMap<String, String>,
+    alias: &str,
+    predicates: &[String],
+    external: &dyn External,
+) -> Result<Stage, Vec<ConfigIssue>> {
     let prefix = format!("transforms.{alias}.");
     let type_key = format!("{prefix}type");
     let mut issues = Vec::new();
@@ -227,6 +345,23 @@ fn stage(props: &BTreeMap<String, String>, alias: &str, predicates: &[String]) -
         ));
         return Err(issues);
     };
+    if class == COMPONENT_TYPE {
+        let own = settings(props, &prefix, &["type", "predicate", "negate"]);
+        return match external.make(alias, &own) {
+            Ok((class, transform)) if issues.is_empty() => Ok(Stage {
+                alias: alias.to_owned(),
+                class,
+                step: Step::Batch(transform),
+                predicate,
+                negate,
+            }),
+            Ok(_) => Err(issues),
+            Err(e) => {
+                issues.extend(e.into_iter().map(|i| prefixed(&prefix, &type_key, i)));
+                Err(issues)
+            }
+        };
+    }
     let plugin = match registry::find(class) {
         Some(p) if !p.is_predicate() => p,
         Some(_) => {
@@ -259,8 +394,8 @@ fn stage(props: &BTreeMap<String, String>, alias: &str, predicates: &[String]) -
     }
     Ok(Stage {
         alias: alias.to_owned(),
-        class: plugin.class,
-        transform,
+        class: plugin.class.to_owned(),
+        step: Step::One(transform),
         predicate,
         negate,
     })
@@ -293,4 +428,127 @@ fn predicate(props: &BTreeMap<String, String>, alias: &str) -> Result<Box<dyn Pr
             PluginKind::Transformation(_) => Err(ConfigIssue::general("Not a Predicate")),
         })
         .map_err(|e| prefixed(&prefix, &type_key, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use copycat_data::Value;
+
+    /// A component stand-in: every record twice, records of topic `drop`
+    /// none.
+    struct Twice;
+
+    impl BatchTransformation for Twice {
+        fn apply_batch(&mut self, records: Vec<Record>) -> Result<Vec<(usize, Record)>, BatchError> {
+            let mut out = Vec::new();
+            for (i, r) in records.into_iter().enumerate() {
+                if r.topic == "fail" {
+                    return Err(BatchError::Record {
+                        index: i,
+                        message: "refused".into(),
+                    });
+                }
+                if r.topic != "drop" {
+                    out.push((i, r.clone()));
+                    out.push((i, r));
+                }
+            }
+            Ok(out)
+        }
+    }
+
+    struct Components;
+
+    impl External for Components {
+        fn make(
+            &self,
+            _alias: &str,
+            settings: &BTreeMap<String, String>,
+        ) -> Result<(String, Box<dyn BatchTransformation>), Vec<ConfigIssue>> {
+            match settings.get("plugin").map(String::as_str) {
+                Some("twice") => Ok(("wasm:twice".into(), Box::new(Twice))),
+                Some(other) => Err(vec![ConfigIssue::key("plugin", format!("no transform plugin {other}"))]),
+                None => Err(vec![ConfigIssue::key("plugin", "required")]),
+            }
+        }
+    }
+
+    fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    }
+
+    fn record(topic: &str, n: i32) -> Record {
+        Record {
+            topic: topic.into(),
+            value: Value::Int32(n),
+            ..Record::default()
+        }
+    }
+
+    #[test]
+    fn a_batch_stage_splits_drops_and_keeps_order_around_its_predicate() {
+        let p = props(&[
+            ("transforms", "twice,route"),
+            ("transforms.twice.type", "wasm"),
+            ("transforms.twice.plugin", "twice"),
+            ("transforms.twice.predicate", "skipped"),
+            ("transforms.twice.negate", "true"),
+            ("transforms.route.type", "RegexRouter"),
+            ("transforms.route.regex", "(.*)"),
+            ("transforms.route.replacement", "out-$1"),
+            ("predicates", "skipped"),
+            ("predicates.skipped.type", "TopicNameMatches"),
+            ("predicates.skipped.pattern", "keep"),
+        ]);
+        let Ok(mut chain) = Chain::from_config_with(&p, &Components) else {
+            panic!("chain refused")
+        };
+        let Ok(out) = chain.apply_batch(vec![
+            record("a", 0),
+            record("keep", 1),
+            record("drop", 2),
+            record("b", 3),
+        ]) else {
+            panic!("chain failed")
+        };
+        let got: Vec<(usize, String, Value)> = out.into_iter().map(|(o, r)| (o, r.topic, r.value)).collect();
+        let want = [
+            (0, "out-a", 0),
+            (0, "out-a", 0),
+            (1, "out-keep", 1),
+            (3, "out-b", 3),
+            (3, "out-b", 3),
+        ];
+        let want: Vec<(usize, String, Value)> = want
+            .iter()
+            .map(|(o, t, v)| (*o, (*t).to_owned(), Value::Int32(*v)))
+            .collect();
+        assert_eq!(got, want);
+        let Err(e) = chain.apply_batch(vec![record("keep", 0), record("fail", 1)]) else {
+            panic!("no error")
+        };
+        assert_eq!(
+            (e.alias.as_str(), e.class.as_str(), e.record),
+            ("twice", "wasm:twice", Some(1))
+        );
+    }
+
+    #[test]
+    fn a_component_stage_names_its_keys_and_is_refused_without_a_worker() {
+        let p = props(&[
+            ("transforms", "x"),
+            ("transforms.x.type", "wasm"),
+            ("transforms.x.plugin", "nope"),
+        ]);
+        let Err(issues) = Chain::from_config_with(&p, &Components) else {
+            panic!("accepted")
+        };
+        assert_eq!(issues[0].key.as_deref(), Some("transforms.x.plugin"));
+        let Err(issues) = Chain::from_config(&p) else {
+            panic!("accepted")
+        };
+        assert_eq!(issues[0].key.as_deref(), Some("transforms.x.type"));
+        assert!(issues[0].message.contains("worker"), "{}", issues[0].message);
+    }
 }

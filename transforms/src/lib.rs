@@ -10,6 +10,7 @@
 //! as Kafka Connect's `DataException`; a setting it cannot take is a
 //! [`ConfigIssue`] naming the key.
 
+pub mod batch;
 mod builtin;
 pub mod chain;
 pub mod config;
@@ -18,7 +19,8 @@ pub mod record;
 pub mod registry;
 mod util;
 
-pub use chain::{Chain, ChainError};
+pub use batch::{BatchBuilder, RecordBatch};
+pub use chain::{Chain, ChainError, External};
 pub use config::{ConfigIssue, Importance, KeyDef, Kind, Parsed};
 pub use record::{Header, Part, Record};
 pub use registry::{PluginKind, TransformPlugin};
@@ -30,7 +32,8 @@ pub use registry::{PluginKind, TransformPlugin};
 pub struct TransformError(pub String);
 
 impl TransformError {
-    pub(crate) fn new(msg: impl Into<String>) -> Self {
+    /// An error with this message.
+    pub fn new(msg: impl Into<String>) -> Self {
         Self(msg.into())
     }
 }
@@ -52,4 +55,24 @@ pub trait Transformation: Send {
 pub trait Predicate: Send {
     /// Whether `record` matches.
     fn test(&self, record: &Record) -> bool;
+}
+
+/// A configured transform that takes records a batch at a time and may
+/// drop, change, route or split each (a transform component).
+pub trait BatchTransformation: Send {
+    /// `records` transformed: each output record with the index of the
+    /// input record it came from, indexes never decreasing.
+    fn apply_batch(&mut self, records: Vec<Record>) -> Result<Vec<(usize, Record)>, BatchError>;
+}
+
+/// Why a [`BatchTransformation`] failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BatchError {
+    /// One input record (its index in the batch given) could not be
+    /// transformed.
+    #[error("record {index}: {message}")]
+    Record { index: usize, message: String },
+    /// The transform failed as a whole.
+    #[error("{0}")]
+    Failed(String),
 }

@@ -85,10 +85,16 @@ pub(crate) fn transform(
             .map(|(partition, offset)| SourcePosition { partition, offset })
             .collect(),
     };
+    // Every record as the chain sees it, and which of its parts were the
+    // connector's raw bytes.
+    let mut records = Vec::with_capacity(n);
+    let mut raws: Vec<(bool, bool)> = Vec::with_capacity(n);
+    let mut topics: Vec<Option<&str>> = Vec::with_capacity(n);
     for (i, r) in raw.iter().enumerate() {
         let (key, value, headers) = parts(i, &r)?;
-        let raw_header_keys: Vec<&str> = r.headers.clone().map(|(k, _)| k).collect();
-        let record = Record {
+        raws.push((key.raw, value.raw));
+        topics.push(r.topic);
+        records.push(Record {
             topic: r.topic.unwrap_or(default_topic).to_owned(),
             kafka_partition: r.partition,
             key_schema: key.schema,
@@ -98,39 +104,43 @@ pub(crate) fn transform(
             timestamp: r.timestamp,
             headers: headers
                 .into_iter()
-                .zip(&raw_header_keys)
-                .map(|(p, k)| Header {
-                    key: (*k).to_owned(),
+                .zip(r.headers.clone())
+                .map(|(p, (k, _))| Header {
+                    key: k.to_owned(),
                     schema: p.schema,
                     value: p.value,
                 })
                 .collect(),
             kafka_offset: None,
+        });
+    }
+    let place = |i: usize, topic: &str| format!("record {i} of the batch (topic {topic})");
+    let transformed = chain.apply_batch(records).map_err(|e| {
+        let at = match e.record {
+            Some(i) => format!(
+                "{}: ",
+                place(i, topics.get(i).copied().flatten().unwrap_or(default_topic))
+            ),
+            None => String::new(),
         };
-        let place = |topic: &str| format!("record {i} of the batch (topic {topic})");
-        let Some(t) = chain.apply(record).map_err(|e| {
-            TypedError::Convert(ConvertError::permanent(format!(
-                "{}: {e}",
-                place(r.topic.unwrap_or(default_topic))
-            )))
-        })?
-        else {
-            continue;
-        };
+        TypedError::Convert(ConvertError::permanent(format!("{at}{e}")))
+    })?;
+    for (i, t) in transformed {
+        let (key_raw, value_raw) = raws[i];
         let topic = t.topic.as_str();
         let refused = |what: &str, e: ConvertError| {
             TypedError::Convert(ConvertError {
-                message: format!("{}: its {what} after the transforms: {}", place(topic), e.message),
+                message: format!("{}: its {what} after the transforms: {}", place(i, topic), e.message),
                 retriable: e.retriable,
             })
         };
-        let k = match still_raw(key.raw, t.key_schema.as_ref(), &t.key) {
+        let k = match still_raw(key_raw, t.key_schema.as_ref(), &t.key) {
             Some(b) => b,
             None => converters
                 .key_connect(topic, t.key_schema.as_ref(), &t.key)
                 .map_err(|e| refused("key", e))?,
         };
-        let v = match still_raw(value.raw, t.value_schema.as_ref(), &t.value) {
+        let v = match still_raw(value_raw, t.value_schema.as_ref(), &t.value) {
             Some(b) => b,
             None => converters
                 .value_connect(topic, t.value_schema.as_ref(), &t.value)
@@ -138,7 +148,7 @@ pub(crate) fn transform(
         };
         push_field(&mut out.data, &mut out.key_lengths, k.as_deref())?;
         push_field(&mut out.data, &mut out.value_lengths, v.as_deref())?;
-        let index = if t.topic == default_topic && r.topic.is_none() {
+        let index = if t.topic == default_topic && topics[i].is_none() {
             -1
         } else {
             match out.topics.iter().position(|x| *x == t.topic) {
