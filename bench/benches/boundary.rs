@@ -177,6 +177,7 @@ fn start_at(engine: &WasmEngine, path: &Path, name: &str, config: &[(&str, Strin
     match guest.kind() {
         copycat_runtime::Kind::Source => guest.source_start(&config),
         copycat_runtime::Kind::Sink => guest.sink_start(&config),
+        copycat_runtime::Kind::Transform => guest.transform_configure(&config),
     }
     .map_err(|e| anyhow!("{name}: start: {e}"))?;
     Ok(guest)

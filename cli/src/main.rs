@@ -110,7 +110,8 @@ enum Command {
 #[derive(Subcommand)]
 enum DevAction {
     /// Run a component in the sandbox: a source's records are printed as
-    /// JSON lines; a sink is fed the records of `--input`.
+    /// JSON lines; a sink is fed the records of `--input`; a transform is
+    /// given the records of `--input` and its output printed as JSON lines.
     Run {
         /// The component file.
         component: PathBuf,
@@ -132,7 +133,9 @@ enum DevAction {
         /// Records per poll / put.
         #[arg(long, default_value_t = 500)]
         batch: u32,
-        /// Sinks: JSON lines `{"topic":..,"partition":..,"key":..,"value":..}`.
+        /// Sinks and transforms: JSON lines
+        /// `{"topic":..,"partition":..,"key":..,"value":..}` (a transform's
+        /// keys and values are JSON; `{"schema":..,"payload":..}` is typed).
         #[arg(long)]
         input: Option<PathBuf>,
     },

@@ -85,4 +85,21 @@ pub(crate) mod v0_3 {
     pub(crate) use source::copycat::connector::{batch, clock, logging, offsets, transactions};
 }
 
+/// `copycat:transform@0.1.0` (`wit/transform@0.1.0`): a transform
+/// component. It uses `copycat:connector@0.3.0`'s logging, schema nodes
+/// and config types, so their Rust types are 0.3.0's (0.1.0's `types`).
+pub(crate) mod transform {
+    wasmtime::component::bindgen!({
+        path: "../wit/transform@0.1.0",
+        world: "transform",
+        with: {
+            "copycat:connector/types": crate::bindings::source::copycat::connector::types,
+            "copycat:connector/batch": crate::bindings::v0_3::source::copycat::connector::batch,
+            "copycat:connector/logging": crate::bindings::v0_3::source::copycat::connector::logging,
+        },
+    });
+
+    pub(crate) use exports::copycat::transform::transformer;
+}
+
 pub(crate) use source::copycat::connector::{clock, logging, offsets, transactions, types};

@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 pub type Props = BTreeMap<String, String>;
 
 /// Whether a connector (and the world its component implements) is a source
-/// or a sink. Serialised, and shown in the REST API, as `source` / `sink`.
+/// or a sink, or a component is a transform (`copycat:transform`, which a
+/// connector's `transforms=` chain runs; never a connector). Serialised,
+/// and shown in the REST API, as `source` / `sink` / `transformation`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
@@ -20,6 +22,9 @@ pub enum Kind {
     Source,
     /// `copycat:connector/sink`: the host hands it records from Kafka.
     Sink,
+    /// `copycat:transform/transform`: records in, records out.
+    #[serde(rename = "transformation")]
+    Transform,
 }
 
 impl Kind {
@@ -28,6 +33,7 @@ impl Kind {
         match self {
             Kind::Source => "source",
             Kind::Sink => "sink",
+            Kind::Transform => "transformation",
         }
     }
 

@@ -70,6 +70,7 @@ fn start_with_bad_config(component: &Path, config: &[(&str, &str)]) -> GuestErro
     let result = match plugin.kind {
         copycat_runtime::Kind::Source => guest.source_start(&config),
         copycat_runtime::Kind::Sink => guest.sink_start(&config),
+        copycat_runtime::Kind::Transform => guest.transform_configure(&config),
     };
     result.expect_err("start must refuse a bad config")
 }

@@ -32,6 +32,7 @@ mod secure;
 mod shared_producer;
 mod swap;
 mod topic_log;
+mod transform_components;
 mod transforms;
 mod typed;
 mod typed_shipped;

@@ -380,7 +380,8 @@ mod tests {
         let Ok(good) = RecordBatch::of(&sample()) else {
             panic!("encode")
         };
-        let cases: Vec<(&str, Box<dyn Fn(&mut RecordBatch)>)> = vec![
+        type Break = Box<dyn Fn(&mut RecordBatch)>;
+        let cases: Vec<(&str, Break)> = vec![
             (
                 "column key-lengths",
                 Box::new(|b| b.key_lengths.pop().map(drop).unwrap_or(())),

@@ -90,6 +90,31 @@ pub fn is_chain_key(key: &str) -> bool {
     key == "transforms" || key == "predicates" || key.starts_with("transforms.") || key.starts_with("predicates.")
 }
 
+/// The settings a transform component takes itself: its keys less the
+/// host's (`plugin`, `plugin.version`), as `(key, value)` pairs.
+pub fn component_settings(settings: &BTreeMap<String, String>) -> Vec<(String, String)> {
+    settings
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "plugin" | "plugin.version"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// The `type=wasm` stages of `props`'s chain: each alias with its
+/// settings (the keys after `transforms.<alias>.`, less `type`,
+/// `predicate` and `negate`), in chain order.
+pub fn component_stages(props: &BTreeMap<String, String>) -> Vec<(String, BTreeMap<String, String>)> {
+    let mut ignored = Vec::new();
+    aliases(props, "transforms", &mut ignored)
+        .into_iter()
+        .filter(|a| props.get(&format!("transforms.{a}.type")).map(|t| t.trim()) == Some(COMPONENT_TYPE))
+        .map(|a| {
+            let own = settings(props, &format!("transforms.{a}."), &["type", "predicate", "negate"]);
+            (a, own)
+        })
+        .collect()
+}
+
 /// A LIST setting's entries, as `ConfigDef` parses them.
 fn aliases(props: &BTreeMap<String, String>, key: &str, issues: &mut Vec<ConfigIssue>) -> Vec<String> {
     let raw = props.get(key).map(|s| s.trim()).unwrap_or("");

@@ -20,7 +20,7 @@ pub mod registry;
 mod util;
 
 pub use batch::{BatchBuilder, RecordBatch};
-pub use chain::{Chain, ChainError, External};
+pub use chain::{Chain, ChainError, External, component_settings, component_stages};
 pub use config::{ConfigIssue, Importance, KeyDef, Kind, Parsed};
 pub use record::{Header, Part, Record};
 pub use registry::{PluginKind, TransformPlugin};

@@ -2,7 +2,9 @@
 //! Kafka, the fastest loop for an author. A source is validated, split, and
 //! polled, and its records are printed as JSON lines; a sink is fed records
 //! from a JSON-lines file (`open`, `put`, `flush`, `close`) and each step is
-//! reported. The same grants and limits as in a worker apply.
+//! reported; a transform is given the records of a JSON-lines file and
+//! what comes out is printed (`dev_transform.rs`). The same grants and
+//! limits as in a worker apply.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, Write};
@@ -79,7 +81,7 @@ pub enum DevError {
     Output(#[from] std::io::Error),
 }
 
-fn guest_err(call: &'static str) -> impl Fn(GuestError) -> DevError {
+pub(super) fn guest_err(call: &'static str) -> impl Fn(GuestError) -> DevError {
     move |source| DevError::Guest { call, source }
 }
 
@@ -141,6 +143,9 @@ fn run_here(run: &DevRun, out: &mut (dyn Write + Send)) -> Result<(), DevError> 
     // The worker's engine settings, including its compiled-code cache.
     let engine = WasmEngine::new(&worker.engine_config()).map_err(|e| DevError::Engine(format!("{e:#}")))?;
     let plugin = engine.load(&run.component)?;
+    if plugin.kind == Kind::Transform {
+        return super::dev_transform::run_transform(run, &engine, &plugin, out);
+    }
 
     // Connector level: describe, validate, task-configs (one task).
     let host = TaskHost::new(
@@ -197,6 +202,7 @@ fn run_here(run: &DevRun, out: &mut (dyn Write + Send)) -> Result<(), DevError> 
     match plugin.kind {
         Kind::Source => run_source(run, &mut task, &task_config, &cfg, out),
         Kind::Sink => run_sink(run, &mut task, &task_config, out),
+        Kind::Transform => Ok(()),
     }
 }
 

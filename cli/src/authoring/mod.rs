@@ -4,5 +4,6 @@
 //! language).
 
 pub mod dev;
+mod dev_transform;
 pub mod inspect;
 pub mod scaffold;

@@ -87,7 +87,11 @@ pub(crate) fn tpo_out(o: TopicPartitionOffset) -> wit::TopicPartitionOffset {
 
 /// `connector.describe`, with the kind taken from the exported world.
 pub fn describe<C: Connector>(kind: wit::ConnectorKind) -> wit::PluginInfo {
-    let info: PluginInfo = C::describe();
+    describe_info(C::describe(), kind)
+}
+
+/// `info` as the WIT declares it.
+pub fn describe_info(info: PluginInfo, kind: wit::ConnectorKind) -> wit::PluginInfo {
     wit::PluginInfo {
         name: info.name,
         version: info.version,

@@ -119,6 +119,8 @@ pub mod log;
 mod plugin;
 mod record;
 mod task;
+#[cfg(feature = "transform")]
+pub mod transform;
 #[cfg(feature = "v0_3")]
 pub mod v0_3;
 

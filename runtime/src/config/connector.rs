@@ -92,7 +92,8 @@ pub struct ConnectorConfig {
 }
 
 impl ConnectorConfig {
-    /// A sink sets `topics` or `topics.regex`; a source does not.
+    /// Source or sink (never [`Kind::Transform`]): a sink sets `topics`
+    /// or `topics.regex`; a source does not.
     pub fn kind(&self) -> Kind {
         if self.topics.is_empty() && self.topics_regex.is_none() {
             Kind::Source
@@ -243,7 +244,7 @@ impl ConnectorConfig {
         }
         let converters = super::converters::Converters::read(&props, &worker.converters, &mut r.problems);
         // `transforms=` / `predicates=`: checked here, made per task.
-        match copycat_transforms::Chain::from_config(&props) {
+        match copycat_transforms::Chain::from_config_with(&props, &ComponentsChecked) {
             Err(issues) => {
                 for i in issues {
                     r.problems
@@ -301,6 +302,38 @@ impl ConnectorConfig {
 /// (which do not know `(?:`) as well as in Rust's.
 pub fn whole_name(pattern: &str) -> String {
     format!("^({pattern})$")
+}
+
+/// `type=wasm` stages as the config alone can check them: a `plugin` is
+/// named (the worker resolves it and checks the component's settings).
+struct ComponentsChecked;
+
+/// Stands for a transform component while the config is checked.
+struct Unresolved;
+
+impl copycat_transforms::BatchTransformation for Unresolved {
+    fn apply_batch(
+        &mut self,
+        records: Vec<copycat_transforms::Record>,
+    ) -> Result<Vec<(usize, copycat_transforms::Record)>, copycat_transforms::BatchError> {
+        Ok(records.into_iter().enumerate().collect())
+    }
+}
+
+impl copycat_transforms::External for ComponentsChecked {
+    fn make(
+        &self,
+        _alias: &str,
+        settings: &std::collections::BTreeMap<String, String>,
+    ) -> Result<(String, Box<dyn copycat_transforms::BatchTransformation>), Vec<copycat_transforms::ConfigIssue>> {
+        match settings.get("plugin").map(|p| p.trim()).filter(|p| !p.is_empty()) {
+            Some(p) => Ok((format!("wasm:{p}"), Box::new(Unresolved))),
+            None => Err(vec![copycat_transforms::ConfigIssue::key(
+                "plugin",
+                "a transform component (type=wasm) needs plugin: the name of an installed transform component, or a .wasm file",
+            )]),
+        }
+    }
 }
 
 #[cfg(test)]

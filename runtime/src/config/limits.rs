@@ -18,6 +18,7 @@ pub(crate) const LIMIT_KEYS: &[&str] = &[
     "task.http.fields.max.bytes",
     "task.offset.max.bytes",
     "task.offset.partitions.max",
+    "task.transform.records.max",
     "task.restart.max.attempts",
     "task.restart.backoff.initial.ms",
     "task.restart.backoff.max.ms",
@@ -43,7 +44,12 @@ pub(crate) fn read_limits(r: &mut Reader<'_>, defaults: &TaskLimits) -> TaskLimi
         http_fields_max_bytes: r.parse("task.http.fields.max.bytes", defaults.http_fields_max_bytes),
         offset_max_bytes: r.parse("task.offset.max.bytes", defaults.offset_max_bytes),
         offset_partitions_max: r.parse("task.offset.partitions.max", defaults.offset_partitions_max),
+        transform_records_max: r.parse("task.transform.records.max", defaults.transform_records_max),
     };
+    if limits.transform_records_max == 0 {
+        r.problems
+            .push(("task.transform.records.max".into(), "must be positive".into()));
+    }
     if limits.host_handles_max < 16 {
         r.problems.push((
             "task.host.handles.max".into(),

@@ -12,7 +12,7 @@ pub use super::batch::{
     TypedError,
 };
 use super::{EPOCH_TICK, InstanceSlot, Plugin, WasmEngine};
-use crate::bindings::{sink, source, v0_2, v0_3};
+use crate::bindings::{sink, source, transform, v0_2, v0_3};
 use crate::connector::Kind;
 use crate::host::{StderrTail, TaskHost, TaskLimits};
 use crate::metrics::{Call, Limit, TaskInstruments};
@@ -23,6 +23,10 @@ pub use crate::bindings::types::{
 };
 
 use crate::bindings::types::ConnectorError;
+
+pub use crate::bindings::transform::transformer::{
+    RecordBatch as TransformBatch, TransformError as TransformFailure, TransformInfo,
+};
 
 /// A config as it crosses the boundary: key/value pairs.
 pub type WitConfig = Vec<(String, String)>;
@@ -81,6 +85,7 @@ enum Bindings {
     SinkV0_2(v0_2::sink::Sink),
     SourceV0_3(v0_3::source::Source),
     SinkV0_3(v0_3::sink::Sink),
+    Transform(transform::Transform),
 }
 
 /// One instance of a connector component, in its own store.
@@ -177,6 +182,9 @@ impl Guest {
             (Kind::Sink, Contract::V0_3) => v0_3::sink::SinkPre::new(plugin.pre.clone())
                 .and_then(|pre| pre.instantiate(&mut store))
                 .map(Bindings::SinkV0_3),
+            (Kind::Transform, _) => transform::TransformPre::new(plugin.pre.clone())
+                .and_then(|pre| pre.instantiate(&mut store))
+                .map(Bindings::Transform),
         };
         let call_timeout = limits.call_timeout;
         let bindings = result.map_err(|e| {
@@ -229,6 +237,7 @@ impl Guest {
         match self.bindings {
             Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Kind::Source,
             Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Kind::Sink,
+            Bindings::Transform(_) => Kind::Transform,
         }
     }
 
@@ -237,7 +246,7 @@ impl Guest {
         match self.bindings {
             Bindings::Source(_) | Bindings::Sink(_) => Contract::V0_1,
             Bindings::SourceV0_2(_) | Bindings::SinkV0_2(_) => Contract::V0_2,
-            Bindings::SourceV0_3(_) | Bindings::SinkV0_3(_) => Contract::V0_3,
+            Bindings::SourceV0_3(_) | Bindings::SinkV0_3(_) | Bindings::Transform(_) => Contract::V0_3,
         }
     }
 
@@ -306,8 +315,16 @@ impl Guest {
 
     // ---- connector interface ----
 
+    fn connector(&self, what: &str) -> Result<(), GuestError> {
+        match &self.bindings {
+            Bindings::Transform(_) => Err(self.wrong_world(what)),
+            _ => Ok(()),
+        }
+    }
+
     /// `connector.describe`.
     pub fn describe(&mut self) -> Result<PluginInfo, GuestError> {
+        self.connector("describe")?;
         self.call_infallible("describe", |b, s| match b {
             Bindings::Source(b) => b.copycat_connector_connector().call_describe(s),
             Bindings::Sink(b) => b.copycat_connector_connector().call_describe(s),
@@ -315,11 +332,15 @@ impl Guest {
             Bindings::SourceV0_3(b) => b.copycat_connector_connector().call_describe(s),
             Bindings::SinkV0_2(b) => b.copycat_connector_connector().call_describe(s),
             Bindings::SinkV0_3(b) => b.copycat_connector_connector().call_describe(s),
+            Bindings::Transform(_) => Err(wasmtime::format_err!(
+                "host invariant: a connector call on a transform component"
+            )),
         })
     }
 
     /// `connector.validate`.
     pub fn validate(&mut self, config: &WitConfig) -> Result<Vec<ConfigProblem>, GuestError> {
+        self.connector("validate")?;
         self.call_infallible("validate", |b, s| match b {
             Bindings::Source(b) => b.copycat_connector_connector().call_validate(s, config),
             Bindings::Sink(b) => b.copycat_connector_connector().call_validate(s, config),
@@ -327,11 +348,15 @@ impl Guest {
             Bindings::SourceV0_3(b) => b.copycat_connector_connector().call_validate(s, config),
             Bindings::SinkV0_2(b) => b.copycat_connector_connector().call_validate(s, config),
             Bindings::SinkV0_3(b) => b.copycat_connector_connector().call_validate(s, config),
+            Bindings::Transform(_) => Err(wasmtime::format_err!(
+                "host invariant: a connector call on a transform component"
+            )),
         })
     }
 
     /// `connector.task-configs`.
     pub fn task_configs(&mut self, config: &WitConfig, max_tasks: u32) -> Result<Vec<WitConfig>, GuestError> {
+        self.connector("task-configs")?;
         self.call("task-configs", |b, s| match b {
             Bindings::Source(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
             Bindings::Sink(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
@@ -339,6 +364,9 @@ impl Guest {
             Bindings::SourceV0_3(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
             Bindings::SinkV0_2(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
             Bindings::SinkV0_3(b) => b.copycat_connector_connector().call_task_configs(s, config, max_tasks),
+            Bindings::Transform(_) => Err(wasmtime::format_err!(
+                "host invariant: a connector call on a transform component"
+            )),
         })
     }
 
@@ -347,7 +375,9 @@ impl Guest {
     fn source(&self, what: &str) -> Result<(), GuestError> {
         match &self.bindings {
             Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Ok(()),
-            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Err(self.wrong_world(what)),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) | Bindings::Transform(_) => {
+                Err(self.wrong_world(what))
+            }
         }
     }
 
@@ -358,7 +388,7 @@ impl Guest {
             Bindings::Source(b) => b.copycat_connector_source_task().call_start(s, config),
             Bindings::SourceV0_2(b) => b.copycat_connector_source_task().call_start(s, config),
             Bindings::SourceV0_3(b) => b.copycat_connector_source_task().call_start(s, config),
-            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Ok(Ok(())),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) | Bindings::Transform(_) => Ok(Ok(())),
         })
     }
 
@@ -391,7 +421,9 @@ impl Guest {
                         "host invariant: a 0.3.0 source polled without converters".to_owned(),
                     )),
                 })),
-            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Ok(Ok(Ok(SourceBatch::default()))),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) | Bindings::Transform(_) => {
+                Ok(Ok(Ok(SourceBatch::default())))
+            }
         });
         self.schemas = schemas;
         // 0.1.0 and 0.2.0 batches are bytes: through the chain here.
@@ -421,7 +453,7 @@ impl Guest {
             Bindings::Source(b) => b.copycat_connector_source_task().call_commit(s, offsets),
             Bindings::SourceV0_2(b) => b.copycat_connector_source_task().call_commit(s, offsets),
             Bindings::SourceV0_3(b) => b.copycat_connector_source_task().call_commit(s, offsets),
-            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Ok(Ok(())),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) | Bindings::Transform(_) => Ok(Ok(())),
         })
     }
 
@@ -432,7 +464,7 @@ impl Guest {
             Bindings::Source(b) => b.copycat_connector_source_task().call_stop(s),
             Bindings::SourceV0_2(b) => b.copycat_connector_source_task().call_stop(s),
             Bindings::SourceV0_3(b) => b.copycat_connector_source_task().call_stop(s),
-            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Ok(()),
+            Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) | Bindings::Transform(_) => Ok(()),
         })
     }
 
@@ -441,7 +473,9 @@ impl Guest {
     fn sink(&self, what: &str) -> Result<(), GuestError> {
         match &self.bindings {
             Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_) => Ok(()),
-            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Err(self.wrong_world(what)),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) | Bindings::Transform(_) => {
+                Err(self.wrong_world(what))
+            }
         }
     }
 
@@ -452,7 +486,9 @@ impl Guest {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_start(s, config),
             Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_start(s, config),
             Bindings::SinkV0_3(b) => b.copycat_connector_sink_task().call_start(s, config),
-            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Ok(Ok(())),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) | Bindings::Transform(_) => {
+                Ok(Ok(()))
+            }
         })
     }
 
@@ -463,7 +499,9 @@ impl Guest {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_open(s, partitions),
             Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_open(s, partitions),
             Bindings::SinkV0_3(b) => b.copycat_connector_sink_task().call_open(s, partitions),
-            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Ok(Ok(Vec::new())),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) | Bindings::Transform(_) => {
+                Ok(Ok(Vec::new()))
+            }
         })
     }
 
@@ -477,7 +515,9 @@ impl Guest {
             (Bindings::Sink(b), SinkBatch::Records(records)) => b.copycat_connector_sink_task().call_put(s, records),
             (Bindings::SinkV0_2(b), SinkBatch::Packed(batch)) => b.copycat_connector_sink_task().call_put(s, batch),
             (Bindings::SinkV0_3(b), SinkBatch::Typed(batch)) => b.copycat_connector_sink_task().call_put(s, &batch.wit),
-            (Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_), _) => Ok(Ok(())),
+            (Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) | Bindings::Transform(_), _) => {
+                Ok(Ok(()))
+            }
             (Bindings::Sink(_) | Bindings::SinkV0_2(_) | Bindings::SinkV0_3(_), _) => Err(wasmtime::Error::msg(
                 format!("host invariant: a put batch of the wrong shape for a {contract} component"),
             )),
@@ -491,7 +531,9 @@ impl Guest {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_flush(s, offsets),
             Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_flush(s, offsets),
             Bindings::SinkV0_3(b) => b.copycat_connector_sink_task().call_flush(s, offsets),
-            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Ok(Ok(())),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) | Bindings::Transform(_) => {
+                Ok(Ok(()))
+            }
         })
     }
 
@@ -502,7 +544,9 @@ impl Guest {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_close(s, partitions),
             Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_close(s, partitions),
             Bindings::SinkV0_3(b) => b.copycat_connector_sink_task().call_close(s, partitions),
-            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Ok(Ok(())),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) | Bindings::Transform(_) => {
+                Ok(Ok(()))
+            }
         })
     }
 
@@ -513,7 +557,60 @@ impl Guest {
             Bindings::Sink(b) => b.copycat_connector_sink_task().call_stop(s),
             Bindings::SinkV0_2(b) => b.copycat_connector_sink_task().call_stop(s),
             Bindings::SinkV0_3(b) => b.copycat_connector_sink_task().call_stop(s),
-            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) => Ok(()),
+            Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) | Bindings::Transform(_) => Ok(()),
+        })
+    }
+
+    // ---- transformer interface (copycat:transform) ----
+
+    fn transformer(&self, what: &str) -> Result<&transform::Transform, GuestError> {
+        match &self.bindings {
+            Bindings::Transform(b) => Ok(b),
+            _ => Err(self.wrong_world(what)),
+        }
+    }
+
+    /// `transformer.describe`.
+    pub fn transform_describe(&mut self) -> Result<TransformInfo, GuestError> {
+        self.transformer("describe")?;
+        self.call_infallible("describe", |b, s| match b {
+            Bindings::Transform(b) => b.copycat_transform_transformer().call_describe(s),
+            _ => Err(wasmtime::format_err!("host invariant: not a transform")),
+        })
+    }
+
+    /// `transformer.validate`.
+    pub fn transform_validate(&mut self, config: &WitConfig) -> Result<Vec<ConfigProblem>, GuestError> {
+        self.transformer("validate")?;
+        self.call_infallible("validate", |b, s| match b {
+            Bindings::Transform(b) => b.copycat_transform_transformer().call_validate(s, config),
+            _ => Err(wasmtime::format_err!("host invariant: not a transform")),
+        })
+    }
+
+    /// `transformer.configure`: a refusal is a [`GuestError::Config`].
+    pub fn transform_configure(&mut self, config: &WitConfig) -> Result<(), GuestError> {
+        self.transformer("configure")?;
+        self.call_infallible("configure", |b, s| match b {
+            Bindings::Transform(b) => b.copycat_transform_transformer().call_configure(s, config),
+            _ => Err(wasmtime::format_err!("host invariant: not a transform")),
+        })?
+        .map_err(|e| match e {
+            TransformFailure::Config(m) | TransformFailure::Fatal(m) => GuestError::Config(m),
+            TransformFailure::Record((i, m)) => GuestError::Config(format!("record {i}: {m}")),
+        })
+    }
+
+    /// `transformer.apply`: the batch it returned, or the error it
+    /// reported (a trap or a broken limit is the `Err`).
+    pub fn transform_apply(
+        &mut self,
+        batch: &TransformBatch,
+    ) -> Result<Result<TransformBatch, TransformFailure>, GuestError> {
+        self.transformer("apply")?;
+        self.call_infallible("apply", |b, s| match b {
+            Bindings::Transform(b) => b.copycat_transform_transformer().call_apply(s, batch),
+            _ => Err(wasmtime::format_err!("host invariant: not a transform")),
         })
     }
 }

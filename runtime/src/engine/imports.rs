@@ -98,5 +98,8 @@ mod tests {
         assert!(!provided("wasi:keyvalue/store@0.2.0-draft", Kind::Source));
         assert!(!provided("wasi:clocks/timezone@0.2.0", Kind::Source));
         assert!(!provided("unversioned", Kind::Source));
+        assert!(provided("copycat:connector/logging@0.3.0", Kind::Transform));
+        assert!(provided("copycat:connector/batch@0.3.0", Kind::Transform));
+        assert!(!provided("copycat:connector/offsets@0.3.0", Kind::Transform));
     }
 }

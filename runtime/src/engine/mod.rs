@@ -7,6 +7,7 @@ pub mod compile_child;
 mod config;
 pub mod guest;
 mod imports;
+pub mod transformer;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -28,6 +29,8 @@ use crate::host::TaskHost;
 const CONNECTOR_EXPORT: &str = "connector";
 const SOURCE_TASK_EXPORT: &str = "source-task";
 const SINK_TASK_EXPORT: &str = "sink-task";
+/// What a transform component exports (`copycat:transform@0.1.0`).
+const TRANSFORMER_EXPORT: &str = "copycat:transform/transformer@0.1.0";
 
 /// Errors loading a component. Each names the file at fault.
 #[derive(Debug, thiserror::Error)]
@@ -89,7 +92,8 @@ pub struct Plugin {
     pub digest: String,
     /// Source or sink.
     pub kind: Kind,
-    /// The `copycat:connector` version it implements.
+    /// The `copycat:connector` version it implements (a transform: the
+    /// one whose types it uses, 0.3.0).
     pub contract: Contract,
     pub(crate) pre: InstancePre<TaskHost>,
 }
@@ -390,6 +394,10 @@ fn classify(engine: &Engine, component: &Component) -> Result<(Kind, Contract), 
 
 /// [`classify`] from a component's instance export names.
 fn classify_names(exports: Vec<String>) -> Result<(Kind, Contract), String> {
+    // A transform builds on 0.3.0's types (schema nodes, config keys).
+    if exports.iter().any(|e| e == TRANSFORMER_EXPORT) {
+        return Ok((Kind::Transform, Contract::V0_3));
+    }
     for contract in [Contract::V0_3, Contract::V0_2, Contract::V0_1] {
         let has = |n: &str| {
             let name = format!("copycat:connector/{n}@{}", contract.version());

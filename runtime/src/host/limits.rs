@@ -47,6 +47,10 @@ pub struct TaskLimits {
     /// (`task.offset.partitions.max`): what it found committed plus what
     /// it hands over. Bounds what one connector adds to the offsets topic.
     pub offset_partitions_max: usize,
+    /// Most records a transform component may return from one call
+    /// (`task.transform.records.max`), however few it was given: bounds
+    /// what the host decodes out of one call.
+    pub transform_records_max: usize,
 }
 
 impl Default for TaskLimits {
@@ -62,6 +66,7 @@ impl Default for TaskLimits {
             http_fields_max_bytes: 32 * 1024,
             offset_max_bytes: 4096,
             offset_partitions_max: 10_000,
+            transform_records_max: 100_000,
         }
     }
 }

@@ -505,7 +505,8 @@ pub async fn alter_offsets(
     let doc: ConnectorOffsets = parse_body(&body)?;
     offsets_admin::alter(st.herder.worker().config(), &cfg, &doc).await?;
     Ok(Json(json!({"message": match cfg.kind() {
-        Kind::Source => "The offsets for this connector have been altered successfully",
+        // A connector's config is a source's or a sink's, never a transform's.
+        Kind::Source | Kind::Transform => "The offsets for this connector have been altered successfully",
         Kind::Sink => "The Connect framework-managed offsets for this connector have been altered successfully. However, if this connector manages offsets externally, they will need to be manually altered in the system that the connector uses.",
     }})))
 }
@@ -522,7 +523,8 @@ pub async fn reset_offsets(
     let cfg = stopped_config(&st, &connector)?;
     offsets_admin::reset(st.herder.worker().config(), &cfg).await?;
     Ok(Json(json!({"message": match cfg.kind() {
-        Kind::Source => "The offsets for this connector have been reset successfully",
+        // A connector's config is a source's or a sink's, never a transform's.
+        Kind::Source | Kind::Transform => "The offsets for this connector have been reset successfully",
         Kind::Sink => "The Connect framework-managed offsets for this connector have been reset successfully. However, if this connector manages offsets externally, they will need to be manually reset in the system that the connector uses.",
     }})))
 }

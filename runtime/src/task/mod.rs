@@ -10,6 +10,9 @@ mod idle;
 mod records;
 pub mod sink;
 pub mod source;
+mod transforms;
+
+pub(crate) use transforms::TransformPlugins;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -217,6 +220,8 @@ pub(crate) struct TaskContext {
     pub handoff: Arc<Handoff>,
     /// The worker's shared source producers.
     pub producers: Arc<crate::kafka::shared_producer::ProducerRegistry>,
+    /// The components of the chain's `type=wasm` stages.
+    pub transforms: TransformPlugins,
 }
 
 impl TaskContext {
@@ -243,8 +248,25 @@ impl TaskContext {
         )?;
         // Checked when the config was read; made per task (a chain holds
         // per-task state).
-        let chain = copycat_transforms::Chain::from_config(&self.connector.props)
-            .map_err(|issues| TaskFailure(issues.iter().map(|i| i.message.clone()).collect::<Vec<_>>().join("; ")))?;
+        let chain = copycat_transforms::Chain::from_config_with(
+            &self.connector.props,
+            &transforms::TaskTransforms {
+                engine: &self.engine,
+                plugins: &self.transforms,
+                connector: &self.connector,
+                ident: &self.ident,
+            },
+        )
+        .map_err(|issues| {
+            let each: Vec<String> = issues
+                .iter()
+                .map(|i| match &i.key {
+                    Some(k) => format!("{k}: {}", i.message),
+                    None => i.message.clone(),
+                })
+                .collect();
+            TaskFailure(each.join("; "))
+        })?;
         let source_chain = self.connector.kind() == crate::connector::Kind::Source && !chain.is_empty();
         if guest.contract() == crate::engine::batch::Contract::V0_3 || source_chain {
             let converters = record_converters(&self.connector.converters).map_err(TaskFailure)?;

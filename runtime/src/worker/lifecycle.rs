@@ -362,10 +362,17 @@ impl Worker {
             topics: spawn.topics.clone(),
             handoff: spawn.handoff.clone(),
             producers: self.producers.clone(),
+            transforms: self.transform_plugins(&spawn.connector)?,
         };
         let body: fn(&TaskContext) -> Result<(), task::TaskFailure> = match spawn.plugin.kind {
             Kind::Source => task::source::run,
             Kind::Sink => task::sink::run,
+            Kind::Transform => {
+                return Err(WorkerError::Start(format!(
+                    "connector '{name}': {} is a transform component, not a connector: name it in transforms.<alias>.plugin",
+                    spawn.plugin.path.display()
+                )));
+            }
         };
         let thread = std::thread::Builder::new()
             .name(format!("copycat-{name}-{id}"))

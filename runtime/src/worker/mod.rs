@@ -20,6 +20,7 @@ mod plugins;
 pub mod registry;
 mod status;
 mod swap;
+mod transforms;
 mod validate;
 
 pub use self::core::Worker;

@@ -134,7 +134,8 @@ fn kafka(connector: &ConnectorConfig) -> impl Fn(KafkaError) -> OffsetsError + '
 /// The connector's current offsets.
 pub fn get(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result<ConnectorOffsets, OffsetsError> {
     match connector.kind() {
-        Kind::Source => {
+        // A connector's config is a source's or a sink's, never a transform's.
+        Kind::Source | Kind::Transform => {
             let snapshot = read_connector(worker, &connector.name).map_err(kafka(connector))?;
             let mut entries: Vec<(String, String)> = snapshot.into_iter().collect();
             entries.sort();
@@ -210,7 +211,8 @@ pub async fn alter(
     offsets: &ConnectorOffsets,
 ) -> Result<(), OffsetsError> {
     match connector.kind() {
-        Kind::Source => {
+        // A connector's config is a source's or a sink's, never a transform's.
+        Kind::Source | Kind::Transform => {
             let mut writes = Vec::new();
             for (index, entry) in offsets.offsets.iter().enumerate() {
                 writes.push(source_entry(connector, index, entry)?);
@@ -268,7 +270,8 @@ pub async fn alter(
 /// `auto.offset.reset` (earliest by default) applies.
 pub async fn reset(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result<(), OffsetsError> {
     match connector.kind() {
-        Kind::Source => {
+        // A connector's config is a source's or a sink's, never a transform's.
+        Kind::Source | Kind::Transform => {
             let snapshot = read_connector(worker, &connector.name).map_err(kafka(connector))?;
             let writes: Vec<(String, Option<String>)> = snapshot.into_keys().map(|p| (p, None)).collect();
             write_source(worker, connector, &writes).await

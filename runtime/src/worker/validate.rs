@@ -94,6 +94,17 @@ impl Worker {
             )
             .into());
         }
+        if plugin.kind == Kind::Transform {
+            return Err(ConfigError::key(
+                format!(" for connector '{}'", cfg.name),
+                "connector.class",
+                format!(
+                    "{} is a transform component, not a connector: run it in a connector's chain (transforms.<alias>.type=wasm, transforms.<alias>.plugin)",
+                    path.display()
+                ),
+            )
+            .into());
+        }
         let mut guest = self.connector_guest(cfg, &plugin)?;
         let guest_err = |call, source| WorkerError::Guest {
             connector: cfg.name.clone(),
@@ -124,6 +135,7 @@ impl Worker {
             }
         }
         problems.extend(declared_key_problems(&info, &cfg.props));
+        problems.extend(self.transform_problems(cfg));
         let wit = cfg.wit_config();
         if problems.is_empty() {
             for p in guest.validate(&wit).map_err(|e| guest_err("validate", e))? {

@@ -97,7 +97,7 @@ mod source;
 mod task;
 #[cfg(test)]
 mod tests;
-mod wit;
+pub(crate) mod wit;
 
 pub use copycat_data::{DataError, Field, Schema, SchemaBuilder, Struct, Type, Value, logical, wire};
 pub use num_bigint::BigInt;

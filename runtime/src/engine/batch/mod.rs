@@ -17,6 +17,7 @@ pub use sink::{SinkBatch, SinkRecordRef};
 pub use source::{RecordIter, SourceBatch};
 pub(crate) use transform::transform_bytes;
 pub use typed::SchemaCache;
+pub(crate) use typed::{node as schema_node, to_wit as schema_node_to_wit};
 pub use view::{Contract, HeaderViews, RecordView};
 
 #[cfg(test)]

@@ -123,7 +123,13 @@ pub(crate) fn transform(
             ),
             None => String::new(),
         };
-        TypedError::Convert(ConvertError::permanent(format!("{at}{e}")))
+        // A record the chain refuses is refused again after a restart; a
+        // transform component that failed as a whole (a trap, a limit)
+        // restarts with the task, as a connector does.
+        TypedError::Convert(ConvertError {
+            message: format!("{at}{e}"),
+            retriable: e.record.is_none() && e.class.starts_with("wasm:"),
+        })
     })?;
     for (i, t) in transformed {
         let (key_raw, value_raw) = raws[i];

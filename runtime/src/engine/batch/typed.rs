@@ -94,7 +94,8 @@ fn ty(t: typed::SchemaType) -> Type {
     }
 }
 
-fn node(n: &typed::SchemaNode) -> SchemaNode {
+/// A schema node as `copycat-data` holds it.
+pub(crate) fn node(n: &typed::SchemaNode) -> SchemaNode {
     SchemaNode {
         ty: ty(n.type_),
         optional: n.optional,
@@ -109,7 +110,7 @@ fn node(n: &typed::SchemaNode) -> SchemaNode {
 }
 
 /// A schema node as the WIT declares it.
-pub(super) fn to_wit(n: &SchemaNode) -> typed::SchemaNode {
+pub(crate) fn to_wit(n: &SchemaNode) -> typed::SchemaNode {
     use typed::SchemaType as T;
     typed::SchemaNode {
         type_: match n.ty {
