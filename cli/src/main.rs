@@ -70,15 +70,15 @@ enum Command {
         #[command(subcommand)]
         action: PluginsCommand,
     },
-    /// Create a connector project: the example of the language and kind, renamed.
+    /// Create a connector or transform project: the example of the language and kind, renamed.
     New {
         /// Project and plugin name (lowercase letters, digits, '-').
         name: String,
         /// Language: rust, python, js, c, go, zig.
         #[arg(long, default_value = "rust", value_parser = authoring::scaffold::LANGUAGES.to_vec())]
         lang: String,
-        /// `source` or `sink`.
-        #[arg(long, default_value = "source", value_parser = ["source", "sink"])]
+        /// `source`, `sink` or `transform` (a transform component: Rust).
+        #[arg(long, default_value = "source", value_parser = ["source", "sink", "transform"])]
         kind: String,
         /// Where to create it (the project becomes `<dir>/<name>`).
         #[arg(long, default_value = ".")]

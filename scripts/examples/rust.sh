@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build the Rust example connectors (examples/rust/) into build/examples/rust/.
+# Build the Rust examples (examples/rust/: two connectors and a transform)
+# into build/examples/rust/.
 #
 # Toolchain: stable Rust with the wasm32-wasip2 target (added with rustup if
 # missing). Each example is a project of its own (its own [workspace], the
@@ -11,7 +12,7 @@ rustup target list --installed | grep -qx wasm32-wasip2 || rustup target add was
 target_dir="${CARGO_TARGET_DIR:-$HOME/.cache/copycat/target}/wasm"
 out="$OUT_ROOT/rust"
 mkdir -p "$out"
-for name in counter-source file-sink; do
+for name in counter-source file-sink uppercase-transform; do
     started=$(date +%s)
     cargo build --quiet --release --target wasm32-wasip2 --target-dir "$target_dir" \
         --manifest-path "$ROOT/examples/rust/$name/Cargo.toml" || die "building examples/rust/$name failed"

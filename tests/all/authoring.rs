@@ -191,6 +191,65 @@ fn new_rust_projects_build_and_run() {
     ]));
     assert!(inspected.contains("my-logger 0.1.0 (sink connector)"), "{inspected}");
 
+    // A transform project: built, inspected, and run over JSON lines.
+    let out = copycat(&[
+        "new",
+        "my-upper",
+        "--lang",
+        "rust",
+        "--kind",
+        "transform",
+        "--dir",
+        parent,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    build(&dir.path().join("my-upper"));
+    let wasm = dir.path().join("my-upper/my-upper.wasm");
+    let inspected = stdout(&copycat(&["inspect", wasm.to_str().unwrap()]));
+    assert!(
+        inspected.contains("my-upper 0.1.0 (transform component)"),
+        "{inspected}"
+    );
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(
+        &input,
+        concat!(
+            r#"{"topic":"t","key":"k1","value":{"name":"ada","city":"london"}}"#,
+            "\n",
+            r#"{"topic":"t","value":{"schema":{"type":"string"},"payload":"grace"}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let out = copycat(&[
+        "dev",
+        "run",
+        wasm.to_str().unwrap(),
+        "-c",
+        "fields=name",
+        "--input",
+        input.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "{}", stdout(&out));
+    assert_eq!(lines[0]["value"], serde_json::json!({"name": "ADA", "city": "london"}));
+    assert_eq!(lines[0]["from"], serde_json::json!(1));
+    assert_eq!(
+        lines[1]["value"],
+        serde_json::json!({"schema": {"type": "string", "optional": false}, "payload": "GRACE"})
+    );
+    let bad = copycat(&[
+        "dev",
+        "run",
+        wasm.to_str().unwrap(),
+        "-c",
+        "colour=red",
+        "--input",
+        input.to_str().unwrap(),
+    ]);
+    assert!(stderr(&bad).contains("colour"), "{}", stderr(&bad));
+
     let again = copycat(&["new", "my-logger", "--kind", "sink", "--dir", parent]);
     assert!(stderr(&again).contains("already exists"), "{}", stderr(&again));
     let bad = copycat(&["new", "Bad_Name", "--dir", parent]);

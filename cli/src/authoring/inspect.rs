@@ -123,7 +123,21 @@ fn inspect_here(path: &Path) -> Result<Inspection, InspectError> {
         path: display.clone(),
         source,
     })?;
-    let info = guest.describe().map_err(|source| InspectError::Describe {
+    let transform = plugin.kind == copycat_runtime::connector::Kind::Transform;
+    let info = if transform {
+        guest
+            .transform_describe()
+            .map(|t| copycat_runtime::engine::guest::PluginInfo {
+                name: t.name,
+                version: t.version,
+                kind: copycat_runtime::engine::guest::ConnectorKind::Source,
+                description: t.description,
+                config_def: t.config_def,
+            })
+    } else {
+        guest.describe()
+    }
+    .map_err(|source| InspectError::Describe {
         path: display.clone(),
         source,
     })?;
@@ -133,7 +147,11 @@ fn inspect_here(path: &Path) -> Result<Inspection, InspectError> {
         path: display,
         digest: plugin.digest.clone(),
         world: plugin.kind.as_str(),
-        contract: plugin.contract.to_string(),
+        contract: if transform {
+            "copycat:transform@0.1.0".to_owned()
+        } else {
+            plugin.contract.to_string()
+        },
         name: info.name,
         version: info.version,
         description: info.description,
@@ -157,11 +175,12 @@ fn inspect_here(path: &Path) -> Result<Inspection, InspectError> {
 impl std::fmt::Display for Inspection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "{}", self.path)?;
-        writeln!(
-            f,
-            "  plugin   {} {} ({} connector)",
-            self.name, self.version, self.world
-        )?;
+        let what = if self.world == "transformation" {
+            "transform component".to_owned()
+        } else {
+            format!("{} connector", self.world)
+        };
+        writeln!(f, "  plugin   {} {} ({what})", self.name, self.version)?;
         if !self.description.is_empty() {
             writeln!(f, "  about    {}", self.description)?;
         }

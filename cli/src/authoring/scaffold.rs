@@ -1,6 +1,7 @@
-//! `copycat new <name> --lang <lang> --kind source|sink`: a working
-//! connector project, copied from the example of that language and kind
-//! (`examples/<lang>/counter-source` for a source, `file-sink` for a sink;
+//! `copycat new <name> --lang <lang> --kind source|sink|transform`: a
+//! working project, copied from the example of that language and kind
+//! (`examples/<lang>/counter-source` for a source, `file-sink` for a sink,
+//! `uppercase-transform` for a transform component (Rust);
 //! `examples/SPEC.md`), which is compiled into the binary by `build.rs`.
 //!
 //! The copy is renamed, in file names and contents: the example's name
@@ -26,6 +27,7 @@ fn example_of(kind: &str) -> Option<&'static str> {
     match kind {
         "source" => Some("counter-source"),
         "sink" => Some("file-sink"),
+        "transform" => Some("uppercase-transform"),
         _ => None,
     }
 }
@@ -69,7 +71,7 @@ pub struct NewProject {
     pub name: String,
     /// One of [`LANGUAGES`].
     pub lang: String,
-    /// `source` or `sink`.
+    /// `source`, `sink` or `transform`.
     pub kind: String,
     /// The directory to create the project in (it becomes `<parent>/<name>`).
     pub parent: PathBuf,
@@ -99,7 +101,7 @@ fn example_files(lang: &str, example: &str) -> impl Iterator<Item = (&'static st
 pub fn available() -> Vec<String> {
     let mut v = Vec::new();
     for lang in LANGUAGES {
-        for kind in ["source", "sink"] {
+        for kind in ["source", "sink", "transform"] {
             if example_of(kind).is_some_and(|e| example_files(lang, e).next().is_some()) {
                 v.push(format!("{lang}/{kind}"));
             }
@@ -202,7 +204,7 @@ mod tests {
     fn every_language_has_both_examples_compiled_in() {
         let all = available();
         for lang in LANGUAGES {
-            for kind in ["source", "sink"] {
+            for kind in ["source", "sink", "transform"] {
                 assert!(all.contains(&format!("{lang}/{kind}")), "{lang}/{kind}: {all:?}");
             }
         }

@@ -121,9 +121,9 @@ fn query_value(q: &[(String, String)], key: &str) -> Option<String> {
 }
 
 /// The connector plugins, one entry per version: `[{class, type, version}]`;
-/// with `connectorsOnly=false` also the built-in transforms
-/// (`transformation`) and predicates (`predicate`), as Kafka Connect lists
-/// its own.
+/// with `connectorsOnly=false` also the transform components and the
+/// built-in transforms (`transformation`) and predicates (`predicate`), as
+/// Kafka Connect lists its own.
 #[utoipa::path(get, path = "/connector-plugins", tag = "plugins",
     params(("connectorsOnly" = Option<bool>, Query, description = "Only connectors (default true); false adds the transforms and predicates")),
     responses((status = 200, description = "[{class, type, version}]")))]
@@ -136,6 +136,8 @@ pub async fn list(State(st): State<RestState>, q: QueryPairs) -> Result<Json<Val
             .worker()
             .plugin_versions()
             .into_iter()
+            // Transform components are listed with the transforms.
+            .filter(|v| !connectors_only || v.kind != crate::connector::Kind::Transform)
             .map(|v| json!({"class": v.name, "type": v.kind, "version": v.version}))
             .collect::<Vec<_>>()
     })
