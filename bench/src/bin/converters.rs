@@ -17,7 +17,13 @@
 //!   with the schema in every record);
 //! - `avro`: Confluent's AvroConverter against the schema registry at
 //!   `--registry-url` (`SCHEMA_REGISTRY_URL`, scripts/registry.sh's
-//!   Apicurio; the row is skipped without one).
+//!   Apicurio; the row is skipped without one);
+//! - `json-smt`: `json` through a chain of three of Kafka Connect's
+//!   built-in transforms (InsertField$Value, ReplaceField$Value renames,
+//!   MaskField$Value), the same connector keys on both systems (issue 23);
+//! - `json-wasm`: `json` through one transform component, the shipped
+//!   `redact` (Copycat only). The transforms table gives each chain row ÷
+//!   the `json` row per system, and the CPU per record it adds.
 //!
 //! Measured per row, in fresh topics of `--partitions` partitions:
 //!
@@ -183,10 +189,69 @@ enum Conv {
     Json,
     JsonSchemas,
     Avro,
+    /// `json` through a chain of three of Kafka Connect's built-in
+    /// transforms ([`BUILT_IN_CHAIN`]), on both systems.
+    JsonSmt,
+    /// `json` through one transform component ([`WASM_CHAIN`]); Copycat
+    /// only (Kafka Connect has none).
+    JsonWasm,
 }
 
+/// The `json-smt` row's chain (connector-level keys, the same on both
+/// systems): three value transforms that keep the topic.
+const BUILT_IN_CHAIN: &[(&str, &str)] = &[
+    ("transforms", "insert,rename,mask"),
+    (
+        "transforms.insert.type",
+        "org.apache.kafka.connect.transforms.InsertField$Value",
+    ),
+    ("transforms.insert.static.field", "pipeline"),
+    ("transforms.insert.static.value", "bench"),
+    (
+        "transforms.rename.type",
+        "org.apache.kafka.connect.transforms.ReplaceField$Value",
+    ),
+    ("transforms.rename.renames", "note:comment"),
+    (
+        "transforms.mask.type",
+        "org.apache.kafka.connect.transforms.MaskField$Value",
+    ),
+    ("transforms.mask.fields", "id"),
+];
+
+/// The `json-wasm` row's chain: the shipped `redact` component over two
+/// string fields.
+const WASM_CHAIN: &[(&str, &str)] = &[
+    ("transforms", "redact"),
+    ("transforms.redact.type", "wasm"),
+    ("transforms.redact.plugin", "redact"),
+    ("transforms.redact.fields", "id,note"),
+];
+
 impl Conv {
-    const ALL: [Conv; 5] = [Conv::Bytes, Conv::String, Conv::Json, Conv::JsonSchemas, Conv::Avro];
+    const ALL: [Conv; 7] = [
+        Conv::Bytes,
+        Conv::String,
+        Conv::Json,
+        Conv::JsonSchemas,
+        Conv::Avro,
+        Conv::JsonSmt,
+        Conv::JsonWasm,
+    ];
+
+    /// The transform chain of this row (connector-level keys).
+    fn chain(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Conv::JsonSmt => BUILT_IN_CHAIN,
+            Conv::JsonWasm => WASM_CHAIN,
+            _ => &[],
+        }
+    }
+
+    /// Whether Kafka Connect can run this row.
+    fn on_kafka_connect(self) -> bool {
+        self != Conv::JsonWasm
+    }
 
     fn name(self) -> &'static str {
         match self {
@@ -195,6 +260,8 @@ impl Conv {
             Conv::Json => "json",
             Conv::JsonSchemas => "json-schemas",
             Conv::Avro => "avro",
+            Conv::JsonSmt => "json-smt",
+            Conv::JsonWasm => "json-wasm",
         }
     }
 
@@ -205,6 +272,8 @@ impl Conv {
             Conv::Json => "JsonConverter, schemas.enable=false",
             Conv::JsonSchemas => "JsonConverter, schemas.enable=true",
             Conv::Avro => "AvroConverter + registry",
+            Conv::JsonSmt => "JsonConverter, schemas.enable=false + 3 built-in transforms",
+            Conv::JsonWasm => "JsonConverter, schemas.enable=false + 1 transform component (redact)",
         }
     }
 
@@ -220,10 +289,11 @@ impl Conv {
         match self {
             Conv::Bytes => return Vec::new(),
             Conv::String => out.push(kv("value.converter", STRING_CONVERTER)),
-            Conv::Json | Conv::JsonSchemas => {
+            Conv::Json | Conv::JsonSchemas | Conv::JsonSmt | Conv::JsonWasm => {
                 out.push(kv("value.converter", JSON_CONVERTER));
-                let enable = if self == Conv::Json { "false" } else { "true" };
+                let enable = if self == Conv::JsonSchemas { "true" } else { "false" };
                 out.push(kv("value.converter.schemas.enable", enable));
+                out.extend(self.chain().iter().map(|(k, v)| kv(k, v)));
             }
             Conv::Avro => {
                 out.push(kv("value.converter", AVRO_CONVERTER));
@@ -245,12 +315,12 @@ impl Conv {
                 kv("key.converter", STRING_CONVERTER),
                 kv("value.converter", STRING_CONVERTER),
             ],
-            Conv::Json | Conv::JsonSchemas => vec![
+            Conv::Json | Conv::JsonSchemas | Conv::JsonSmt | Conv::JsonWasm => vec![
                 kv("key.converter", STRING_CONVERTER),
                 kv("value.converter", JSON_CONVERTER),
                 kv(
                     "value.converter.schemas.enable",
-                    if self == Conv::Json { "false" } else { "true" },
+                    if self == Conv::JsonSchemas { "true" } else { "false" },
                 ),
             ],
             Conv::Avro => vec![
@@ -589,7 +659,10 @@ impl Bench {
                 ("record.mode".to_owned(), mode.to_owned()),
                 ("value.size".to_owned(), self.value_size.to_string()),
                 ("batch.size".to_owned(), a.batch_size.to_string()),
-            ],
+            ]
+            .into_iter()
+            .chain(conv.chain().iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())))
+            .collect::<Vec<_>>(),
         )?;
         let mut cmd = Command::new("bash");
         cmd.arg(&self.kc_script).arg("standalone").arg(&worker).arg(&connector);
@@ -921,6 +994,69 @@ fn report(
             );
         }
     }
+    // Transforms: each chain row against the json row (the same records
+    // and converter, no transform), on each system.
+    if let Some(json) = rows.get(&Conv::Json) {
+        let chains: Vec<Conv> = convs.iter().copied().filter(|c| !c.chain().is_empty()).collect();
+        if !chains.is_empty() {
+            println!();
+            println!(
+                "Transforms (JsonConverter, schemas.enable=false, with and without the chain; CPU added: the chain row's CPU per record less the json row's)"
+            );
+            println!(
+                "| chain | Copycat rec/s | ÷ no transform | CPU added ns/rec | KC rec/s | KC ÷ its no transform | KC CPU added ns/rec | Copycat ÷ KC |"
+            );
+            println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+        }
+        let cpu = |ms: &[Option<Measurement>]| med_of(ms.iter().map(|m| m.and_then(|m| m.cpu_ns(n))));
+        for conv in chains {
+            let Some(row) = rows.get(&conv) else { continue };
+            let cc = med_of(row.copycat.iter().map(steady));
+            let kc = med_of(row.kc.iter().map(steady));
+            let cc_ratio = median(per_run(&row.copycat, &json.copycat, &steady));
+            let kc_ratio = median(per_run(&row.kc, &json.kc, &steady));
+            let cc_added = cpu(&row.copycat).zip(cpu(&json.copycat)).map(|(a, b)| a - b);
+            let kc_added = cpu(&row.kc).zip(cpu(&json.kc)).map(|(a, b)| a - b);
+            let vs_kc = median(per_run(&row.copycat, &row.kc, &steady));
+            println!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                conv.label(),
+                fmt(cc, 0),
+                fmt(cc_ratio, 3),
+                fmt(cc_added, 0),
+                fmt(kc, 0),
+                fmt(kc_ratio, 3),
+                fmt(kc_added, 0),
+                fmt(vs_kc, 2),
+            );
+            let scenario = format!("converters-{}", conv.name());
+            if let Some(v) = cc {
+                out.push(
+                    Record::new(&scenario, "vs-no-transform", v, "rec/s")
+                        .param("records", n as f64)
+                        .vs(
+                            "Copycat, the same records without the chain (json row)",
+                            med_of(json.copycat.iter().map(steady)),
+                            cc_ratio,
+                        )
+                        .samples(row.copycat.iter().filter_map(steady).collect())
+                        .note(format!(
+                            "median of {runs} runs; Kafka Connect 4.4 with the same chain ÷ without: {}",
+                            fmt(kc_ratio, 3)
+                        )),
+                );
+            }
+            if let Some(c) = cc_added {
+                let r = Record::new(&scenario, "chain-cpu-per-record", c, "ns/record")
+                    .param("records", n as f64)
+                    .note("CPU per record of the chain row less the json row's (Copycat: the benchmark process with its embedded worker; Kafka Connect: its JVM)");
+                out.push(match kc_added {
+                    Some(k) => r.vs("Kafka Connect 4.4, the same chain", Some(k), None),
+                    None => r,
+                });
+            }
+        }
+    }
     if let Some(c) = ceiling_med {
         println!("ceiling (raw rdkafka producer, {value_size} B values): {c:.0} rec/s");
     }
@@ -974,10 +1110,12 @@ fn main() -> Result<()> {
     let value_size = args.value_size.unwrap_or(json_size.round() as usize).max(16);
     let mut inprocs = BTreeMap::new();
     for &conv in &convs {
-        let n = if conv == Conv::Bytes {
-            args.records
-        } else {
-            args.convert_records
+        let n = match conv {
+            Conv::Bytes => args.records,
+            // The chain rows' in-process cost is the json row's plus the
+            // chain, measured end to end only.
+            Conv::JsonSmt | Conv::JsonWasm => 0,
+            _ => args.convert_records,
         };
         if n == 0 {
             continue;
@@ -1079,6 +1217,9 @@ fn main() -> Result<()> {
             for sys in order.into_iter().filter(|s| has(*s)) {
                 for &conv in &convs {
                     let kc = sys == System::KafkaConnect;
+                    if kc && !conv.on_kafka_connect() {
+                        continue;
+                    }
                     let topic = fresh(
                         &format!("{}-{}", if kc { "kc" } else { "cc" }, conv.name()),
                         &mut created,
