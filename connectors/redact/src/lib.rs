@@ -45,6 +45,34 @@ struct Preset {
     pattern: &'static str,
     /// A check each match must pass as well.
     check: Option<fn(&str) -> bool>,
+    /// What a text must hold for the pattern to match in it: a quick test
+    /// that spares most texts the regex.
+    needs: fn(&Counts) -> bool,
+}
+
+/// What a text holds, counted in one pass, for [`Preset::needs`].
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    digits: usize,
+    at: bool,
+    dash: bool,
+    dots: usize,
+}
+
+impl Counts {
+    fn of(text: &str) -> Self {
+        let mut c = Self::default();
+        for b in text.bytes() {
+            match b {
+                b'0'..=b'9' => c.digits += 1,
+                b'@' => c.at = true,
+                b'-' => c.dash = true,
+                b'.' => c.dots += 1,
+                _ => {}
+            }
+        }
+        c
+    }
 }
 
 /// The presets, by name.
@@ -53,26 +81,31 @@ const PRESETS: &[Preset] = &[
         name: "email",
         pattern: r"[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}\b",
         check: None,
+        needs: |c| c.at,
     },
     Preset {
         name: "credit-card",
         pattern: r"\b[0-9](?:[ -]?[0-9]){12,18}\b",
         check: Some(luhn),
+        needs: |c| c.digits >= 13,
     },
     Preset {
         name: "us-ssn",
         pattern: r"\b[0-9]{3}-[0-9]{2}-[0-9]{4}\b",
         check: None,
+        needs: |c| c.digits >= 9 && c.dash,
     },
     Preset {
         name: "ipv4",
         pattern: r"\b(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\b",
         check: None,
+        needs: |c| c.digits >= 4 && c.dots >= 3,
     },
     Preset {
         name: "phone",
         pattern: r"\+[1-9][0-9]{7,14}\b|(?:\+1[ .-]?)?(?:\([0-9]{3}\)[ .-]?|\b[0-9]{3}[ .-]?)[0-9]{3}[ .-]?[0-9]{4}\b",
         check: None,
+        needs: |c| c.digits >= 8,
     },
 ];
 
@@ -138,11 +171,23 @@ fn split_patterns(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Why a regex does not compile, on one line: a syntax error's own
+/// message is several (the pattern, a caret under the place, the error).
+fn regex_why(e: &regex::Error) -> String {
+    let text = e.to_string();
+    text.lines()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("error: "))
+        .map(str::to_owned)
+        .unwrap_or_else(|| text.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 /// One pattern in use.
 #[derive(Debug)]
 struct Rule {
     regex: Regex,
     check: Option<fn(&str) -> bool>,
+    needs: Option<fn(&Counts) -> bool>,
 }
 
 /// The rules `config` asks for, or its problems as (key, message).
@@ -156,8 +201,12 @@ fn rules(config: &Config) -> Result<Vec<Rule>, Vec<(&'static str, String)>> {
                 "patterns",
                 format!("the pattern '{p}' matches the empty string; it must match some text"),
             )),
-            Ok(regex) => rules.push(Rule { regex, check: None }),
-            Err(e) => problems.push(("patterns", format!("invalid regex '{p}': {e}"))),
+            Ok(regex) => rules.push(Rule {
+                regex,
+                check: None,
+                needs: None,
+            }),
+            Err(e) => problems.push(("patterns", format!("invalid regex '{p}': {}", regex_why(&e)))),
         }
     }
     let presets = match config.get("presets") {
@@ -171,6 +220,7 @@ fn rules(config: &Config) -> Result<Vec<Rule>, Vec<(&'static str, String)>> {
                 Ok(regex) => rules.push(Rule {
                     regex,
                     check: preset.check,
+                    needs: Some(preset.needs),
                 }),
                 Err(e) => problems.push(("presets", format!("preset '{name}' does not compile: {e}"))),
             },
@@ -241,7 +291,13 @@ impl Redact {
     /// `text` with every match masked, or `None` when nothing matches.
     fn redact_str(&self, text: &str) -> Option<String> {
         let mut spans: Vec<(usize, usize)> = Vec::new();
+        let mut counts = None;
         for rule in &self.rules {
+            if let Some(needs) = rule.needs
+                && !needs(counts.get_or_insert_with(|| Counts::of(text)))
+            {
+                continue;
+            }
             for m in rule.regex.find_iter(text) {
                 if m.is_empty() || rule.check.is_some_and(|check| !check(m.as_str())) {
                     continue;
@@ -578,6 +634,8 @@ mod tests {
         assert_eq!(problems[0].key, "headers");
         assert!(Redact::validate(&Config::new().with("headers", "TRUE")).is_empty());
         assert!(Redact::validate(&Config::new()).is_empty());
+        let problems = Redact::validate(&Config::new().with("patterns", "(a"));
+        assert_eq!(problems[0].message, "invalid regex '(a': unclosed group");
         let e = Redact::configure(Config::new().with("patterns", "(")).unwrap_err();
         assert!(matches!(e, Error::Config(_)));
         assert!(e.message().contains("patterns") && e.message().contains("'('"), "{e}");
