@@ -302,3 +302,56 @@ fn swapping_a_components_version_under_exactly_once_loses_and_repeats_nothing() 
     }
     worker.shutdown();
 }
+
+#[test]
+fn the_shipped_components_drop_fields_redact_and_rename_topics() {
+    init_logging();
+    let worker = start_worker(&unique("offsets"));
+    let topic = unique("shipped-smt");
+    let renamed = format!("{topic}-s0");
+    block_on(create_topic(&topic, 1));
+    block_on(create_topic(&renamed, 1));
+    let name = unique("shipped-smt");
+    worker
+        .start_connector(connector(
+            &worker,
+            &[
+                ("name", &name),
+                ("connector.class", "datagen"),
+                ("topic", &topic),
+                ("count", "10"),
+                ("record.mode", "typed"),
+                ("key.converter", "org.apache.kafka.connect.storage.StringConverter"),
+                ("value.converter", "org.apache.kafka.connect.json.JsonConverter"),
+                ("value.converter.schemas.enable", "false"),
+                ("transforms", "drop,redact,rename"),
+                ("transforms.drop.type", "wasm"),
+                ("transforms.drop.plugin", "drop-fields"),
+                ("transforms.drop.paths", "$.note,$.tags"),
+                ("transforms.redact.type", "wasm"),
+                ("transforms.redact.plugin", "redact"),
+                ("transforms.redact.patterns", "stream-[0-9]+"),
+                ("transforms.redact.fields", "id"),
+                ("transforms.rename.type", "wasm"),
+                ("transforms.rename.plugin", "topic-template"),
+                ("transforms.rename.template", "${topic}-s${field:stream}"),
+            ],
+        ))
+        .unwrap();
+    eventually("every record renamed", Duration::from_secs(60), || {
+        if let Some(t) = failed_trace(&worker, &name) {
+            panic!("the task failed: {t}");
+        }
+        (topic_size(&renamed) >= 10).then_some(())
+    });
+    let values: Vec<serde_json::Value> =
+        read_messages(&renamed, |m| serde_json::from_slice(m.payload().unwrap()).unwrap());
+    assert_eq!(values.len(), 10);
+    for v in &values {
+        assert!(v.get("note").is_none() && v.get("tags").is_none(), "{v}");
+        assert!(v["id"].as_str().unwrap().starts_with("****:"), "{v}");
+        assert!(v.get("amount").is_some(), "{v}");
+    }
+    assert_eq!(topic_size(&topic), 0);
+    worker.shutdown();
+}
