@@ -1,9 +1,13 @@
-//! Kafka Connect's transforms on a source, against a real broker: a chain
+//! Kafka Connect's transforms against a real broker. On a source: a chain
 //! of built-ins (InsertField, RegexRouter, InsertHeader, and MaskField
 //! under a predicate) on datagen's typed records reaches Kafka changed and
 //! routed; a Filter under a predicate drops every raw-bytes record while
-//! the source offsets still advance; a sink with a chain is refused
-//! naming `transforms`.
+//! the source offsets still advance. On a sink (after the converters,
+//! before `put`): a Filter under a predicate drops records, InsertField,
+//! ReplaceField and RegexRouter change and route the rest, for a typed
+//! (0.3.0, file-sink) and a bytes (0.2.0, seek-sink) sink, and the group's
+//! committed offsets reach the end of the input even when its last records
+//! were dropped; a transform that fails fails the sink task, naming it.
 
 use std::time::Duration;
 
@@ -143,23 +147,235 @@ fn a_filter_under_a_predicate_drops_records_and_their_offsets_still_commit() {
     worker.shutdown();
 }
 
+/// Produce `count` records to partition 0 of `topic`: key `k<i>`, value
+/// `{"id":<i>,"secret":"s<i>"}`; those `marked(i)` with a header `drop`.
+fn produce_marked(topic: &str, count: i64, marked: impl Fn(i64) -> bool) {
+    use rdkafka::message::{Header, OwnedHeaders};
+    use rdkafka::producer::{BaseProducer, BaseRecord, Producer as _};
+    let producer: BaseProducer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", bootstrap())
+        .create()
+        .unwrap();
+    for i in 0..count {
+        let key = format!("k{i}");
+        let value = json!({"id": i, "secret": format!("s{i}")}).to_string();
+        let mut r = BaseRecord::to(topic).key(&key).payload(&value).partition(0);
+        if marked(i) {
+            r = r.headers(OwnedHeaders::new().insert(Header {
+                key: "drop",
+                value: Some("yes"),
+            }));
+        }
+        producer.send(r).map_err(|(e, _)| e).unwrap();
+        producer.poll(Duration::ZERO);
+    }
+    producer.flush(Duration::from_secs(30)).unwrap();
+}
+
+/// The offset the sink connector `pairs` committed for partition 0 of
+/// `topic`, if any.
+fn sink_committed(offsets: &str, pairs: &[(&str, &str)], topic: &str) -> Option<i64> {
+    let wcfg = worker_config(offsets);
+    let ccfg = copycat_runtime::ConnectorConfig::from_props(props(pairs), &wcfg).unwrap();
+    let got = serde_json::to_value(offsets_admin::get(&wcfg, &ccfg).ok()?).ok()?;
+    got["offsets"]
+        .as_array()?
+        .iter()
+        .find(|o| o["partition"]["kafka_topic"] == json!(topic) && o["partition"]["kafka_partition"] == json!(0))
+        .and_then(|o| o["offset"]["kafka_offset"].as_i64())
+}
+
+/// The chain keys of the sink tests: drop records with a `drop` header,
+/// then (`rest`) change and route the others.
+const DROP_MARKED: [(&str, &str); 5] = [
+    ("transforms.drop.type", "org.apache.kafka.connect.transforms.Filter"),
+    ("transforms.drop.predicate", "marked"),
+    ("predicates", "marked"),
+    (
+        "predicates.marked.type",
+        "org.apache.kafka.connect.transforms.predicates.HasHeaderKey",
+    ),
+    ("predicates.marked.name", "drop"),
+];
+
 #[test]
-fn a_sink_with_transforms_is_refused_naming_the_key() {
+fn a_sink_chain_filters_changes_and_routes_what_a_typed_sink_writes() {
+    init_logging();
+    let offsets = unique("offsets");
+    let topic = unique("smt-sink");
+    block_on(create_topic(&topic, 1));
+    let count = 20;
+    // Every fourth record is marked, the last one among them.
+    let marked = |i: i64| i % 4 == 3;
+    produce_marked(&topic, count, marked);
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().to_str().unwrap();
+    let name = unique("fs-smt");
+    let mut pairs = vec![
+        ("name", name.as_str()),
+        ("connector.class", "file-sink"),
+        ("topics", topic.as_str()),
+        ("directory", out_dir),
+        ("grants.fs.write", out_dir),
+        ("value.converter", JSON),
+        ("value.converter.schemas.enable", "false"),
+        ("transforms", "drop,insert,hide,route"),
+        (
+            "transforms.insert.type",
+            "org.apache.kafka.connect.transforms.InsertField$Value",
+        ),
+        ("transforms.insert.static.field", "origin"),
+        ("transforms.insert.static.value", "copycat"),
+        ("transforms.insert.offset.field", "off"),
+        ("transforms.insert.topic.field", "from"),
+        ("transforms.hide.type", "ReplaceField$Value"),
+        ("transforms.hide.exclude", "secret"),
+        ("transforms.route.type", "RegexRouter"),
+        ("transforms.route.regex", "(.*)"),
+        ("transforms.route.replacement", "$1-out"),
+    ];
+    pairs.extend(DROP_MARKED);
+    let worker = start_worker(&offsets);
+    worker.start_connector(connector(&worker, &pairs)).unwrap();
+    let kept: Vec<i64> = (0..count).filter(|&i| !marked(i)).collect();
+    let file = dir.path().join(format!("{topic}-out-0.txt"));
+    let text = eventually("the kept records in the routed file", Duration::from_secs(60), || {
+        if let Some(t) = failed_trace(&worker, &name) {
+            panic!("the task failed: {t}");
+        }
+        let text = std::fs::read_to_string(&file).ok()?;
+        (text.lines().count() >= kept.len()).then_some(text)
+    });
+    let got: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let want: Vec<Value> = kept
+        .iter()
+        .map(|&i| json!({"id": i, "origin": "copycat", "off": i, "from": topic}))
+        .collect();
+    assert_eq!(got, want, "the kept records, changed, in order");
+    assert!(
+        !dir.path().join(format!("{topic}-0.txt")).exists(),
+        "nothing under the consumed topic's name"
+    );
+    // The last record was dropped: the offsets still reach the end.
+    eventually(
+        "the group's offset at the end of the input",
+        Duration::from_secs(60),
+        || (sink_committed(&offsets, &pairs, &topic) == Some(count)).then_some(()),
+    );
+    assert!(task_states(&worker, &name).iter().all(|(s, _)| s == "RUNNING"));
+    worker.shutdown();
+}
+
+#[test]
+fn a_sink_chain_runs_for_a_sink_of_bytes_and_re_encodes_what_it_changed() {
+    init_logging();
+    let offsets = unique("offsets");
+    let topic = unique("smt-bytes");
+    block_on(create_topic(&topic, 1));
+    let count = 12;
+    // The last two records are marked.
+    let marked = |i: i64| i >= 10 || i == 4;
+    produce_marked(&topic, count, marked);
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("seen.txt");
+    let name = unique("seek-smt");
+    let fixture_path = fixture("seek-sink");
+    let mut pairs = vec![
+        ("name", name.as_str()),
+        ("connector.class", fixture_path.to_str().unwrap()),
+        ("topics", topic.as_str()),
+        ("start.offset", "0"),
+        ("output", output.to_str().unwrap()),
+        ("grants.fs.write", dir.path().to_str().unwrap()),
+        ("value.converter", JSON),
+        ("value.converter.schemas.enable", "false"),
+        ("transforms", "drop,rename,route"),
+        ("transforms.rename.type", "ReplaceField$Value"),
+        ("transforms.rename.renames", "id:ident"),
+        ("transforms.rename.exclude", "secret"),
+        (
+            "transforms.route.type",
+            "org.apache.kafka.connect.transforms.RegexRouter",
+        ),
+        ("transforms.route.regex", "smt-(.*)"),
+        ("transforms.route.replacement", "routed-$1"),
+    ];
+    pairs.extend(DROP_MARKED);
+    let worker = start_worker(&offsets);
+    worker.start_connector(connector(&worker, &pairs)).unwrap();
+    let kept: Vec<i64> = (0..count).filter(|&i| !marked(i)).collect();
+    let text = eventually("the kept records in the sink's file", Duration::from_secs(60), || {
+        if let Some(t) = failed_trace(&worker, &name) {
+            panic!("the task failed: {t}");
+        }
+        let text = std::fs::read_to_string(&output).ok()?;
+        (text.lines().count() >= kept.len()).then_some(text)
+    });
+    let routed = topic.replacen("smt-", "routed-", 1);
+    // `<topic>/<partition>/<offset>/<value>`: the routed topic, the offset
+    // each record was consumed at, the value as JsonConverter writes it.
+    let got: Vec<(String, Value)> = text
+        .lines()
+        .map(|l| {
+            let (place, value) = l.rsplit_once('/').unwrap();
+            (place.to_owned(), serde_json::from_str(value).unwrap())
+        })
+        .collect();
+    let want: Vec<(String, Value)> = kept
+        .iter()
+        .map(|&i| (format!("{routed}/0/{i}"), json!({"ident": i})))
+        .collect();
+    assert_eq!(got, want);
+    eventually(
+        "the group's offset at the end of the input",
+        Duration::from_secs(60),
+        || (sink_committed(&offsets, &pairs, &topic) == Some(count)).then_some(()),
+    );
+    worker.shutdown();
+}
+
+#[test]
+fn a_sink_transform_that_fails_fails_the_task_naming_its_alias() {
+    init_logging();
+    let topic = unique("smt-fail");
+    block_on(create_topic(&topic, 1));
+    produce_marked(&topic, 3, |_| false);
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().to_str().unwrap();
+    let name = unique("fs-fail");
     let worker = start_worker(&unique("offsets"));
-    let err = copycat_runtime::ConnectorConfig::from_props(
-        props(&[
-            ("name", "fs"),
-            ("connector.class", "file-sink"),
-            ("topics", "t"),
-            ("transforms", "route"),
-            ("transforms.route.type", "RegexRouter"),
-            ("transforms.route.regex", "(.*)"),
-            ("transforms.route.replacement", "x"),
-        ]),
-        &worker_config(&unique("offsets")),
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(err.contains("transforms") && err.contains("sink"), "{err}");
+    worker
+        .start_connector(connector(
+            &worker,
+            &[
+                ("name", &name),
+                ("connector.class", "file-sink"),
+                ("topics", &topic),
+                ("directory", out_dir),
+                ("grants.fs.write", out_dir),
+                // Raw bytes (ByteArrayConverter): no struct to insert into.
+                (
+                    "value.converter",
+                    "org.apache.kafka.connect.converters.ByteArrayConverter",
+                ),
+                ("transforms", "boom"),
+                ("transforms.boom.type", "InsertField$Value"),
+                ("transforms.boom.static.field", "x"),
+                ("transforms.boom.static.value", "y"),
+            ],
+        ))
+        .unwrap();
+    let trace = eventually("the task failed", Duration::from_secs(60), || {
+        failed_trace(&worker, &name)
+    });
+    assert!(
+        trace.contains(&format!("record 0 of the batch (topic {topic}, partition 0, offset 0)"))
+            && trace.contains("transform 'boom' (org.apache.kafka.connect.transforms.InsertField$Value) failed"),
+        "{trace}"
+    );
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "nothing was put"
+    );
     worker.shutdown();
 }

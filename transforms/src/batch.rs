@@ -380,18 +380,16 @@ mod tests {
         let Ok(good) = RecordBatch::of(&sample()) else {
             panic!("encode")
         };
-        type Break = Box<dyn Fn(&mut RecordBatch)>;
-        let cases: Vec<(&str, Break)> = vec![
-            (
-                "column key-lengths",
-                Box::new(|b| b.key_lengths.pop().map(drop).unwrap_or(())),
-            ),
-            ("past the end", Box::new(|b| b.value_lengths[0] = 1 << 30)),
-            ("topic index", Box::new(|b| b.topic_indices[1] = 9)),
-            ("no record uses", Box::new(|b| b.data.push(0))),
-            ("schema 99", Box::new(|b| b.value_schemas[0] = 99)),
-            ("header-key-lengths", Box::new(|b| b.header_key_lengths.clear())),
-            ("length -5", Box::new(|b| b.key_lengths[1] = -5)),
+        /// Breaks a good batch.
+        type Break = fn(&mut RecordBatch);
+        let cases: [(&str, Break); 7] = [
+            ("column key-lengths", |b| b.key_lengths.pop().map(drop).unwrap_or(())),
+            ("past the end", |b| b.value_lengths[0] = 1 << 30),
+            ("topic index", |b| b.topic_indices[1] = 9),
+            ("no record uses", |b| b.data.push(0)),
+            ("schema 99", |b| b.value_schemas[0] = 99),
+            ("header-key-lengths", |b| b.header_key_lengths.clear()),
+            ("length -5", |b| b.key_lengths[1] = -5),
         ];
         for (want, break_it) in cases {
             let mut b = good.clone();

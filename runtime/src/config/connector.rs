@@ -243,21 +243,13 @@ impl ConnectorConfig {
                 .push(("topics.regex".into(), format!("'{re}' is not a valid pattern: {e}")));
         }
         let converters = super::converters::Converters::read(&props, &worker.converters, &mut r.problems);
-        // `transforms=` / `predicates=`: checked here, made per task.
-        match copycat_transforms::Chain::from_config_with(&props, &ComponentsChecked) {
-            Err(issues) => {
-                for i in issues {
-                    r.problems
-                        .push((i.key.unwrap_or_else(|| "transforms".to_owned()), i.message));
-                }
+        // `transforms=` / `predicates=`: checked here, made per task (a
+        // source's runs after `poll`, a sink's before `put`).
+        if let Err(issues) = copycat_transforms::Chain::from_config_with(&props, &ComponentsChecked) {
+            for i in issues {
+                r.problems
+                    .push((i.key.unwrap_or_else(|| "transforms".to_owned()), i.message));
             }
-            Ok(chain) if !chain.is_empty() && (props.contains_key("topics") || props.contains_key("topics.regex")) => {
-                r.problems.push((
-                    "transforms".into(),
-                    "transforms run on source connectors only in this Copycat version: a sink connector's chain is refused rather than ignored".into(),
-                ));
-            }
-            Ok(_) => {}
         }
         let cfg = Self {
             converters,
@@ -394,6 +386,16 @@ mod tests {
             ("transforms.r.replacement", "x-$1"),
         ])
         .unwrap();
+        // A sink's chain too (it runs before `put`).
+        let sink = cfg(&[
+            ("topics", "t"),
+            ("transforms", "r"),
+            ("transforms.r.type", "RegexRouter"),
+            ("transforms.r.regex", "(.*)"),
+            ("transforms.r.replacement", "x-$1"),
+        ])
+        .unwrap();
+        assert_eq!(sink.kind(), Kind::Sink);
     }
 
     #[test]

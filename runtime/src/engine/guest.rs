@@ -9,7 +9,7 @@ use wasmtime::{Store, Trap};
 use super::batch::SchemaCache;
 pub use super::batch::{
     Contract, ConvertError, Decoded, HeaderViews, RecordConverters, RecordView, SinkBatch, SinkRecordRef, SourceBatch,
-    TypedError,
+    TypedError, transform_sink,
 };
 use super::{EPOCH_TICK, InstanceSlot, Plugin, WasmEngine};
 use crate::bindings::{sink, source, transform, v0_2, v0_3};

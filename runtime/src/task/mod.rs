@@ -232,6 +232,16 @@ impl TaskContext {
         &self,
         offsets: std::sync::Arc<crate::host::OffsetSnapshot>,
     ) -> Result<crate::engine::guest::Guest, TaskFailure> {
+        self.instantiate_chained(offsets).map(|(guest, _)| guest)
+    }
+
+    /// [`Self::instantiate`], and a sink's transform chain (`None`: it has
+    /// none) with the converters its records are decoded and encoded by.
+    /// A source's chain goes into its guest, which runs it after `poll`.
+    pub(crate) fn instantiate_chained(
+        &self,
+        offsets: std::sync::Arc<crate::host::OffsetSnapshot>,
+    ) -> Result<(crate::engine::guest::Guest, Option<SinkChain>), TaskFailure> {
         let host = crate::host::TaskHost::new(
             self.ident.clone(),
             &self.connector.limits,
@@ -267,20 +277,39 @@ impl TaskContext {
                 .collect();
             TaskFailure(each.join("; "))
         })?;
-        let source_chain = self.connector.kind() == crate::connector::Kind::Source && !chain.is_empty();
-        if guest.contract() == crate::engine::batch::Contract::V0_3 || source_chain {
-            let converters = record_converters(&self.connector.converters).map_err(TaskFailure)?;
-            guest.set_record_converters(converters, self.connector.topic.clone().unwrap_or_default());
+        let source = self.connector.kind() == crate::connector::Kind::Source;
+        let typed = guest.contract() == crate::engine::batch::Contract::V0_3;
+        let converters = if typed || !chain.is_empty() {
+            Some(record_converters(&self.connector.converters).map_err(TaskFailure)?)
+        } else {
+            None
+        };
+        if let Some(c) = &converters
+            && (typed || source)
+        {
+            guest.set_record_converters(c.clone(), self.connector.topic.clone().unwrap_or_default());
         }
-        if source_chain {
+        let sink_chain = if chain.is_empty() {
+            None
+        } else if source {
             guest.set_transforms(chain);
-        }
-        Ok(guest)
+            None
+        } else {
+            converters.map(|converters| SinkChain { chain, converters })
+        };
+        Ok((guest, sink_chain))
     }
 
     pub(crate) fn stopping(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
+}
+
+/// A sink's transform chain and the converters its records go through
+/// before it (and, for a sink of bytes, after it).
+pub(crate) struct SinkChain {
+    pub chain: copycat_transforms::Chain,
+    pub converters: Arc<dyn crate::engine::guest::RecordConverters>,
 }
 
 /// A failure that ends a task; the message becomes its status trace.

@@ -2,7 +2,9 @@
 //! to the guest, and commit consumer offsets only after the guest flushed
 //! them. Partition assignment follows Kafka's group protocol: `open` on
 //! assignment (seeking to offsets the task keeps itself), flush + commit +
-//! `close` on revocation.
+//! `close` on revocation. A connector's transform chain runs on each
+//! consumed batch before it is handed to `put` (`PutBatch`); the offsets
+//! committed are those of the records consumed, dropped ones included.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,10 +18,11 @@ use rdkafka::types::RDKafkaRespErr;
 use rdkafka::{ClientContext, Offset, TopicPartitionList};
 
 use super::double_buffer::DoubleBuffer;
-use super::{TaskContext, TaskFailure, TaskMetrics, pause};
+use super::{SinkChain, TaskContext, TaskFailure, TaskMetrics, pause};
 use crate::connector::TaskState;
+use crate::engine::batch::Contract;
 use crate::engine::guest::{
-    Guest, GuestError, SinkBatch, SinkRecordRef, TopicPartition, TopicPartitionOffset, TypedError,
+    Guest, GuestError, SinkBatch, SinkRecordRef, TopicPartition, TopicPartitionOffset, TypedError, transform_sink,
 };
 use crate::kafka::batch_consume::{Fetched, MessageQueue};
 use crate::kafka::{KafkaError, sink_consumer_config};
@@ -27,6 +30,54 @@ use crate::metrics::TaskInstruments;
 use crate::util::lock;
 
 type Tp = (String, i32);
+
+/// A batch on its way to `put`: the records consumed (the offsets
+/// committed after it are theirs) and, with a transform chain, what the
+/// chain made of them, which is what `put` gets. Both reused: `clear`
+/// keeps their buffers.
+struct PutBatch {
+    consumed: SinkBatch,
+    transformed: Option<SinkBatch>,
+}
+
+impl PutBatch {
+    /// An empty one for `guest`; `chained`: its records go through a
+    /// chain, so they are consumed as bytes and put as the guest takes them.
+    fn new(guest: &Guest, chained: bool) -> Self {
+        if chained {
+            Self {
+                consumed: SinkBatch::new(Contract::V0_2),
+                transformed: Some(guest.sink_batch()),
+            }
+        } else {
+            Self {
+                consumed: guest.sink_batch(),
+                transformed: None,
+            }
+        }
+    }
+
+    /// What `put` gets.
+    fn to_put(&self) -> &SinkBatch {
+        self.transformed.as_ref().unwrap_or(&self.consumed)
+    }
+
+    fn clear(&mut self) {
+        self.consumed.clear();
+        if let Some(t) = &mut self.transformed {
+            t.clear();
+        }
+    }
+
+    /// The consumed records through `chain`, into the batch `put` gets.
+    fn transform(&mut self, chain: Option<&mut SinkChain>) -> Result<(), TaskFailure> {
+        if let (Some(c), Some(out)) = (chain, &mut self.transformed) {
+            out.clear();
+            transform_sink(&self.consumed, &mut c.chain, c.converters.as_ref(), out).map_err(put_batch_failure)?;
+        }
+        Ok(())
+    }
+}
 
 /// State shared between the task loop and the rebalance callback (which
 /// runs inside `consumer.poll`, on the same thread).
@@ -106,7 +157,7 @@ pub(crate) struct SinkContext {
     rebalanced: Arc<AtomicBool>,
     /// Batches on their way to the guest: a rebalance waits until they are
     /// put before it flushes, commits and closes partitions.
-    batches: Arc<DoubleBuffer<SinkBatch>>,
+    batches: Arc<DoubleBuffer<PutBatch>>,
 }
 
 fn partitions(tpl: &TopicPartitionList) -> Vec<TopicPartition> {
@@ -245,7 +296,7 @@ fn push(batch: &mut SinkBatch, m: &BorrowedMessage<'_>, only_topic: Option<&str>
 
 /// The task body.
 pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
-    let guest = ctx.instantiate(Arc::default())?;
+    let (guest, mut chain) = ctx.instantiate_chained(Arc::default())?;
     let shared = Arc::new(Mutex::new(SinkShared {
         guest,
         next: BTreeMap::new(),
@@ -270,7 +321,10 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     let rebalanced = Arc::new(AtomicBool::new(false));
     // Two put batches, reused: the loop fills one while the put thread hands
     // the other to the guest.
-    let batches = Arc::new(DoubleBuffer::new(vec![lock(&shared).guest.sink_batch()]));
+    let batches = Arc::new(DoubleBuffer::new(vec![PutBatch::new(
+        &lock(&shared).guest,
+        chain.is_some(),
+    )]));
     let consumer: BaseConsumer<SinkContext> = cfg
         .create_with_context(SinkContext {
             shared: shared.clone(),
@@ -297,7 +351,15 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
                 put_loop(ctx, shared_ref, batches_ref);
             })
             .map_err(|e| TaskFailure(format!("spawning the put thread of task {}: {e}", ctx.ident)))?;
-        let consumed = consume_loop(ctx, &consumer, &mut queue, &shared, &rebalanced, &batches);
+        let consumed = consume_loop(
+            ctx,
+            &consumer,
+            &mut queue,
+            &shared,
+            &rebalanced,
+            &batches,
+            chain.as_mut(),
+        );
         if let Err(e) = &consumed {
             // A put retrying after a retriable error gives up at once.
             lock(&shared).fail(TaskFailure(e.0.clone()));
@@ -377,7 +439,8 @@ fn consume_loop<'c>(
     queue: &mut MessageQueue<'c>,
     shared: &Arc<Mutex<SinkShared>>,
     rebalanced: &AtomicBool,
-    batches: &DoubleBuffer<SinkBatch>,
+    batches: &DoubleBuffer<PutBatch>,
+    mut chain: Option<&mut SinkChain>,
 ) -> Result<(), TaskFailure> {
     let max = ctx.connector.batch_max_records as usize;
     let only_topic = match (&ctx.connector.topics_regex, ctx.connector.topics.as_slice()) {
@@ -390,14 +453,14 @@ fn consume_loop<'c>(
     let max_bytes = ctx.connector.limits.batch_max_bytes;
     let mut last_flush = Instant::now();
     // Reused: clearing keeps its buffers.
-    let mut batch = lock(shared).guest.sink_batch();
+    let mut batch = PutBatch::new(&lock(shared).guest, chain.is_some());
     let mut batch_bytes = 0usize;
     // A rebalance ran (inside `consumer.poll`): records collected before it
     // may belong to partitions now owned elsewhere (or rewound); their owner
     // reads them again from the committed offsets. A new assignment is made
     // here, its partitions routed to `queue` before they start fetching, so
     // none of their messages reach the consumer's own queue.
-    let after_rebalance = |batch: &mut SinkBatch, batch_bytes: &mut usize, queue: &mut MessageQueue<'c>| {
+    let after_rebalance = |batch: &mut PutBatch, batch_bytes: &mut usize, queue: &mut MessageQueue<'c>| {
         batch.clear();
         *batch_bytes = 0;
         queue.discard_pending();
@@ -418,7 +481,7 @@ fn consume_loop<'c>(
         // could not be routed (all of them come there, in order). It waits
         // only while nothing is routed yet.
         let mut drained = false;
-        while batch.len() < max && batch_bytes < max_bytes {
+        while batch.consumed.len() < max && batch_bytes < max_bytes {
             let w = if queue.is_routed() { Duration::ZERO } else { wait };
             match consumer.poll(w) {
                 None => {
@@ -433,7 +496,7 @@ fn consume_loop<'c>(
                         after_rebalance(&mut batch, &mut batch_bytes, queue);
                     }
                     batch_bytes += m.key().map_or(0, <[u8]>::len) + m.payload().map_or(0, <[u8]>::len);
-                    push(&mut batch, &m, only_topic)?;
+                    push(&mut batch.consumed, &m, only_topic)?;
                 }
                 Some(Err(e)) => {
                     refused(&e)?;
@@ -444,7 +507,7 @@ fn consume_loop<'c>(
             wait = Duration::ZERO;
         }
         // Then the routed partitions' messages, in runs.
-        while drained && queue.is_routed() && batch.len() < max && batch_bytes < max_bytes {
+        while drained && queue.is_routed() && batch.consumed.len() < max && batch_bytes < max_bytes {
             match queue.next(wait) {
                 Ok(None) => break,
                 Ok(Some(m)) => {
@@ -454,7 +517,7 @@ fn consume_loop<'c>(
                         break;
                     }
                     batch_bytes += m.key().map_or(0, <[u8]>::len) + m.payload().map_or(0, <[u8]>::len);
-                    push_fetched(&mut batch, &m, only_topic)?;
+                    push_fetched(&mut batch.consumed, &m, only_topic)?;
                 }
                 Err(e) => {
                     refused(&e)?;
@@ -464,11 +527,12 @@ fn consume_loop<'c>(
             }
             wait = Duration::ZERO;
         }
-        if !batch.is_empty() {
+        if !batch.consumed.is_empty() {
             ctx.status
                 .metrics
                 .records_in
-                .fetch_add(batch.len() as u64, Ordering::Relaxed);
+                .fetch_add(batch.consumed.len() as u64, Ordering::Relaxed);
+            batch.transform(chain.as_deref_mut())?;
             // The put thread hands it to the guest while the next one fills.
             batch = batches
                 .swap(batch)
@@ -504,7 +568,7 @@ fn take_rebalanced(flag: &AtomicBool) -> bool {
 
 /// The put thread: each batch the loop hands over goes to the guest, in
 /// order; a failure is recorded for the loop, and later batches are dropped.
-fn put_loop(ctx: &TaskContext, shared: &Mutex<SinkShared>, batches: &DoubleBuffer<SinkBatch>) {
+fn put_loop(ctx: &TaskContext, shared: &Mutex<SinkShared>, batches: &DoubleBuffer<PutBatch>) {
     while let Some(mut batch) = batches.take() {
         if let Err(e) = put_with_retry(ctx, shared, &batch) {
             lock(shared).fail(e);
@@ -514,27 +578,32 @@ fn put_loop(ctx: &TaskContext, shared: &Mutex<SinkShared>, batches: &DoubleBuffe
     }
 }
 
-fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &SinkBatch) -> Result<(), TaskFailure> {
+fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &PutBatch) -> Result<(), TaskFailure> {
+    let put = batch.to_put();
     let mut backoff = Duration::from_millis(100);
     loop {
         let mut sh = lock(shared);
         if sh.failure.is_some() {
             return Ok(());
         }
-        match sh.guest.sink_put(batch) {
+        // A batch the chain dropped every record of is not put; its
+        // offsets still count.
+        let result = if put.is_empty() { Ok(()) } else { sh.guest.sink_put(put) };
+        match result {
             Ok(()) => {
-                // Once per run of records of one partition (its last
-                // offset), not once per record.
+                // The offsets of what was consumed (not the topics the
+                // chain routed to), once per run of records of one
+                // partition (its last offset), not once per record.
                 let mut last: Option<&str> = None;
-                for (topic, partition, offset) in batch.partition_runs() {
+                for (topic, partition, offset) in batch.consumed.partition_runs() {
                     if last != Some(topic) {
                         sh.topics.note(topic);
                         last = Some(topic);
                     }
                     sh.next.insert((topic.to_owned(), partition), offset + 1);
                 }
-                sh.unflushed += batch.len() as u64;
-                sh.instruments.records_put(batch.len());
+                sh.unflushed += put.len() as u64;
+                sh.instruments.records_put(put.len());
                 return Ok(());
             }
             Err(GuestError::Retriable(msg)) => {

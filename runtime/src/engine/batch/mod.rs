@@ -1,12 +1,15 @@
-//! Batches of records as they cross the guest boundary, for both contract
-//! versions: 0.1.0 moves one record value per record
+//! Batches of records as they cross the guest boundary, for every contract
+//! version: 0.1.0 moves one record value per record
 //! (`list<source-record>`, `list<sink-record>`), 0.2.0 moves packed batches
 //! (one byte buffer, spans into it, topics by index; `wit/connector@0.2.0/
-//! batch.wit`). The task loops see one type either way and borrow keys,
-//! values and headers straight out of it: nothing is allocated per record.
+//! batch.wit`), 0.3.0 adds typed columns. The task loops see one type
+//! either way and borrow keys, values and headers straight out of it:
+//! nothing is allocated per record. A connector's transform chain runs on
+//! a source's batches (`transform.rs`) and a sink's (`sink_transform.rs`).
 
 mod convert;
 mod sink;
+mod sink_transform;
 mod source;
 mod transform;
 mod typed;
@@ -14,6 +17,7 @@ mod view;
 
 pub use convert::{ConvertError, Decoded, RecordConverters, TypedError};
 pub use sink::{SinkBatch, SinkRecordRef};
+pub use sink_transform::transform_sink;
 pub use source::{RecordIter, SourceBatch};
 pub(crate) use transform::transform_bytes;
 pub use typed::SchemaCache;
@@ -176,6 +180,41 @@ mod tests {
             }
             b.clear();
             assert!(b.is_empty());
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_sink_batch_whose_first_record_has_headers_counts_them() -> Result<(), String> {
+        for mut b in [
+            SinkBatch::new(Contract::V0_1),
+            SinkBatch::new(Contract::V0_2),
+            SinkBatch::typed(None),
+        ] {
+            for (i, headers) in [&[("h", Some(&b"x"[..]))][..], &[], &[("a", None), ("b", Some(b"y"))]]
+                .into_iter()
+                .enumerate()
+            {
+                b.push(SinkRecordRef {
+                    topic: "t",
+                    partition: 0,
+                    offset: i as i64,
+                    key: Some(b"k"),
+                    value: Some(b"v"),
+                    headers: headers.iter().copied(),
+                    timestamp: None,
+                })
+                .map_err(|e| e.to_string())?;
+            }
+            let headers: Vec<_> = b.raw_records()?.into_iter().map(|r| r.headers).collect();
+            assert_eq!(
+                headers,
+                vec![
+                    vec![("h", Some(&b"x"[..]))],
+                    vec![],
+                    vec![("a", None), ("b", Some(&b"y"[..]))]
+                ]
+            );
         }
         Ok(())
     }

@@ -33,6 +33,9 @@ pub struct SinkRecordRef<'a, H> {
     pub timestamp: Option<i64>,
 }
 
+/// A record of a batch of bytes, its headers collected.
+pub(super) type RawSinkRecord<'a> = SinkRecordRef<'a, Vec<(&'a str, Option<&'a [u8]>)>>;
+
 /// What one `sink-task.put` receives, built in place and reused: `clear`
 /// keeps its buffers.
 #[derive(Debug)]
@@ -241,7 +244,8 @@ impl SinkBatch {
                     // entry for every record before it.
                     b.header_counts.resize(records, 0);
                 }
-                if !b.header_counts.is_empty() {
+                // (The batch's first record with headers starts the column.)
+                if count > 0 || !b.header_counts.is_empty() {
                     b.header_counts.push(count);
                 }
                 b.key_lengths.push(key_len);
@@ -252,6 +256,80 @@ impl SinkBatch {
                 b.timestamps.push(r.timestamp.unwrap_or(-1));
                 Ok(())
             }, Self::Records(_) => Ok(())),
+        }
+    }
+
+    /// The records of a batch of bytes (0.1.0, 0.2.0, or 0.3.0 built
+    /// without converters), borrowed, in order: what the consumer gave.
+    pub(super) fn raw_records(&self) -> Result<Vec<RawSinkRecord<'_>>, String> {
+        if let Self::Typed(t) = self
+            && t.decoders.is_some()
+        {
+            return Err("host invariant: a 0.3.0 batch of decoded records read as bytes".to_owned());
+        }
+        packed!(ref self, b => {
+            let n = b.value_lengths.len();
+            let mut out = Vec::with_capacity(n);
+            let (mut pos, mut header) = (0usize, 0usize);
+            // A length column's entry (-1: null) as the field's bytes.
+            let mut field = |l: Option<i32>| len_of(l.unwrap_or(-1)).map(|len| take(&b.data, &mut pos, len));
+            for i in 0..n {
+                let key = field(b.key_lengths.get(i).copied());
+                let value = field(b.value_lengths.get(i).copied());
+                let count = b.header_counts.get(i).copied().unwrap_or(0) as usize;
+                let mut headers = Vec::with_capacity(count);
+                for _ in 0..count {
+                    let key_len = b.header_key_lengths.get(header).map(|&l| i32::try_from(l).unwrap_or(-1));
+                    let k = field(key_len).unwrap_or_default();
+                    let k = std::str::from_utf8(k).map_err(|_| format!("record {i}'s header key is not UTF-8"))?;
+                    let v = field(b.header_value_lengths.get(header).copied());
+                    headers.push((k, v));
+                    header += 1;
+                }
+                let topic = b.topic_indices.get(i).and_then(|&t| b.topics.get(t as usize));
+                out.push(SinkRecordRef {
+                    topic: topic.map_or("", String::as_str),
+                    partition: b.partitions.get(i).copied().unwrap_or(-1),
+                    offset: b.offsets.get(i).copied().unwrap_or(-1),
+                    key,
+                    value,
+                    headers,
+                    timestamp: b.timestamps.get(i).copied().filter(|&t| t != -1),
+                });
+            }
+            Ok(out)
+        }, Self::Records(records) => Ok(records
+            .iter()
+            .map(|r| SinkRecordRef {
+                topic: r.topic.as_str(),
+                partition: r.partition,
+                offset: r.offset,
+                key: r.key.as_deref(),
+                value: r.value.as_deref(),
+                headers: r.headers.iter().map(|h| (h.key.as_str(), h.value.as_deref())).collect(),
+                timestamp: r.timestamp,
+            })
+            .collect()))
+    }
+
+    /// Append a record of typed (or raw) fields to a 0.3.0 batch, as they
+    /// are (no converter); a record that fails leaves the batch as it was.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn push_fields(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        offset: i64,
+        timestamp: Option<i64>,
+        key: Field<'_>,
+        value: Field<'_>,
+        headers: Vec<(&str, Field<'_>)>,
+    ) -> Result<(), String> {
+        match self {
+            Self::Typed(t) => t.push_fields(topic, partition, offset, timestamp, key, value, headers),
+            Self::Records(_) | Self::Packed(_) => {
+                Err("host invariant: typed fields for a batch of bytes (0.1.0, 0.2.0)".to_owned())
+            }
         }
     }
 
@@ -299,7 +377,7 @@ impl SinkBatch {
 }
 
 /// A decoded key, value or header value, before it is written.
-enum Field<'a> {
+pub(super) enum Field<'a> {
     Raw(Option<&'a [u8]>),
     Connect(Option<copycat_data::Schema>, Value),
 }
@@ -357,6 +435,28 @@ impl TypedSinkBatch {
                 .map_err(|e| at(&format!("header {k}"), e))?;
             headers.push((k, Field::of(v, decoded)));
         }
+        self.push_fields(r.topic, r.partition, r.offset, r.timestamp, key, value, headers)
+            .map_err(|e| {
+                TypedError::Convert(ConvertError::permanent(format!(
+                    "the record at topic {} partition {} offset {}: {e}",
+                    r.topic, r.partition, r.offset
+                )))
+            })
+    }
+
+    /// Append a record of decoded fields; one that fails leaves the
+    /// columns as they were.
+    #[allow(clippy::too_many_arguments)]
+    fn push_fields(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        offset: i64,
+        timestamp: Option<i64>,
+        key: Field<'_>,
+        value: Field<'_>,
+        headers: Vec<(&str, Field<'_>)>,
+    ) -> Result<(), String> {
         let b = &mut self.wit;
         let marks = (
             b.data.len(),
@@ -367,25 +467,20 @@ impl TypedSinkBatch {
             b.key_schemas.len(),
             b.topics.len(),
         );
-        match self.write(r.topic, r.partition, r.offset, r.timestamp, key, value, headers) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                // Put the columns back as they were.
-                let b = &mut self.wit;
-                b.data.truncate(marks.0);
-                b.schemas.truncate(marks.1);
-                b.header_key_lengths.truncate(marks.2);
-                b.header_value_lengths.truncate(marks.3);
-                b.header_schemas.truncate(marks.4);
-                b.key_schemas.truncate(marks.5);
-                b.topics.truncate(marks.6);
-                self.table.truncate(marks.1);
-                Err(TypedError::Convert(ConvertError::permanent(format!(
-                    "the record at topic {} partition {} offset {}: {e}",
-                    r.topic, r.partition, r.offset
-                ))))
-            }
+        let written = self.write(topic, partition, offset, timestamp, key, value, headers);
+        if written.is_err() {
+            // Put the columns back as they were.
+            let b = &mut self.wit;
+            b.data.truncate(marks.0);
+            b.schemas.truncate(marks.1);
+            b.header_key_lengths.truncate(marks.2);
+            b.header_value_lengths.truncate(marks.3);
+            b.header_schemas.truncate(marks.4);
+            b.key_schemas.truncate(marks.5);
+            b.topics.truncate(marks.6);
+            self.table.truncate(marks.1);
         }
+        written
     }
 
     /// Write one field into `data`; its length and schema entry.
@@ -467,7 +562,7 @@ impl TypedSinkBatch {
         if count > 0 && b.header_counts.len() < records {
             b.header_counts.resize(records, 0);
         }
-        if !b.header_counts.is_empty() {
+        if count > 0 || !b.header_counts.is_empty() {
             b.header_counts.push(count);
         }
         push_entry(&mut b.key_schemas, records, key_entry);

@@ -46,15 +46,21 @@ pub(crate) fn raw_parts(r: &RecordView<'_>) -> (Part, Part, Vec<Part>) {
     )
 }
 
-/// Whether a part after the chain goes out as raw bytes: it came in raw
-/// and is still an unnamed optional BYTES value.
-fn still_raw(was_raw: bool, schema: Option<&Schema>, value: &Value) -> Option<Option<Vec<u8>>> {
+/// The bytes a part after the chain goes out as, if it goes out raw: it
+/// came in raw and is still an unnamed optional BYTES value (`Some(None)`:
+/// null).
+pub(super) fn raw_bytes<'a>(was_raw: bool, schema: Option<&Schema>, value: &'a Value) -> Option<Option<&'a [u8]>> {
     let bytes_schema = schema.is_some_and(|s| s.ty() == Type::Bytes && s.is_optional() && s.name().is_none());
     match (was_raw && bytes_schema, value) {
         (true, Value::Null) => Some(None),
-        (true, Value::Bytes(b)) => Some(Some(b.clone())),
+        (true, Value::Bytes(b)) => Some(Some(b.as_slice())),
         _ => None,
     }
+}
+
+/// [`raw_bytes`], copied.
+fn still_raw(was_raw: bool, schema: Option<&Schema>, value: &Value) -> Option<Option<Vec<u8>>> {
+    raw_bytes(was_raw, schema, value).map(|b| b.map(<[u8]>::to_vec))
 }
 
 /// The batch `raw` (its records' bytes; `parts` gives each record's key,
