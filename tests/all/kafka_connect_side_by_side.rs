@@ -33,7 +33,7 @@ fn script() -> PathBuf {
 
 /// Whether Kafka Connect can run: its jars fetched (or fetched now, when
 /// `COPYCAT_LOCAL_KAFKA=1`) and `java` on the PATH. `Err` says why not.
-fn kafka_connect_available() -> Result<(), String> {
+pub(crate) fn kafka_connect_available() -> Result<(), String> {
     let cache = std::env::var_os("COPYCAT_CACHE")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/copycat")))
@@ -74,7 +74,7 @@ fn kafka_connect_available() -> Result<(), String> {
 /// Kafka Connect's ConnectStandalone, in its own process group (the script
 /// `exec`s java), its output in a log file; the group is killed when this
 /// is dropped, even on a panic (which prints the log's end).
-struct ConnectStandalone {
+pub(crate) struct ConnectStandalone {
     child: Option<Child>,
     log: PathBuf,
 }
@@ -82,7 +82,7 @@ struct ConnectStandalone {
 impl ConnectStandalone {
     /// Run `scripts/kafka-connect.sh standalone <worker> <connector>` with
     /// the worker keys and the connector keys given, written into `dir`.
-    fn start(dir: &Path, worker: &[(&str, &str)], connector: &[(&str, &str)]) -> Self {
+    pub(crate) fn start(dir: &Path, worker: &[(&str, &str)], connector: &[(&str, &str)]) -> Self {
         let write = |name: &str, keys: &[(&str, &str)]| {
             let path = dir.join(name);
             let text: String = keys.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
@@ -91,7 +91,7 @@ impl ConnectStandalone {
         };
         let (worker, connector) = (
             write("kc-worker.properties", worker),
-            write("kc-sink.properties", connector),
+            write("kc-connector.properties", connector),
         );
         let log = dir.join("kafka-connect.log");
         let out = std::fs::File::create(&log).unwrap();
@@ -116,7 +116,7 @@ impl ConnectStandalone {
     }
 
     /// Panic with the log's tail if the process has exited.
-    fn check_running(&mut self) {
+    pub(crate) fn check_running(&mut self) {
         if let Some(c) = self.child.as_mut()
             && let Some(exit) = c.try_wait().unwrap()
         {
@@ -142,7 +142,7 @@ impl ConnectStandalone {
 
     /// SIGTERM (ConnectStandalone's shutdown hook stops the connector and
     /// the worker), then wait for the exit.
-    fn stop(mut self) -> Duration {
+    pub(crate) fn stop(mut self) -> Duration {
         let started = Instant::now();
         self.signal("TERM");
         // The child stays in `self` meanwhile: a timeout kills the group.
@@ -179,7 +179,7 @@ impl Drop for ConnectStandalone {
 }
 
 /// Fail at once, with its trace, if a task of `name` failed.
-fn no_failed_task(worker: &copycat_runtime::Worker, name: &str) {
+pub(crate) fn no_failed_task(worker: &copycat_runtime::Worker, name: &str) {
     if let Some((_, trace)) = task_states(worker, name).into_iter().find(|(s, _)| s == "FAILED") {
         panic!("a task of {name} failed: {}", trace.unwrap_or_default());
     }

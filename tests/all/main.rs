@@ -21,6 +21,7 @@ mod exactly_once;
 mod file;
 mod hostile;
 mod kafka_connect_side_by_side;
+mod kafka_connect_transforms;
 mod limits;
 mod metrics;
 mod oauth;
