@@ -162,7 +162,10 @@ fi
 # and AvroConverter against the byte path and the raw producer, beside Kafka
 # Connect 4.4 converting the same records (bench/kafka-connect/DatagenSource.java,
 # compiled by `scripts/kafka-connect.sh plugins`, which also fetches Apicurio's
-# AvroConverter). 300,000 records per measurement, 3 runs: about 4 minutes.
+# AvroConverter); and the transforms (issue 23): the json row through three
+# built-in transforms on both systems, and through one transform component
+# (the shipped redact) on Copycat. 300,000 records per measurement, 3 runs:
+# about 6 minutes.
 # The Avro row needs the schema registry: SCHEMA_REGISTRY_URL, else the
 # project's (scripts/registry.sh; started here if it is not running, never
 # restarted). COPYCAT_BENCH_CONVERTERS=0 skips it.

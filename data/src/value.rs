@@ -193,6 +193,11 @@ impl Struct {
         &self.values
     }
 
+    /// Its schema and values (in field order), moved out.
+    pub fn into_parts(self) -> (Schema, Vec<Value>) {
+        (self.schema, self.values)
+    }
+
     /// Check every field against its schema (a required field must be set).
     pub fn validate(&self) -> Result<(), DataError> {
         for f in self.schema.fields() {

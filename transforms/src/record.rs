@@ -68,6 +68,15 @@ impl Record {
         }
     }
 
+    /// The value of `part`, taken out (null left in its place).
+    pub fn take_value(&mut self, part: Part) -> Value {
+        let slot = match part {
+            Part::Key => &mut self.key,
+            Part::Value => &mut self.value,
+        };
+        std::mem::replace(slot, Value::Null)
+    }
+
     /// The record with `part` replaced.
     pub fn with(mut self, part: Part, schema: Option<Schema>, value: Value) -> Self {
         match part {

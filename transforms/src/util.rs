@@ -105,6 +105,68 @@ pub(crate) fn rebuild(source: &Schema) -> Result<SchemaBuilder, TransformError> 
     Ok(b)
 }
 
+/// Kafka Connect's `schemaUpdateCache`: the schema a transform made from
+/// an input schema, kept for the next records of that schema (the 16 most
+/// recent; a record's schema is usually the very one of the record before,
+/// so the lookup is a pointer comparison).
+#[derive(Debug)]
+pub(crate) struct SchemaUpdates<T: Clone = Schema> {
+    entries: std::cell::RefCell<Vec<(Schema, T)>>,
+}
+
+impl<T: Clone> Default for SchemaUpdates<T> {
+    fn default() -> Self {
+        Self {
+            entries: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+}
+
+impl<T: Clone> SchemaUpdates<T> {
+    /// What `make` makes of `input`, made once per input schema.
+    pub(crate) fn get_or(
+        &self,
+        input: &Schema,
+        make: impl FnOnce() -> Result<T, TransformError>,
+    ) -> Result<T, TransformError> {
+        {
+            let mut entries = self.entries.borrow_mut();
+            if let Some((_, out)) = entries.iter().rev().find(|(i, _)| i.ptr_eq(input)) {
+                return Ok(out.clone());
+            }
+            if let Some(at) = entries.iter().position(|(i, _)| i == input) {
+                let (_, out) = entries.remove(at);
+                // Keep the latest instance, so its records compare by pointer.
+                entries.push((input.clone(), out.clone()));
+                return Ok(out);
+            }
+        }
+        let out = make()?;
+        let mut entries = self.entries.borrow_mut();
+        if entries.len() >= 16 {
+            entries.remove(0);
+        }
+        entries.push((input.clone(), out.clone()));
+        Ok(out)
+    }
+}
+
+/// Every field value of `s` as [`field_value`] gives it, moved out of
+/// the struct (no value is copied).
+pub(crate) fn into_field_values(s: Struct, default: bool) -> (Schema, Vec<Value>) {
+    let (schema, mut values) = s.into_parts();
+    if default {
+        for (v, f) in values.iter_mut().zip(schema.fields()) {
+            if v.is_null()
+                && let Some(d) = f.schema().default_value()
+            {
+                *v = d.clone();
+            }
+        }
+    }
+    (schema, values)
+}
+
 /// A struct's field value: `Struct.get(field)` (the field's default when
 /// the value is null) or, without `default`, `getWithoutDefault`.
 pub(crate) fn field_value(s: &Struct, index: usize, default: bool) -> Value {

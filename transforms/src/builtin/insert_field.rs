@@ -113,6 +113,7 @@ struct InsertField {
     static_field: Option<Spec>,
     static_value: Option<String>,
     replace_null_with_default: bool,
+    updates: util::SchemaUpdates,
 }
 
 fn make(p: &Parsed, part: Part) -> Result<Box<dyn Transformation>, ConfigIssue> {
@@ -125,6 +126,7 @@ fn make(p: &Parsed, part: Part) -> Result<Box<dyn Transformation>, ConfigIssue> 
         static_field: Spec::parse(p.string("static.field")),
         static_value: p.string("static.value").map(str::to_owned),
         replace_null_with_default: p.boolean("replace.null.with.default"),
+        updates: util::SchemaUpdates::default(),
     };
     if t.topic.is_none()
         && t.partition.is_none()
@@ -214,26 +216,26 @@ impl Transformation for InsertField {
             }
             Some(_) => {
                 let s = util::require_struct(value, PURPOSE)?;
-                let mut b = util::copy_basics(s.schema(), SchemaBuilder::structure());
-                for f in s.schema().fields() {
-                    b = b.field(f.name(), f.schema().clone())?;
-                }
-                for (spec, schema, _) in &inserts {
-                    b = b.field(spec.name.clone(), schema.clone())?;
-                }
-                let updated = b.build();
-                let mut out = Struct::new(&updated)?;
-                for f in s.schema().fields() {
-                    out = out.put(
-                        f.name(),
-                        util::field_value(s, f.index(), self.replace_null_with_default),
-                    )?;
-                }
-                for (spec, _, v) in inserts {
-                    if !v.is_null() {
-                        out = out.put(&spec.name, v)?;
+                let made = self.updates.get_or(s.schema(), || {
+                    let mut b = util::copy_basics(s.schema(), SchemaBuilder::structure());
+                    for f in s.schema().fields() {
+                        b = b.field(f.name(), f.schema().clone())?;
                     }
-                }
+                    for (spec, schema, _) in &inserts {
+                        b = b.field(spec.name.clone(), schema.clone())?;
+                    }
+                    Ok(b.build())
+                });
+                let updated = made?;
+                let mut record = record;
+                let Value::Struct(s) = record.take_value(self.part) else {
+                    return Err(TransformError::new("host invariant: the struct went away"));
+                };
+                // The input's values are valid under the same field schemas,
+                // and each inserted one is of its field's type.
+                let (_, mut values) = util::into_field_values(s, self.replace_null_with_default);
+                values.extend(inserts.into_iter().map(|(_, _, v)| v));
+                let out = Struct::with_values(&updated, values)?;
                 record.with(self.part, Some(updated), Value::Struct(out))
             }
         }))

@@ -171,24 +171,33 @@ impl Transformation for MaskField {
                 record.with(self.part, None, Value::Map(out))
             }
             Some(schema) => {
-                let s = util::require_struct(value, PURPOSE)?;
-                let mut out = Struct::new(s.schema())?;
-                for f in s.schema().fields() {
-                    let v = util::field_value(s, f.index(), self.replace_null_with_default);
+                util::require_struct(value, PURPOSE)?;
+                let mut record = record;
+                let Value::Struct(s) = record.take_value(self.part) else {
+                    return Err(TransformError::new("host invariant: the struct went away"));
+                };
+                let (struct_schema, input) = util::into_field_values(s, self.replace_null_with_default);
+                let mut values = Vec::with_capacity(input.len());
+                for (f, v) in struct_schema.fields().iter().zip(input) {
                     let v = if self.fields.contains(f.name()) {
                         let masked = self.masked(Some(f.schema()), v)?;
                         // A masked Decimal takes its schema's scale, so it
                         // still serialises (Kafka Connect's keeps the
                         // mask's own scale, which its converters refuse).
-                        match (masked, logical::decimal_scale(f.schema())) {
+                        let masked = match (masked, logical::decimal_scale(f.schema())) {
                             (Value::Decimal { unscaled, scale }, Ok(want)) => rescale(unscaled, scale, want)?,
                             (m, _) => m,
-                        }
+                        };
+                        // Checked as `Struct.put` checks it; the others
+                        // are the input's, valid already.
+                        f.schema().validate(&masked)?;
+                        masked
                     } else {
                         v
                     };
-                    out = out.put(f.name(), v)?;
+                    values.push(v);
                 }
+                let out = Struct::with_values(&struct_schema, values)?;
                 record.with(self.part, Some(schema), Value::Struct(out))
             }
         }))

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use copycat_data::{SchemaBuilder, Struct, Value};
+use copycat_data::{Schema, SchemaBuilder, Struct, Value};
 
 use super::key_value;
 use crate::config::{ConfigIssue, Default, Importance, KeyDef, Kind, Parsed};
@@ -54,6 +54,9 @@ struct ReplaceField {
     renames: HashMap<String, String>,
     reverse: HashMap<String, String>,
     replace_null_with_default: bool,
+    /// The output schema and each output field's input field, per input
+    /// schema.
+    updates: util::SchemaUpdates<(Schema, Vec<usize>)>,
 }
 
 /// Java's `String.split(":")`: trailing empty parts dropped.
@@ -93,6 +96,7 @@ fn make(p: &Parsed, part: Part) -> Result<Box<dyn Transformation>, ConfigIssue> 
         renames,
         reverse,
         replace_null_with_default: p.boolean("replace.null.with.default"),
+        updates: util::SchemaUpdates::default(),
     }))
 }
 
@@ -130,24 +134,38 @@ impl Transformation for ReplaceField {
             }
             Some(_) => {
                 let s = util::require_struct(value, PURPOSE)?;
-                let mut b = util::copy_basics(s.schema(), SchemaBuilder::structure());
-                for f in s.schema().fields() {
-                    if self.keeps(f.name()) {
-                        b = b.field(self.renamed(f.name()), f.schema().clone())?;
-                    }
-                }
-                let updated = b.build();
-                let mut out = Struct::new(&updated)?;
-                for f in updated.fields() {
-                    let from = self.reverse.get(f.name()).map_or(f.name(), String::as_str);
-                    let v = match s.schema().field(from) {
-                        Some(src) => util::field_value(s, src.index(), self.replace_null_with_default),
-                        None => {
-                            return Err(TransformError::new(format!("{from} is not a valid field name")));
+                // Taken out while the closure reads the settings.
+                let made = self.updates.get_or(s.schema(), || {
+                    let mut b = util::copy_basics(s.schema(), SchemaBuilder::structure());
+                    for f in s.schema().fields() {
+                        if self.keeps(f.name()) {
+                            b = b.field(self.renamed(f.name()), f.schema().clone())?;
                         }
-                    };
-                    out = out.put(f.name(), v)?;
-                }
+                    }
+                    let updated = b.build();
+                    let mut sources = Vec::with_capacity(updated.fields().len());
+                    for f in updated.fields() {
+                        let from = self.reverse.get(f.name()).map_or(f.name(), String::as_str);
+                        match s.schema().field(from) {
+                            Some(src) => sources.push(src.index()),
+                            None => return Err(TransformError::new(format!("{from} is not a valid field name"))),
+                        }
+                    }
+                    Ok((updated, sources))
+                });
+                let (updated, sources) = made?;
+                // Values move as they are: valid under the same schemas.
+                let mut record = record;
+                let Value::Struct(s) = record.take_value(self.part) else {
+                    return Err(TransformError::new("host invariant: the struct went away"));
+                };
+                let (_, values) = util::into_field_values(s, self.replace_null_with_default);
+                let mut values: Vec<Option<Value>> = values.into_iter().map(Some).collect();
+                let values = sources
+                    .iter()
+                    .map(|i| values.get_mut(*i).and_then(Option::take).unwrap_or(Value::Null))
+                    .collect();
+                let out = Struct::with_values(&updated, values)?;
                 record.with(self.part, Some(updated), Value::Struct(out))
             }
         }))
