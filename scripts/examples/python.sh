@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Build the Python example connectors (examples/python/) into
-# build/examples/python/{counter-source,file-sink}.wasm with componentize-py.
+# Build the Python examples (examples/python/) into
+# build/examples/python/{counter-source,file-sink,topic-prefix-transform}.wasm
+# with componentize-py: two connectors (wit/connector) and a transform
+# component (wit/transform@0.1.0, world `transform`).
 #
 #   scripts/examples/python.sh              install the toolchain if needed, build both
 #   scripts/examples/python.sh toolchain    only install; print the componentize-py path
-#   scripts/examples/python.sh build WORLD APP_DIR MODULE OUT.wasm
+#   scripts/examples/python.sh build WORLD APP_DIR MODULE OUT.wasm   (WORLD: source, sink or transform)
 #                                           build any app (used by examples/python/*/build.sh and the projects copied from them)
 #
 # The toolchain is a venv under $TOOLCHAINS/python with componentize-py from
@@ -56,7 +58,11 @@ app_sources() {
 # on the path) for WORLD (source|sink) into OUT, unless nothing changed.
 build_component() {
     local world="$1" app_dir="$2" module="$3" out="$4"
-    [[ "$world" == source || "$world" == sink ]] || die "world must be source or sink, not '$world'"
+    [[ "$world" == source || "$world" == sink || "$world" == transform ]] \
+        || die "world must be source, sink or transform, not '$world'"
+    # A transform component implements its own package's world.
+    local wit_dir="$WIT_DIR"
+    [[ "$world" != transform ]] || wit_dir="$ROOT/wit/transform@0.1.0"
     [[ -f "$app_dir/$module.py" ]] || die "$app_dir/$module.py not found"
     local cpy
     cpy="$(ensure_componentize_py)"
@@ -74,7 +80,7 @@ build_component() {
             printf '%s %s %s\n' "$COMPONENTIZE_PY_VERSION" "$world" "$module"
             {
                 app_sources "$app_dir"
-                find "$SDK_DIR/copycat_sdk" "$WIT_DIR" -type f \( -name '*.py' -o -name '*.wit' \) -print0
+                find -L "$SDK_DIR/copycat_sdk" "$wit_dir" -type f \( -name '*.py' -o -name '*.wit' \) -print0
                 [[ ! -d "$app_dir/vendor" ]] || find "$app_dir/vendor" -type f -not -path '*/__pycache__/*' -print0
             } | LC_ALL=C sort -z | xargs -0 -r sha256sum
         } | sha256sum | cut -d' ' -f1
@@ -100,7 +106,7 @@ build_component() {
         cp -R "$app_dir/vendor" "$stage/vendor"
         path+=(-p "$stage/vendor")
     fi
-    (cd "$stage" && "$cpy" --quiet -d "$WIT_DIR" -w "$world" componentize \
+    (cd "$stage" && "$cpy" --quiet -d "$wit_dir" -w "$world" componentize \
         "${path[@]}" "$module" -o "$out.tmp") \
         || { rm -f "$out.tmp"; die "componentize-py failed for $app_dir/$module.py (world $world)"; }
     mv "$out.tmp" "$out"
@@ -114,7 +120,7 @@ case "${1:-all}" in
         ensure_componentize_py
         ;;
     build)
-        [[ $# -eq 5 ]] || die "usage: $0 build source|sink APP_DIR MODULE OUT.wasm"
+        [[ $# -eq 5 ]] || die "usage: $0 build source|sink|transform APP_DIR MODULE OUT.wasm"
         build_component "$2" "$3" "$4" "$5"
         ;;
     all)
@@ -122,8 +128,10 @@ case "${1:-all}" in
             "$OUT_ROOT/python/counter-source.wasm"
         build_component sink "$ROOT/examples/python/file-sink" file_sink \
             "$OUT_ROOT/python/file-sink.wasm"
+        build_component transform "$ROOT/examples/python/topic-prefix-transform" topic_prefix \
+            "$OUT_ROOT/python/topic-prefix-transform.wasm"
         ;;
     *)
-        die "usage: $0 [all | toolchain | build source|sink APP_DIR MODULE OUT.wasm]"
+        die "usage: $0 [all | toolchain | build source|sink|transform APP_DIR MODULE OUT.wasm]"
         ;;
 esac

@@ -30,7 +30,7 @@ use copycat_runtime::worker::offsets as offsets_admin;
 use copycat_runtime::{ConnectorConfig, Worker};
 use copycat_tests::*;
 
-fn example(lang: &str, name: &str) -> PathBuf {
+pub(crate) fn example(lang: &str, name: &str) -> PathBuf {
     let dir = std::env::var_os("COPYCAT_EXAMPLES_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../build/examples"));

@@ -355,3 +355,56 @@ fn the_shipped_components_drop_fields_redact_and_rename_topics() {
     assert_eq!(topic_size(&topic), 0);
     worker.shutdown();
 }
+
+#[test]
+fn components_in_two_languages_share_a_chain() {
+    init_logging();
+    let worker = start_worker(&unique("offsets"));
+    let topic = unique("polyglot-smt");
+    let prefixed = format!("py-{topic}");
+    block_on(create_topic(&topic, 1));
+    block_on(create_topic(&prefixed, 1));
+    let name = unique("polyglot-smt");
+    let python = super::conformance::example("python", "topic-prefix-transform");
+    let rust = super::conformance::example("rust", "uppercase-transform");
+    worker
+        .start_connector(connector(
+            &worker,
+            &[
+                ("name", &name),
+                ("connector.class", "datagen"),
+                ("topic", &topic),
+                ("count", "10"),
+                ("record.mode", "typed"),
+                ("key.converter", "org.apache.kafka.connect.storage.StringConverter"),
+                ("value.converter", "org.apache.kafka.connect.json.JsonConverter"),
+                ("value.converter.schemas.enable", "false"),
+                ("transforms", "upper,prefix"),
+                ("transforms.upper.type", "wasm"),
+                ("transforms.upper.plugin", &rust.display().to_string()),
+                ("transforms.upper.fields", "id"),
+                ("transforms.prefix.type", "wasm"),
+                ("transforms.prefix.plugin", &python.display().to_string()),
+                ("transforms.prefix.prefix", "py-"),
+            ],
+        ))
+        .unwrap();
+    eventually(
+        "every record under the prefixed topic",
+        Duration::from_secs(120),
+        || {
+            if let Some(t) = failed_trace(&worker, &name) {
+                panic!("the task failed: {t}");
+            }
+            (topic_size(&prefixed) >= 10).then_some(())
+        },
+    );
+    let values: Vec<serde_json::Value> =
+        read_messages(&prefixed, |m| serde_json::from_slice(m.payload().unwrap()).unwrap());
+    assert_eq!(values.len(), 10);
+    for v in &values {
+        assert!(v["id"].as_str().unwrap().starts_with("STREAM-0:"), "{v}");
+    }
+    assert_eq!(topic_size(&topic), 0);
+    worker.shutdown();
+}
