@@ -1,7 +1,8 @@
 //! `copycat new <name> --lang <lang> --kind source|sink|transform`: a
 //! working project, copied from the example of that language and kind
 //! (`examples/<lang>/counter-source` for a source, `file-sink` for a sink,
-//! `uppercase-transform` for a transform component (Rust);
+//! `uppercase-transform` for a transform component (Rust;
+//! `topic-prefix-transform` in Python);
 //! `examples/SPEC.md`), which is compiled into the binary by `build.rs`.
 //!
 //! The copy is renamed, in file names and contents: the example's name
@@ -22,12 +23,13 @@ pub const LANGUAGES: &[&str] = &["rust", "python", "js", "c", "go", "zig"];
 /// `examples/<lang>/<example>/`.
 const CHECKOUT: &str = "../../..";
 
-/// The example a project of `kind` starts from.
-fn example_of(kind: &str) -> Option<&'static str> {
-    match kind {
-        "source" => Some("counter-source"),
-        "sink" => Some("file-sink"),
-        "transform" => Some("uppercase-transform"),
+/// The example a project of `kind` in `lang` starts from.
+fn example_of(kind: &str, lang: &str) -> Option<&'static str> {
+    match (kind, lang) {
+        ("source", _) => Some("counter-source"),
+        ("sink", _) => Some("file-sink"),
+        ("transform", "python") => Some("topic-prefix-transform"),
+        ("transform", _) => Some("uppercase-transform"),
         _ => None,
     }
 }
@@ -102,7 +104,7 @@ pub fn available() -> Vec<String> {
     let mut v = Vec::new();
     for lang in LANGUAGES {
         for kind in ["source", "sink", "transform"] {
-            if example_of(kind).is_some_and(|e| example_files(lang, e).next().is_some()) {
+            if example_of(kind, lang).is_some_and(|e| example_files(lang, e).next().is_some()) {
                 v.push(format!("{lang}/{kind}"));
             }
         }
@@ -121,7 +123,7 @@ pub fn create(p: &NewProject) -> Result<PathBuf, ScaffoldError> {
         kind: p.kind.clone(),
         available: available().join(", "),
     };
-    let example = example_of(&p.kind).ok_or_else(no_template)?;
+    let example = example_of(&p.kind, &p.lang).ok_or_else(no_template)?;
     let files: Vec<_> = example_files(&p.lang, example).collect();
     if files.is_empty() {
         return Err(no_template());
@@ -204,11 +206,14 @@ mod tests {
     fn every_language_has_both_examples_compiled_in() {
         let all = available();
         for lang in LANGUAGES {
-            for kind in ["source", "sink", "transform"] {
+            for kind in ["source", "sink"] {
                 assert!(all.contains(&format!("{lang}/{kind}")), "{lang}/{kind}: {all:?}");
             }
         }
-        assert_eq!(all.len(), 2 * LANGUAGES.len(), "{all:?}");
+        // Transform components: Rust and Python.
+        assert!(all.contains(&"rust/transform".to_owned()), "{all:?}");
+        assert!(all.contains(&"python/transform".to_owned()), "{all:?}");
+        assert_eq!(all.len(), 2 * LANGUAGES.len() + 2, "{all:?}");
     }
 
     #[test]
