@@ -243,6 +243,8 @@ impl ConnectorConfig {
                 .push(("topics.regex".into(), format!("'{re}' is not a valid pattern: {e}")));
         }
         let converters = super::converters::Converters::read(&props, &worker.converters, &mut r.problems);
+        // Kafka Connect's keys Copycat does not carry out yet: refused.
+        r.problems.extend(super::compat::connector_problems(props.iter()));
         // `transforms=` / `predicates=`: checked here, made per task (a
         // source's runs after `poll`, a sink's before `put`).
         if let Err(issues) = copycat_transforms::Chain::from_config_with(&props, &ComponentsChecked) {

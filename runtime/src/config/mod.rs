@@ -3,6 +3,7 @@
 //! names where they exist.
 
 mod clients;
+mod compat;
 mod connector;
 pub mod converters;
 pub mod distributed;

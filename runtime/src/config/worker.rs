@@ -293,6 +293,7 @@ impl WorkerConfig {
             r.problems
                 .push(("worker.instances.max".into(), "must be positive".into()));
         }
+        r.problems.extend(super::compat::worker_problems(props.keys()));
         r.finish(String::new())?;
         for key in props.keys() {
             let known = KNOWN.contains(&key.as_str())
