@@ -144,7 +144,7 @@ pub(super) fn run_transform(
     )
     .map_err(|e| DevError::Config(ConfigError::key(String::new(), "grants", e.to_string())))?;
     let mut guest = Guest::instantiate(engine, plugin, host, &cfg.limits).map_err(guest_err("instantiation"))?;
-    let info = guest.transform_describe().map_err(guest_err("describe"))?;
+    let info = guest.describe_any().map_err(guest_err("describe"))?;
     tracing::info!(transform = %info.name, version = %info.version, "loaded {}", run.component.display());
     let own: Vec<(String, String)> = settings.into_iter().collect();
     let mut problems: Vec<(String, String)> = own
@@ -157,15 +157,8 @@ pub(super) fn run_transform(
             )
         })
         .collect();
-    let described = copycat_runtime::engine::guest::PluginInfo {
-        name: info.name.clone(),
-        version: info.version.clone(),
-        kind: copycat_runtime::engine::guest::ConnectorKind::Source,
-        description: info.description.clone(),
-        config_def: info.config_def.clone(),
-    };
     problems.extend(copycat_runtime::worker::declared_key_problems(
-        &described,
+        &info,
         &own.iter().cloned().collect(),
     ));
     if problems.is_empty() {

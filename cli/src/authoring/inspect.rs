@@ -124,20 +124,7 @@ fn inspect_here(path: &Path) -> Result<Inspection, InspectError> {
         source,
     })?;
     let transform = plugin.kind == copycat_runtime::connector::Kind::Transform;
-    let info = if transform {
-        guest
-            .transform_describe()
-            .map(|t| copycat_runtime::engine::guest::PluginInfo {
-                name: t.name,
-                version: t.version,
-                kind: copycat_runtime::engine::guest::ConnectorKind::Source,
-                description: t.description,
-                config_def: t.config_def,
-            })
-    } else {
-        guest.describe()
-    }
-    .map_err(|source| InspectError::Describe {
+    let info = guest.describe_any().map_err(|source| InspectError::Describe {
         path: display.clone(),
         source,
     })?;

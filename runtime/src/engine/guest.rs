@@ -579,6 +579,22 @@ impl Guest {
         })
     }
 
+    /// What the component says about itself, connector or transform: a
+    /// transform's description in the shape plugin listings take (its
+    /// `kind` means nothing for a transform; [`Guest::kind`] does).
+    pub fn describe_any(&mut self) -> Result<PluginInfo, GuestError> {
+        if self.kind() != Kind::Transform {
+            return self.describe();
+        }
+        self.transform_describe().map(|t| PluginInfo {
+            name: t.name,
+            version: t.version,
+            kind: ConnectorKind::Source,
+            description: t.description,
+            config_def: t.config_def,
+        })
+    }
+
     /// `transformer.validate`.
     pub fn transform_validate(&mut self, config: &WitConfig) -> Result<Vec<ConfigProblem>, GuestError> {
         self.transformer("validate")?;

@@ -198,19 +198,7 @@ impl Worker {
         .map_err(|e| WorkerError::Start(format!("plugin '{name}': {}: {}", e.key, e.message)))?;
         let mut guest = Guest::instantiate(&self.engine, plugin, host, &self.config.limits)
             .map_err(|e| guest_err("instantiation", e))?;
-        let described = if plugin.kind == crate::connector::Kind::Transform {
-            // A transform's own description, in the shape listings take
-            // (its `kind` is not read for a transform: `Plugin::kind` is).
-            guest.transform_describe().map(|t| PluginInfo {
-                name: t.name,
-                version: t.version,
-                kind: crate::engine::guest::ConnectorKind::Source,
-                description: t.description,
-                config_def: t.config_def,
-            })
-        } else {
-            guest.describe()
-        };
+        let described = guest.describe_any();
         let info = match described {
             Ok(info) => info,
             Err(e) => {
