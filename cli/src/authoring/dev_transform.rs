@@ -147,20 +147,7 @@ pub(super) fn run_transform(
     let info = guest.describe_any().map_err(guest_err("describe"))?;
     tracing::info!(transform = %info.name, version = %info.version, "loaded {}", run.component.display());
     let own: Vec<(String, String)> = settings.into_iter().collect();
-    let mut problems: Vec<(String, String)> = own
-        .iter()
-        .filter(|(k, _)| !info.config_def.iter().any(|d| d.name == *k))
-        .map(|(k, _)| {
-            (
-                k.clone(),
-                format!("{} {} has no setting '{k}'", info.name, info.version),
-            )
-        })
-        .collect();
-    problems.extend(copycat_runtime::worker::declared_key_problems(
-        &info,
-        &own.iter().cloned().collect(),
-    ));
+    let mut problems = copycat_runtime::worker::transform_setting_problems(&info, &own.iter().cloned().collect());
     if problems.is_empty() {
         problems.extend(
             guest

@@ -27,4 +27,4 @@ pub use self::core::Worker;
 pub use error::WorkerError;
 pub use plugins::plugin_name;
 pub use status::{ConnectorStatus, PluginVersion, SwapReport, Validated};
-pub use validate::declared_key_problems;
+pub use validate::{declared_key_problems, transform_setting_problems};

@@ -21,7 +21,7 @@ use crate::worker::registry::compare_versions;
 
 use super::core::Worker;
 use super::error::WorkerError;
-use super::validate::declared_key_problems;
+use super::validate::transform_setting_problems;
 
 /// A problem with a stage: the full key at fault and what is wrong.
 type Problem = (String, String);
@@ -151,26 +151,10 @@ impl Worker {
                 }
             };
             let own: crate::config::Props = component_settings(&settings).into_iter().collect();
-            let mut found = Vec::new();
-            for k in own.keys() {
-                if !info.config_def.iter().any(|d| d.name == *k) {
-                    let declared: Vec<&str> = info.config_def.iter().map(|d| d.name.as_str()).collect();
-                    found.push((
-                        format!("{prefix}{k}"),
-                        format!(
-                            "transform component {} {} has no setting '{k}' (it declares: [{}])",
-                            info.name,
-                            info.version,
-                            declared.join(", ")
-                        ),
-                    ));
-                }
-            }
-            found.extend(
-                declared_key_problems(&info, &own)
-                    .into_iter()
-                    .map(|(k, m)| (format!("{prefix}{k}"), m)),
-            );
+            let mut found: Vec<Problem> = transform_setting_problems(&info, &own)
+                .into_iter()
+                .map(|(k, m)| (format!("{prefix}{k}"), m))
+                .collect();
             if found.is_empty() {
                 let checked = TaskHost::new(
                     TaskIdent::connector(&format!("{} transform {alias}", cfg.name)),

@@ -41,6 +41,31 @@ pub fn declared_key_problems(info: &PluginInfo, props: &crate::config::Props) ->
     problems
 }
 
+/// Problems of a transform component's settings (`own`: the keys after
+/// `transforms.<alias>.`, less `plugin`/`plugin.version`) against its
+/// declared definition: a setting it does not declare, then
+/// [`declared_key_problems`]. Keys as in `own`.
+pub fn transform_setting_problems(info: &PluginInfo, own: &crate::config::Props) -> Vec<(String, String)> {
+    let declared: Vec<&str> = info.config_def.iter().map(|d| d.name.as_str()).collect();
+    let mut problems: Vec<(String, String)> = own
+        .keys()
+        .filter(|k| !declared.contains(&k.as_str()))
+        .map(|k| {
+            (
+                k.clone(),
+                format!(
+                    "transform component {} {} has no setting '{k}' (it declares: [{}])",
+                    info.name,
+                    info.version,
+                    declared.join(", ")
+                ),
+            )
+        })
+        .collect();
+    problems.extend(declared_key_problems(info, own));
+    problems
+}
+
 pub(super) fn type_problem(ty: ConfigType, v: &str) -> Option<String> {
     match ty {
         ConfigType::Int => v.parse::<i32>().err().map(|e| format!("expected an int: {e}")),
