@@ -49,3 +49,47 @@ pub fn off_async<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 pub async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Option<R> {
     tokio::task::spawn_blocking(f).await.ok()
 }
+
+/// Kafka's longest topic name.
+const MAX_TOPIC_NAME: usize = 249;
+
+/// Kafka's rule for topic names, or `None` when `name` follows it.
+pub fn invalid_topic_name(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("it is empty".into());
+    }
+    if name == "." || name == ".." {
+        return Some("'.' and '..' are not allowed".into());
+    }
+    if name.len() > MAX_TOPIC_NAME {
+        return Some(format!(
+            "it is {} characters long, the limit is {MAX_TOPIC_NAME}",
+            name.len()
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+    {
+        return Some(format!(
+            "'{}' is not allowed (only ASCII letters, digits, '.', '_' and '-')",
+            c.escape_default()
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topic_names_follow_kafkas_rule() {
+        assert_eq!(invalid_topic_name("orders.v1_x-y"), None);
+        assert!(invalid_topic_name("").is_some());
+        assert!(invalid_topic_name("..").is_some());
+        assert!(invalid_topic_name(&"a".repeat(250)).is_some());
+        let why = invalid_topic_name("no spaces allowed!").unwrap_or_default();
+        assert!(why.contains("' '"), "{why}");
+    }
+}

@@ -30,18 +30,54 @@ const LINES_PER_FILE: usize = 50_000;
 const FEED: Duration = Duration::from_secs(60);
 const FEED_STEPS: usize = 250;
 
-fn copycat(worker: &Path, connectors: &[PathBuf]) -> Child {
-    Command::new(copycat_bin())
+/// A worker run, its log (stderr) kept in `log`; also appended to
+/// `COPYCAT_CHAOS_LOG` if set.
+fn copycat(worker: &Path, connectors: &[PathBuf], log: &Path) -> Child {
+    let file = std::fs::OpenOptions::new().create(true).append(true).open(log).unwrap();
+    let mut child = Command::new(copycat_bin())
         .arg("standalone")
         .arg(worker)
         .args(connectors)
-        .stderr(
-            std::env::var_os("COPYCAT_CHAOS_LOG")
-                .and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).ok())
-                .map_or_else(Stdio::null, Stdio::from),
-        )
+        .stderr(Stdio::piped())
         .spawn()
-        .unwrap()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let mut also = std::env::var_os("COPYCAT_CHAOS_LOG")
+        .and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).ok());
+    std::thread::spawn(move || {
+        let mut file = file;
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = std::io::Read::read(&mut stderr, &mut buf) {
+            if n == 0 {
+                break;
+            }
+            let _ = file.write_all(&buf[..n]);
+            if let Some(a) = &mut also {
+                let _ = a.write_all(&buf[..n]);
+            }
+        }
+    });
+    child
+}
+
+/// Prints the tail of the worker logs of a failed run (the logs of the
+/// worker processes, which the harness otherwise keeps to itself).
+struct LogsOnFailure(Vec<PathBuf>);
+
+impl Drop for LogsOnFailure {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            return;
+        }
+        for log in self.0.iter().rev().take(2).rev() {
+            let text = std::fs::read_to_string(log).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            eprintln!("chaos: the last lines of {}:", log.display());
+            for l in &lines[lines.len().saturating_sub(60)..] {
+                eprintln!("  {l}");
+            }
+        }
+    }
 }
 
 /// Every line of the sink's committed files (`<topic>-<p>-<first>-<last>.txt`).
@@ -177,8 +213,10 @@ fn exactly_once_pipeline_survives_sigkills() {
             .ok()
             .is_none_or(|v| v != "0");
     let mut lines_at_kills = Vec::new();
+    let mut logs = LogsOnFailure(Vec::new());
     for round in 0..5 {
-        let mut child = copycat(&worker, &connectors);
+        logs.0.push(dir.path().join(format!("worker-{round}.log")));
+        let mut child = copycat(&worker, &connectors, logs.0.last().unwrap());
         let lines_before = output_lines(&output).len();
         // The sink writes nothing until the killed worker's group members
         // have timed out (session.timeout.ms=6000): a kill within the first
@@ -243,7 +281,8 @@ fn exactly_once_pipeline_survives_sigkills() {
     feeder.join().unwrap();
 
     // A last run finishes the job.
-    let mut child = copycat(&worker, &connectors);
+    logs.0.push(dir.path().join("worker-last.log"));
+    let mut child = copycat(&worker, &connectors, logs.0.last().unwrap());
     eventually("every line in the sink's files", Duration::from_secs(240), || {
         (output_lines(&output).len() >= expected.len()).then_some(())
     });

@@ -17,6 +17,7 @@ mod delivery;
 mod distributed;
 mod embedded;
 mod engine;
+mod errors;
 mod exactly_once;
 mod file;
 mod hostile;

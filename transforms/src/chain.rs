@@ -239,6 +239,20 @@ impl Chain {
     /// whose predicate (if any) says so: what comes out, each with the
     /// index in `records` of the record it came from (never decreasing).
     pub fn apply_batch(&mut self, records: Vec<Record>) -> Result<Vec<(usize, Record)>, ChainError> {
+        self.apply_batch_tolerant(records, None)
+    }
+
+    /// [`Chain::apply_batch`], where a record a stage refuses is left out
+    /// (and the chain goes on) when `skip` says so for its error (Kafka
+    /// Connect's `errors.tolerance=all`). A batch stage that refused one
+    /// record of its batch runs again on the others (its output for a
+    /// batch it refused is nothing, so nothing is applied twice). A stage
+    /// that failed as a whole (no record named) always fails the chain.
+    pub fn apply_batch_tolerant(
+        &mut self,
+        records: Vec<Record>,
+        mut skip: Option<&mut dyn FnMut(&ChainError) -> bool>,
+    ) -> Result<Vec<(usize, Record)>, ChainError> {
         let mut current: Vec<(usize, Record)> = records.into_iter().enumerate().collect();
         for s in &mut self.stages {
             let fail = |record: Option<usize>, message: String| ChainError {
@@ -259,7 +273,12 @@ impl Chain {
                         match t.apply(r) {
                             Ok(Some(r)) => next.push((origin, r)),
                             Ok(None) => {}
-                            Err(e) => return Err(fail(Some(origin), e.0)),
+                            Err(e) => {
+                                let e = fail(Some(origin), e.0);
+                                if !skip.as_mut().is_some_and(|skip| skip(&e)) {
+                                    return Err(e);
+                                }
+                            }
                         }
                     }
                     current = next;
@@ -277,16 +296,39 @@ impl Chain {
                             slots.push((origin, Some(r)));
                         }
                     }
-                    if given.is_empty() {
-                        current = slots.into_iter().filter_map(|(o, r)| r.map(|r| (o, r))).collect();
-                        continue;
-                    }
-                    let given_origins: Vec<usize> =
-                        slots.iter().filter(|(_, r)| r.is_none()).map(|(o, _)| *o).collect();
-                    let out = t.apply_batch(given).map_err(|e| match e {
-                        BatchError::Record { index, message } => fail(given_origins.get(index).copied(), message),
-                        BatchError::Failed(message) => fail(None, message),
-                    })?;
+                    let out = loop {
+                        if given.is_empty() {
+                            break Vec::new();
+                        }
+                        let given_origins: Vec<usize> =
+                            slots.iter().filter(|(_, r)| r.is_none()).map(|(o, _)| *o).collect();
+                        // Kept to run again without a refused record.
+                        let again = skip.is_some().then(|| given.clone());
+                        match t.apply_batch(std::mem::take(&mut given)) {
+                            Ok(out) => break out,
+                            Err(BatchError::Failed(message)) => return Err(fail(None, message)),
+                            Err(BatchError::Record { index, message }) => {
+                                let e = fail(given_origins.get(index).copied(), message);
+                                let skipped = e.record.is_some() && skip.as_mut().is_some_and(|skip| skip(&e));
+                                let Some(mut again) = again.filter(|_| skipped) else {
+                                    return Err(e);
+                                };
+                                again.remove(index);
+                                // The refused record's slot: the index-th
+                                // of those given to the stage.
+                                if let Some(at) = slots
+                                    .iter()
+                                    .enumerate()
+                                    .filter(|(_, (_, r))| r.is_none())
+                                    .nth(index)
+                                    .map(|(at, _)| at)
+                                {
+                                    slots.remove(at);
+                                }
+                                given = again;
+                            }
+                        }
+                    };
                     let mut out = out.into_iter().peekable();
                     let mut next = Vec::with_capacity(slots.len());
                     let mut given_index = 0usize;
@@ -557,6 +599,64 @@ mod tests {
             (e.alias.as_str(), e.class.as_str(), e.record),
             ("twice", "wasm:twice", Some(1))
         );
+    }
+
+    #[test]
+    fn a_tolerant_chain_leaves_out_refused_records_and_runs_a_batch_stage_again_without_them() {
+        let p = props(&[
+            ("transforms", "twice,cast"),
+            ("transforms.twice.type", "wasm"),
+            ("transforms.twice.plugin", "twice"),
+            ("transforms.cast.type", "Cast$Value"),
+            ("transforms.cast.spec", "int8"),
+        ]);
+        let Ok(mut chain) = Chain::from_config_with(&p, &Components) else {
+            panic!("chain refused")
+        };
+        let mut refused = Vec::new();
+        let mut skip = |e: &ChainError| {
+            refused.push((e.alias.clone(), e.record));
+            true
+        };
+        let Ok(out) = chain.apply_batch_tolerant(
+            vec![
+                record("a", 0),
+                record("fail", 1),
+                Record {
+                    topic: "b".into(),
+                    value: Value::String("not a number".into()),
+                    ..Record::default()
+                },
+                record("c", 3),
+            ],
+            Some(&mut skip),
+        ) else {
+            panic!("chain failed")
+        };
+        let got: Vec<(usize, Value)> = out.into_iter().map(|(o, r)| (o, r.value)).collect();
+        assert_eq!(
+            got,
+            [
+                (0, Value::Int8(0)),
+                (0, Value::Int8(0)),
+                (3, Value::Int8(3)),
+                (3, Value::Int8(3))
+            ]
+        );
+        // Both copies of record 2 refused by Cast.
+        assert_eq!(
+            refused,
+            [
+                ("twice".to_owned(), Some(1)),
+                ("cast".to_owned(), Some(2)),
+                ("cast".to_owned(), Some(2))
+            ]
+        );
+        // Without tolerance, the first refusal fails the chain.
+        let Err(e) = chain.apply_batch_tolerant(vec![record("fail", 0)], None) else {
+            panic!("no error")
+        };
+        assert_eq!(e.record, Some(0));
     }
 
     #[test]

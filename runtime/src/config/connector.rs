@@ -87,6 +87,9 @@ pub struct ConnectorConfig {
     /// The converters of its typed records: its own `key.converter`,
     /// `value.converter`, `header.converter`, else the worker's.
     pub converters: super::converters::Converters,
+    /// `errors.*`: what a record that fails conversion, a transform or a
+    /// check does to the task, and where it goes.
+    pub errors: super::errors::ErrorsConfig,
     /// Every key as given.
     pub props: Props,
 }
@@ -236,13 +239,18 @@ impl ConnectorConfig {
             ));
         }
         let topics_regex = r.str("topics.regex").map(str::to_owned);
-        if let Some(re) = &topics_regex
-            && let Err(e) = regex::Regex::new(&whole_name(re))
-        {
-            r.problems
-                .push(("topics.regex".into(), format!("'{re}' is not a valid pattern: {e}")));
+        let mut consumed_regex = None;
+        if let Some(re) = &topics_regex {
+            match regex::Regex::new(&whole_name(re)) {
+                Ok(re) => consumed_regex = Some(re),
+                Err(e) => r
+                    .problems
+                    .push(("topics.regex".into(), format!("'{re}' is not a valid pattern: {e}"))),
+            }
         }
         let converters = super::converters::Converters::read(&props, &worker.converters, &mut r.problems);
+        let topics = r.list("topics");
+        let errors = super::errors::ErrorsConfig::read(&mut r, &topics, consumed_regex.as_ref());
         // Kafka Connect's keys Copycat does not carry out yet: refused.
         r.problems.extend(super::compat::connector_problems(props.iter()));
         // `transforms=` / `predicates=`: checked here, made per task (a
@@ -261,8 +269,9 @@ impl ConnectorConfig {
             connector_class,
             tasks_max,
             topic: r.str("topic").map(str::to_owned),
-            topics: r.list("topics"),
+            topics,
             topics_regex,
+            errors,
             grants,
             limits,
             restart,

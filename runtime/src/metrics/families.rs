@@ -98,6 +98,51 @@ pub const TASK_RESTARTS: Def = Def::plain(
     "copycat_task_restarts",
     "Automatic restarts of the task after failures (task.restart.*)",
 );
+/// Counter `copycat_task_record_failures_total{connector,task}`:
+/// Kafka Connect's `total-record-failures`.
+pub const TASK_RECORD_FAILURES: Def = Def::plain(
+    "copycat_task_record_failures",
+    "Record processing failures in this task, every attempt counted (Kafka Connect's total-record-failures)",
+);
+/// Counter `copycat_task_record_errors_total{connector,task}`: Kafka
+/// Connect's `total-record-errors`.
+pub const TASK_RECORD_ERRORS: Def = Def::plain(
+    "copycat_task_record_errors",
+    "Records that failed a stage (conversion, a transform, a check, or reported by the connector), tolerated or not (Kafka Connect's total-record-errors)",
+);
+/// Counter `copycat_task_records_skipped_total{connector,task}`: Kafka
+/// Connect's `total-records-skipped`.
+pub const TASK_RECORDS_SKIPPED: Def = Def::plain(
+    "copycat_task_records_skipped",
+    "Records skipped because of errors (errors.tolerance=all) (Kafka Connect's total-records-skipped)",
+);
+/// Counter `copycat_task_retries_total{connector,task}`: Kafka Connect's
+/// `total-retries`.
+pub const TASK_RETRIES: Def = Def::plain(
+    "copycat_task_retries",
+    "Operations retried after a retriable failure (Kafka Connect's total-retries)",
+);
+/// Counter `copycat_task_errors_logged_total{connector,task}`: Kafka
+/// Connect's `total-errors-logged`.
+pub const TASK_ERRORS_LOGGED: Def = Def::plain(
+    "copycat_task_errors_logged",
+    "Errors that were logged (errors.log.enable) (Kafka Connect's total-errors-logged)",
+);
+/// Counter `copycat_task_deadletterqueue_produce_requests_total{connector,task}`.
+pub const TASK_DLQ_PRODUCE_REQUESTS: Def = Def::plain(
+    "copycat_task_deadletterqueue_produce_requests",
+    "Attempted writes to the dead letter queue (Kafka Connect's deadletterqueue-produce-requests)",
+);
+/// Counter `copycat_task_deadletterqueue_produce_failures_total{connector,task}`.
+pub const TASK_DLQ_PRODUCE_FAILURES: Def = Def::plain(
+    "copycat_task_deadletterqueue_produce_failures",
+    "Failed writes to the dead letter queue (Kafka Connect's deadletterqueue-produce-failures)",
+);
+/// Gauge `copycat_task_last_error_timestamp_ms{connector,task}`.
+pub const TASK_LAST_ERROR_TIMESTAMP: Def = Def::plain(
+    "copycat_task_last_error_timestamp_ms",
+    "When this task last encountered a record error, milliseconds since the epoch; 0 if never (Kafka Connect's last-error-timestamp)",
+);
 /// Gauge `copycat_task_state{connector,task,state}`.
 pub const TASK_STATE: Def = Def::plain("copycat_task_state", "1 for the task's current state, 0 for the others");
 /// Histogram `copycat_connector_swap_pause_seconds{connector}`.

@@ -24,7 +24,7 @@ pub use families::Def;
 pub use labels::{
     Call, CallLabels, ConnectorLabels, Limit, LimitLabels, Name, StateLabels, SwapLabels, SwapOutcome, TaskLabels,
 };
-pub use task::TaskInstruments;
+pub use task::{ErrorInstruments, TaskInstruments};
 pub use worker::{CONTENT_TYPE, WorkerMetrics};
 
 #[cfg(test)]
@@ -64,6 +64,14 @@ mod tests {
             ("copycat_task_interruptions", "counter"),
             ("copycat_task_memory_bytes", "gauge"),
             ("copycat_task_restarts", "counter"),
+            ("copycat_task_record_failures", "counter"),
+            ("copycat_task_record_errors", "counter"),
+            ("copycat_task_records_skipped", "counter"),
+            ("copycat_task_retries", "counter"),
+            ("copycat_task_errors_logged", "counter"),
+            ("copycat_task_deadletterqueue_produce_requests", "counter"),
+            ("copycat_task_deadletterqueue_produce_failures", "counter"),
+            ("copycat_task_last_error_timestamp_ms", "gauge"),
             ("copycat_task_state", "gauge"),
             ("copycat_connector_swap_pause_seconds", "histogram"),
             ("copycat_connector_swaps", "counter"),

@@ -27,6 +27,8 @@ pub struct TaskInstruments {
     pub(super) interruptions: [Counter; 4],
     pub(super) memory: Gauge,
     pub(super) restarts: Counter,
+    /// Kafka Connect's task-error-metrics.
+    pub errors: ErrorInstruments,
     pub(super) states: [Gauge; 5],
 }
 
@@ -96,5 +98,57 @@ impl TaskInstruments {
         for (i, g) in self.states.iter().enumerate() {
             g.set(i64::from(i == current));
         }
+    }
+}
+
+/// One task's error-handling series (Kafka Connect's `task-error-metrics`
+/// group), reported by the task's error handling.
+#[derive(Debug)]
+pub struct ErrorInstruments {
+    pub(super) record_failures: Counter,
+    pub(super) record_errors: Counter,
+    pub(super) records_skipped: Counter,
+    pub(super) retries: Counter,
+    pub(super) errors_logged: Counter,
+    pub(super) dlq_produce_requests: Counter,
+    pub(super) dlq_produce_failures: Counter,
+    pub(super) last_error_timestamp: Gauge,
+}
+
+impl ErrorInstruments {
+    /// An attempt at a stage failed (`now_ms`: the wall clock).
+    pub fn failure(&self, now_ms: i64) {
+        self.record_failures.inc();
+        self.last_error_timestamp.set(now_ms);
+    }
+
+    /// A record failed a stage for good (tolerated or not).
+    pub fn error(&self) {
+        self.record_errors.inc();
+    }
+
+    /// A failed record was skipped (errors.tolerance=all).
+    pub fn skipped(&self) {
+        self.records_skipped.inc();
+    }
+
+    /// A retriable failure is tried again.
+    pub fn retried(&self) {
+        self.retries.inc();
+    }
+
+    /// A failure was logged (errors.log.enable).
+    pub fn logged(&self) {
+        self.errors_logged.inc();
+    }
+
+    /// A record was sent to the dead letter queue.
+    pub fn dlq_request(&self) {
+        self.dlq_produce_requests.inc();
+    }
+
+    /// Kafka refused a record for the dead letter queue.
+    pub fn dlq_failure(&self) {
+        self.dlq_produce_failures.inc();
     }
 }

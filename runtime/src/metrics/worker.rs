@@ -13,7 +13,7 @@ use crate::connector::Kind;
 
 use super::families::{self};
 use super::labels::*;
-use super::task::TaskInstruments;
+use super::task::{ErrorInstruments, TaskInstruments};
 
 /// The `Content-Type` of [`WorkerMetrics::text`]'s output.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -34,6 +34,14 @@ pub struct WorkerMetrics {
     task_interruptions: Family<LimitLabels, Counter>,
     task_memory: Family<TaskLabels, Gauge>,
     task_restarts: Family<TaskLabels, Counter>,
+    task_record_failures: Family<TaskLabels, Counter>,
+    task_record_errors: Family<TaskLabels, Counter>,
+    task_records_skipped: Family<TaskLabels, Counter>,
+    task_retries: Family<TaskLabels, Counter>,
+    task_errors_logged: Family<TaskLabels, Counter>,
+    task_dlq_produce_requests: Family<TaskLabels, Counter>,
+    task_dlq_produce_failures: Family<TaskLabels, Counter>,
+    task_last_error_timestamp: Family<TaskLabels, Gauge>,
     task_state: Family<StateLabels, Gauge>,
     connector_swap_pause: Family<ConnectorLabels, Histogram, fn() -> Histogram>,
     connector_swaps: Family<SwapLabels, Counter>,
@@ -67,6 +75,14 @@ impl WorkerMetrics {
             task_interruptions: Family::default(),
             task_memory: Family::default(),
             task_restarts: Family::default(),
+            task_record_failures: Family::default(),
+            task_record_errors: Family::default(),
+            task_records_skipped: Family::default(),
+            task_retries: Family::default(),
+            task_errors_logged: Family::default(),
+            task_dlq_produce_requests: Family::default(),
+            task_dlq_produce_failures: Family::default(),
+            task_last_error_timestamp: Family::default(),
             task_state: Family::default(),
             connector_swap_pause: Family::new_with_constructor(swap_histogram as fn() -> Histogram),
             connector_swaps: Family::default(),
@@ -87,6 +103,14 @@ impl WorkerMetrics {
         TASK_INTERRUPTIONS.register(&mut m.registry, m.task_interruptions.clone());
         TASK_MEMORY.register(&mut m.registry, m.task_memory.clone());
         TASK_RESTARTS.register(&mut m.registry, m.task_restarts.clone());
+        TASK_RECORD_FAILURES.register(&mut m.registry, m.task_record_failures.clone());
+        TASK_RECORD_ERRORS.register(&mut m.registry, m.task_record_errors.clone());
+        TASK_RECORDS_SKIPPED.register(&mut m.registry, m.task_records_skipped.clone());
+        TASK_RETRIES.register(&mut m.registry, m.task_retries.clone());
+        TASK_ERRORS_LOGGED.register(&mut m.registry, m.task_errors_logged.clone());
+        TASK_DLQ_PRODUCE_REQUESTS.register(&mut m.registry, m.task_dlq_produce_requests.clone());
+        TASK_DLQ_PRODUCE_FAILURES.register(&mut m.registry, m.task_dlq_produce_failures.clone());
+        TASK_LAST_ERROR_TIMESTAMP.register(&mut m.registry, m.task_last_error_timestamp.clone());
         TASK_STATE.register(&mut m.registry, m.task_state.clone());
         CONNECTOR_SWAP_PAUSE.register(&mut m.registry, m.connector_swap_pause.clone());
         CONNECTOR_SWAPS.register(&mut m.registry, m.connector_swaps.clone());
@@ -201,6 +225,16 @@ impl WorkerMetrics {
             }),
             memory: self.task_memory.get_or_create_owned(&labels),
             restarts: self.task_restarts.get_or_create_owned(&labels),
+            errors: ErrorInstruments {
+                record_failures: self.task_record_failures.get_or_create_owned(&labels),
+                record_errors: self.task_record_errors.get_or_create_owned(&labels),
+                records_skipped: self.task_records_skipped.get_or_create_owned(&labels),
+                retries: self.task_retries.get_or_create_owned(&labels),
+                errors_logged: self.task_errors_logged.get_or_create_owned(&labels),
+                dlq_produce_requests: self.task_dlq_produce_requests.get_or_create_owned(&labels),
+                dlq_produce_failures: self.task_dlq_produce_failures.get_or_create_owned(&labels),
+                last_error_timestamp: self.task_last_error_timestamp.get_or_create_owned(&labels),
+            },
             states: STATES.map(|state| {
                 self.task_state.get_or_create_owned(&StateLabels {
                     connector: connector.into(),
@@ -245,6 +279,13 @@ impl WorkerMetrics {
             &self.source_offset_commits,
             &self.sink_offset_commits,
             &self.task_restarts,
+            &self.task_record_failures,
+            &self.task_record_errors,
+            &self.task_records_skipped,
+            &self.task_retries,
+            &self.task_errors_logged,
+            &self.task_dlq_produce_requests,
+            &self.task_dlq_produce_failures,
         ] {
             f.remove(&labels);
         }
@@ -252,6 +293,7 @@ impl WorkerMetrics {
             &self.source_offset_commit_lag,
             &self.sink_assigned_partitions,
             &self.task_memory,
+            &self.task_last_error_timestamp,
         ] {
             f.remove(&labels);
         }

@@ -89,6 +89,8 @@ pub(crate) struct TaskConverters {
     value: RoleConverter,
     header: BoxedHeaderConverter,
     raw_headers: bool,
+    /// The classes of the key, value and header converters.
+    classes: [&'static str; 3],
 }
 
 impl TaskConverters {
@@ -100,6 +102,11 @@ impl TaskConverters {
             value: RoleConverter::new(&c.value, Role::Value, "value")?,
             header: c.header.header_converter().map_err(|e| refused("header", e))?,
             raw_headers: c.header.class == ConverterClass::ByteArray,
+            classes: [
+                c.key.class.class_name(),
+                c.value.class.class_name(),
+                c.header.class.class_name(),
+            ],
         })
     }
 }
@@ -113,6 +120,16 @@ fn refused(role: &str, (key, message): (String, String)) -> String {
 }
 
 impl RecordConverters for TaskConverters {
+    fn class_of(&self, stage: crate::engine::batch::Stage) -> &'static str {
+        use crate::engine::batch::Stage;
+        match stage {
+            Stage::KeyConverter => self.classes[0],
+            Stage::ValueConverter => self.classes[1],
+            Stage::HeaderConverter => self.classes[2],
+            _ => "",
+        }
+    }
+
     fn key(&self, topic: &str, data: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
         self.key.encode(topic, data)
     }

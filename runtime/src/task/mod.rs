@@ -4,6 +4,7 @@
 
 mod convert;
 mod double_buffer;
+pub(crate) mod errors;
 #[cfg(test)]
 mod fuzz;
 mod idle;
@@ -279,7 +280,10 @@ impl TaskContext {
         })?;
         let source = self.connector.kind() == crate::connector::Kind::Source;
         let typed = guest.contract() == crate::engine::batch::Contract::V0_3;
-        let converters = if typed || !chain.is_empty() {
+        // A sink whose records' errors are handled one by one (`errors.*`)
+        // decodes them through the same path as a chain's.
+        let one_by_one = !source && self.connector.errors != crate::config::ErrorsConfig::default();
+        let converters = if typed || !chain.is_empty() || one_by_one {
             Some(record_converters(&self.connector.converters).map_err(TaskFailure)?)
         } else {
             None
@@ -289,7 +293,7 @@ impl TaskContext {
         {
             guest.set_record_converters(c.clone(), self.connector.topic.clone().unwrap_or_default());
         }
-        let sink_chain = if chain.is_empty() {
+        let sink_chain = if chain.is_empty() && !one_by_one {
             None
         } else if source {
             guest.set_transforms(chain);

@@ -22,9 +22,6 @@ use crate::kafka::TopicRules;
 /// timestamp window worth configuring: its topic's rules are not read.
 const RULES_NEEDED_BEYOND_MS: u64 = 1_000;
 
-/// Longest topic name Kafka accepts.
-const MAX_TOPIC_NAME: usize = 249;
-
 /// Partition counts of the topics a task's records named, looked up once.
 pub(crate) struct RecordCheck {
     /// Partition count (`None`: the topic does not exist).
@@ -141,7 +138,7 @@ impl RecordCheck {
         topic: &str,
         partition: Option<i32>,
     ) -> Result<(), TaskFailure> {
-        if let Some(why) = invalid_topic_name(topic) {
+        if let Some(why) = crate::util::invalid_topic_name(topic) {
             return Err(TaskFailure(format!(
                 "record {i} of a `poll` batch names an invalid topic name '{topic}': {why}"
             )));
@@ -284,46 +281,5 @@ fn shorten(name: &str) -> String {
     match name.char_indices().nth(200) {
         Some((cut, _)) => format!("{}…", &name[..cut]),
         None => name.to_owned(),
-    }
-}
-
-/// Kafka's rule for topic names, or `None` when `name` follows it.
-fn invalid_topic_name(name: &str) -> Option<String> {
-    if name.is_empty() {
-        return Some("it is empty".into());
-    }
-    if name == "." || name == ".." {
-        return Some("'.' and '..' are not allowed".into());
-    }
-    if name.len() > MAX_TOPIC_NAME {
-        return Some(format!(
-            "it is {} characters long, the limit is {MAX_TOPIC_NAME}",
-            name.len()
-        ));
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
-    {
-        return Some(format!(
-            "'{}' is not allowed (only ASCII letters, digits, '.', '_' and '-')",
-            c.escape_default()
-        ));
-    }
-    None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn topic_names_follow_kafkas_rule() {
-        assert_eq!(invalid_topic_name("orders.v1_x-y"), None);
-        assert!(invalid_topic_name("").is_some());
-        assert!(invalid_topic_name("..").is_some());
-        assert!(invalid_topic_name(&"a".repeat(250)).is_some());
-        let why = invalid_topic_name("no spaces allowed!").unwrap_or_default();
-        assert!(why.contains("' '"), "{why}");
     }
 }

@@ -18,6 +18,7 @@ use rdkafka::types::RDKafkaRespErr;
 use rdkafka::{ClientContext, Offset, TopicPartitionList};
 
 use super::double_buffer::DoubleBuffer;
+use super::errors::{ErrorHandler, TaskTolerance};
 use super::{SinkChain, TaskContext, TaskFailure, TaskMetrics, pause};
 use crate::connector::TaskState;
 use crate::engine::batch::Contract;
@@ -69,11 +70,20 @@ impl PutBatch {
         }
     }
 
-    /// The consumed records through `chain`, into the batch `put` gets.
-    fn transform(&mut self, chain: Option<&mut SinkChain>) -> Result<(), TaskFailure> {
+    /// The consumed records through `chain`, into the batch `put` gets;
+    /// `errors`: the task's error handling, if it handles records one by
+    /// one.
+    fn transform(
+        &mut self,
+        chain: Option<&mut SinkChain>,
+        errors: Option<TaskTolerance<'_>>,
+    ) -> Result<(), TaskFailure> {
         if let (Some(c), Some(out)) = (chain, &mut self.transformed) {
             out.clear();
-            transform_sink(&self.consumed, &mut c.chain, c.converters.as_ref(), out).map_err(put_batch_failure)?;
+            let mut errors = errors;
+            let tolerate = errors.as_mut().map(|t| t as &mut dyn crate::engine::batch::Tolerate);
+            transform_sink(&self.consumed, &mut c.chain, c.converters.as_ref(), out, tolerate)
+                .map_err(put_batch_failure)?;
         }
         Ok(())
     }
@@ -102,6 +112,9 @@ struct SinkShared {
     /// returned) and left for the task loop to make: the loop routes its
     /// partitions to the task's queue first ([`MessageQueue::assign`]).
     assignment: Option<TopicPartitionList>,
+    /// The task's error handling: its dead letter queue is flushed before
+    /// offsets are committed.
+    errors: Arc<ErrorHandler>,
 }
 
 impl SinkShared {
@@ -119,6 +132,9 @@ impl SinkShared {
                 offset: *offset,
             })
             .collect();
+        // Failed records sent to the dead letter queue are acknowledged
+        // before the offsets past them are committed.
+        self.errors.flush(Duration::from_secs(60))?;
         match self.guest.sink_flush(&offsets) {
             Ok(()) => {}
             Err(GuestError::Retriable(msg)) => {
@@ -297,7 +313,9 @@ fn push(batch: &mut SinkBatch, m: &BorrowedMessage<'_>, only_topic: Option<&str>
 /// The task body.
 pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     let (guest, mut chain) = ctx.instantiate_chained(Arc::default())?;
+    let errors = Arc::new(ErrorHandler::new(ctx)?);
     let shared = Arc::new(Mutex::new(SinkShared {
+        errors: errors.clone(),
         guest,
         next: BTreeMap::new(),
         committed: BTreeMap::new(),
@@ -442,6 +460,7 @@ fn consume_loop<'c>(
     batches: &DoubleBuffer<PutBatch>,
     mut chain: Option<&mut SinkChain>,
 ) -> Result<(), TaskFailure> {
+    let errors = lock(shared).errors.clone();
     let max = ctx.connector.batch_max_records as usize;
     let only_topic = match (&ctx.connector.topics_regex, ctx.connector.topics.as_slice()) {
         // (librdkafka would take a name starting with `^` as a pattern.)
@@ -532,7 +551,7 @@ fn consume_loop<'c>(
                 .metrics
                 .records_in
                 .fetch_add(batch.consumed.len() as u64, Ordering::Relaxed);
-            batch.transform(chain.as_deref_mut())?;
+            batch.transform(chain.as_deref_mut(), errors.configured().then(|| errors.tolerate(ctx)))?;
             // The put thread hands it to the guest while the next one fills.
             batch = batches
                 .swap(batch)
@@ -581,6 +600,8 @@ fn put_loop(ctx: &TaskContext, shared: &Mutex<SinkShared>, batches: &DoubleBuffe
 fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &PutBatch) -> Result<(), TaskFailure> {
     let put = batch.to_put();
     let mut backoff = Duration::from_millis(100);
+    // When the first retriable failure of this batch happened.
+    let mut failing_since: Option<Instant> = None;
     loop {
         let mut sh = lock(shared);
         if sh.failure.is_some() {
@@ -608,6 +629,15 @@ fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &PutBatc
             }
             Err(GuestError::Retriable(msg)) => {
                 drop(sh);
+                let since = *failing_since.get_or_insert_with(Instant::now);
+                if let Some(limit) = ctx.connector.errors.task_retry_timeout
+                    && since.elapsed() >= limit
+                {
+                    return Err(TaskFailure(format!(
+                        "put failed with retriable errors for longer than errors.retry.timeout ({} ms); the last: {msg}",
+                        limit.as_millis()
+                    )));
+                }
                 tracing::warn!(%msg, backoff_ms = backoff.as_millis() as u64, "put failed with a retriable error; redelivering the batch");
                 // This thread is not the one a stop unparks: wait in slices.
                 let until = Instant::now() + backoff;

@@ -81,6 +81,11 @@ pub trait RecordConverters: Send + Sync {
     ) -> Result<Option<Vec<u8>>, ConvertError> {
         Err(ConvertError::permanent("these converters take no transformed values"))
     }
+    /// The class of the converter of `stage` (one of the converter
+    /// stages), as Kafka Connect names it in its error reports.
+    fn class_of(&self, _stage: Stage) -> &'static str {
+        ""
+    }
     /// A header value as Kafka Connect data (after the transforms) as bytes.
     fn header_connect(
         &self,
@@ -127,4 +132,35 @@ pub(super) fn push_field(data: &mut Vec<u8>, lengths: &mut Vec<i32>, bytes: Opti
         }
     }
     Ok(())
+}
+
+/// Where a record failed: Kafka Connect's `Stage`, same names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// A connector's `put` reported it (the errant record reporter).
+    TaskPut,
+    /// A transform of the chain.
+    Transformation,
+    /// The key converter.
+    KeyConverter,
+    /// The value converter.
+    ValueConverter,
+    /// The header converter.
+    HeaderConverter,
+    /// Writing a source record to Kafka (a record check).
+    KafkaProduce,
+}
+
+impl Stage {
+    /// Kafka Connect's name (`__connect.errors.stage`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::TaskPut => "TASK_PUT",
+            Self::Transformation => "TRANSFORMATION",
+            Self::KeyConverter => "KEY_CONVERTER",
+            Self::ValueConverter => "VALUE_CONVERTER",
+            Self::HeaderConverter => "HEADER_CONVERTER",
+            Self::KafkaProduce => "KAFKA_PRODUCE",
+        }
+    }
 }

@@ -8,6 +8,7 @@
 //! a source's batches (`transform.rs`) and a sink's (`sink_transform.rs`).
 
 mod convert;
+mod failure;
 mod sink;
 mod sink_transform;
 mod source;
@@ -16,7 +17,8 @@ mod typed;
 mod view;
 
 pub use convert::{ConvertError, Decoded, RecordConverters, TypedError};
-pub use sink::{SinkBatch, SinkRecordRef};
+pub use failure::{DATA_EXCEPTION, RETRIABLE_EXCEPTION, RecordFailed, Stage, Tolerate};
+pub use sink::{RawSinkRecord, SinkBatch, SinkRecordRef};
 pub use sink_transform::transform_sink;
 pub use source::{RecordIter, SourceBatch};
 pub(crate) use transform::transform_bytes;

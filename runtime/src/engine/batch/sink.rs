@@ -34,7 +34,7 @@ pub struct SinkRecordRef<'a, H> {
 }
 
 /// A record of a batch of bytes, its headers collected.
-pub(super) type RawSinkRecord<'a> = SinkRecordRef<'a, Vec<(&'a str, Option<&'a [u8]>)>>;
+pub type RawSinkRecord<'a> = SinkRecordRef<'a, Vec<(&'a str, Option<&'a [u8]>)>>;
 
 /// What one `sink-task.put` receives, built in place and reused: `clear`
 /// keeps its buffers.

@@ -12,12 +12,14 @@
 //! the consumed batch, not from this one.
 
 use std::borrow::Cow;
+use std::time::Instant;
 
 use copycat_data::Value;
-use copycat_transforms::{Chain, Header, Record};
+use copycat_transforms::{Chain, ChainError, Header, Record};
 
 use super::convert::{ConvertError, Decoded, RecordConverters, TypedError};
-use super::sink::{Field, SinkBatch, SinkRecordRef};
+use super::failure::{DATA_EXCEPTION, RETRIABLE_EXCEPTION, RecordFailed, Stage, Tolerate};
+use super::sink::{Field, RawSinkRecord, SinkBatch, SinkRecordRef};
 use super::transform::{Part, raw_bytes};
 
 fn part(bytes: Option<&[u8]>, decoded: Decoded) -> Part {
@@ -43,49 +45,121 @@ fn field<'a>(was_raw: bool, schema: Option<copycat_data::Schema>, value: &'a mut
     Field::Connect(schema, std::mem::replace(value, Value::Null))
 }
 
+/// `op`, tried again while it fails with a retriable error and
+/// `tolerate` (the task's error handling) says to.
+fn with_retries<T>(
+    tolerate: &mut Option<&mut dyn Tolerate>,
+    mut op: impl FnMut() -> Result<T, ConvertError>,
+) -> Result<T, ConvertError> {
+    let started = Instant::now();
+    let mut attempt = 0u32;
+    loop {
+        attempt = attempt.saturating_add(1);
+        match op() {
+            Err(e) if e.retriable && tolerate.as_mut().is_some_and(|t| t.retry(attempt, started)) => {}
+            other => return other,
+        }
+    }
+}
+
+/// `original` failed `stage`: `Ok` when the task's error handling leaves
+/// it out (the caller goes on without it), else the error.
+fn refuse(
+    tolerate: &mut Option<&mut dyn Tolerate>,
+    original: &RawSinkRecord<'_>,
+    stage: Stage,
+    class: &str,
+    error: ConvertError,
+) -> Result<(), TypedError> {
+    let failed = RecordFailed {
+        original: Some(original),
+        stage,
+        class,
+        exception: if error.retriable {
+            RETRIABLE_EXCEPTION
+        } else {
+            DATA_EXCEPTION
+        },
+        message: error.message,
+    };
+    if tolerate.as_mut().is_some_and(|t| t.skip(&failed)) {
+        return Ok(());
+    }
+    Err(TypedError::Convert(ConvertError {
+        message: failed.message,
+        retriable: error.retriable,
+    }))
+}
+
 /// The records of `consumed` (a batch of bytes, as the consumer gave them)
 /// through `converters` and `chain`, appended to `out` (the guest's put
 /// batch, empty). Errors name the record: a converter's refusal its topic,
 /// partition and offset; a transform's failure its alias and class.
+///
+/// `tolerate`: the task's error handling (Kafka Connect's `errors.*`),
+/// asked about every record a converter or transform refuses (leave it
+/// out, or fail) and every retriable refusal (try again); without it the
+/// first refusal fails the batch.
 pub fn transform_sink(
     consumed: &SinkBatch,
     chain: &mut Chain,
     converters: &dyn RecordConverters,
     out: &mut SinkBatch,
+    mut tolerate: Option<&mut dyn Tolerate>,
 ) -> Result<(), TypedError> {
     let raw = consumed.raw_records()?;
     let mut records = Vec::with_capacity(raw.len());
+    // The index in `raw` of each of `records` (a refused record has none).
+    let mut kept: Vec<usize> = Vec::with_capacity(raw.len());
     // Which of each record's key and value were read as bytes.
     let mut raws: Vec<(bool, bool)> = Vec::with_capacity(raw.len());
-    for r in &raw {
-        let at = |what: &str, e: ConvertError| {
-            TypedError::Convert(ConvertError {
-                message: format!(
-                    "the record at topic {} partition {} offset {}: its {what}: {}",
-                    r.topic, r.partition, r.offset, e.message
-                ),
-                retriable: e.retriable,
-            })
+    'records: for (index, r) in raw.iter().enumerate() {
+        let at = |what: &str, e: ConvertError| ConvertError {
+            message: format!(
+                "the record at topic {} partition {} offset {}: its {what}: {}",
+                r.topic, r.partition, r.offset, e.message
+            ),
+            retriable: e.retriable,
         };
-        let key = part(r.key, converters.decode_key(r.topic, r.key).map_err(|e| at("key", e))?);
-        let value = part(
-            r.value,
-            converters.decode_value(r.topic, r.value).map_err(|e| at("value", e))?,
-        );
+        let key = match with_retries(&mut tolerate, || converters.decode_key(r.topic, r.key)) {
+            Ok(d) => part(r.key, d),
+            Err(e) => {
+                let stage = Stage::KeyConverter;
+                refuse(&mut tolerate, r, stage, converters.class_of(stage), at("key", e))?;
+                continue 'records;
+            }
+        };
+        let value = match with_retries(&mut tolerate, || converters.decode_value(r.topic, r.value)) {
+            Ok(d) => part(r.value, d),
+            Err(e) => {
+                let stage = Stage::ValueConverter;
+                refuse(&mut tolerate, r, stage, converters.class_of(stage), at("value", e))?;
+                continue 'records;
+            }
+        };
         let mut headers = Vec::with_capacity(r.headers.len());
         for &(k, v) in &r.headers {
-            let h = part(
-                v,
-                converters
-                    .decode_header(r.topic, k, v)
-                    .map_err(|e| at(&format!("header {k}"), e))?,
-            );
+            let h = match with_retries(&mut tolerate, || converters.decode_header(r.topic, k, v)) {
+                Ok(d) => part(v, d),
+                Err(e) => {
+                    let stage = Stage::HeaderConverter;
+                    refuse(
+                        &mut tolerate,
+                        r,
+                        stage,
+                        converters.class_of(stage),
+                        at(&format!("header {k}"), e),
+                    )?;
+                    continue 'records;
+                }
+            };
             headers.push(Header {
                 key: k.to_owned(),
                 schema: h.schema,
                 value: h.value,
             });
         }
+        kept.push(index);
         raws.push((key.raw, value.raw));
         records.push(Record {
             topic: r.topic.to_owned(),
@@ -99,25 +173,43 @@ pub fn transform_sink(
             kafka_offset: Some(r.offset),
         });
     }
-    let place = |i: usize| match raw.get(i) {
+    // The consumed record that record `i` of the chain's input was.
+    let origin = |i: usize| kept.get(i).and_then(|&at| raw.get(at));
+    let place = |i: usize| match origin(i) {
         Some(r) => format!(
-            "record {i} of the batch (topic {}, partition {}, offset {})",
-            r.topic, r.partition, r.offset
+            "record {} of the batch (topic {}, partition {}, offset {})",
+            kept[i], r.topic, r.partition, r.offset
         ),
         None => format!("record {i} of the batch"),
     };
-    let transformed = chain.apply_batch(records).map_err(|e| {
-        let at = e.record.map(|i| format!("{}: ", place(i))).unwrap_or_default();
-        // As on a source: a refused record is refused again; a transform
-        // component that failed as a whole restarts with the task.
-        TypedError::Convert(ConvertError {
-            message: format!("{at}{e}"),
-            retriable: e.record.is_none() && e.class.starts_with("wasm:"),
-        })
-    })?;
+    let transformed = {
+        let tolerant = tolerate.is_some();
+        let mut skip = |e: &ChainError| {
+            let (Some(t), Some(i)) = (tolerate.as_mut(), e.record) else {
+                return false;
+            };
+            t.skip(&RecordFailed {
+                original: origin(i),
+                stage: Stage::Transformation,
+                class: &e.class,
+                exception: DATA_EXCEPTION,
+                message: format!("{}: {e}", place(i)),
+            })
+        };
+        let skip: Option<&mut dyn FnMut(&ChainError) -> bool> = if tolerant { Some(&mut skip) } else { None };
+        chain.apply_batch_tolerant(records, skip).map_err(|e| {
+            let at = e.record.map(|i| format!("{}: ", place(i))).unwrap_or_default();
+            // As on a source: a refused record is refused again; a transform
+            // component that failed as a whole restarts with the task.
+            TypedError::Convert(ConvertError {
+                message: format!("{at}{e}"),
+                retriable: e.record.is_none() && e.class.starts_with("wasm:"),
+            })
+        })?
+    };
     let typed = matches!(out, SinkBatch::Typed(_));
     for (i, t) in transformed {
-        let (Some(origin), Some(&(key_raw, value_raw))) = (raw.get(i), raws.get(i)) else {
+        let (Some(origin), Some(&(key_raw, value_raw))) = (origin(i), raws.get(i)) else {
             return Err(TypedError::Malformed(format!(
                 "host invariant: the chain returned a record of no input record ({i})"
             )));
@@ -148,36 +240,75 @@ pub fn transform_sink(
         }
         // Bytes: what the chain left raw as it is, the rest through the
         // connector's converters.
-        let refused = |what: &str, e: ConvertError| {
-            TypedError::Convert(ConvertError {
-                message: format!("{}: its {what} after the transforms: {}", place(i), e.message),
-                retriable: e.retriable,
-            })
+        let refused = |what: &str, e: ConvertError| ConvertError {
+            message: format!("{}: its {what} after the transforms: {}", place(i), e.message),
+            retriable: e.retriable,
         };
         let k: Option<Cow<'_, [u8]>> = match raw_bytes(key_raw, key_schema.as_ref(), &key) {
             Some(b) => b.map(Cow::Borrowed),
-            None => converters
-                .key_connect(&topic, key_schema.as_ref(), &key)
-                .map_err(|e| refused("key", e))?
-                .map(Cow::Owned),
+            None => match with_retries(&mut tolerate, || {
+                converters.key_connect(&topic, key_schema.as_ref(), &key)
+            }) {
+                Ok(b) => b.map(Cow::Owned),
+                Err(e) => {
+                    let stage = Stage::KeyConverter;
+                    refuse(
+                        &mut tolerate,
+                        origin,
+                        stage,
+                        converters.class_of(stage),
+                        refused("key", e),
+                    )?;
+                    continue;
+                }
+            },
         };
         let v: Option<Cow<'_, [u8]>> = match raw_bytes(value_raw, value_schema.as_ref(), &value) {
             Some(b) => b.map(Cow::Borrowed),
-            None => converters
-                .value_connect(&topic, value_schema.as_ref(), &value)
-                .map_err(|e| refused("value", e))?
-                .map(Cow::Owned),
+            None => match with_retries(&mut tolerate, || {
+                converters.value_connect(&topic, value_schema.as_ref(), &value)
+            }) {
+                Ok(b) => b.map(Cow::Owned),
+                Err(e) => {
+                    let stage = Stage::ValueConverter;
+                    refuse(
+                        &mut tolerate,
+                        origin,
+                        stage,
+                        converters.class_of(stage),
+                        refused("value", e),
+                    )?;
+                    continue;
+                }
+            },
         };
         let mut hs: Vec<(&str, Option<Cow<'_, [u8]>>)> = Vec::with_capacity(headers.len());
         for h in &headers {
             let b = match raw_bytes(true, h.schema.as_ref(), &h.value) {
                 Some(b) => b.map(Cow::Borrowed),
-                None => converters
-                    .header_connect(&topic, &h.key, h.schema.as_ref(), &h.value)
-                    .map_err(|e| refused(&format!("header {}", h.key), e))?
-                    .map(Cow::Owned),
+                None => match with_retries(&mut tolerate, || {
+                    converters.header_connect(&topic, &h.key, h.schema.as_ref(), &h.value)
+                }) {
+                    Ok(b) => b.map(Cow::Owned),
+                    Err(e) => {
+                        let stage = Stage::HeaderConverter;
+                        refuse(
+                            &mut tolerate,
+                            origin,
+                            stage,
+                            converters.class_of(stage),
+                            refused(&format!("header {}", h.key), e),
+                        )?;
+                        hs.clear();
+                        break;
+                    }
+                },
             };
             hs.push((h.key.as_str(), b));
+        }
+        if hs.len() != headers.len() {
+            // A header was refused and the record left out.
+            continue;
         }
         out.push(SinkRecordRef {
             topic: &topic,
@@ -324,7 +455,7 @@ mod tests {
         for contract in [Contract::V0_1, Contract::V0_2] {
             let input = consumed(&[]);
             let mut out = SinkBatch::new(contract);
-            transform_sink(&input, &mut the_chain(), &Conv, &mut out).unwrap_or_else(|e| panic!("{e}"));
+            transform_sink(&input, &mut the_chain(), &Conv, &mut out, None).unwrap_or_else(|e| panic!("{e}"));
             let got = out.raw_records().unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(got.len(), 3, "{contract}: the marked record is dropped");
             for (r, i) in got.iter().zip([0i64, 1, 3]) {
@@ -348,7 +479,7 @@ mod tests {
     fn a_typed_sink_gets_the_chains_typed_values() {
         let input = consumed(&[]);
         let mut out = SinkBatch::typed(Some(Arc::new(Conv)));
-        transform_sink(&input, &mut the_chain(), &Conv, &mut out).unwrap_or_else(|e| panic!("{e}"));
+        transform_sink(&input, &mut the_chain(), &Conv, &mut out, None).unwrap_or_else(|e| panic!("{e}"));
         let SinkBatch::Typed(t) = &out else {
             panic!("a 0.3.0 batch");
         };
@@ -372,7 +503,7 @@ mod tests {
     fn a_failing_transform_names_its_alias_and_the_record() {
         let input = consumed(&[(1, "\"text\"")]);
         let mut out = SinkBatch::new(Contract::V0_2);
-        let e = transform_sink(&input, &mut the_chain(), &Conv, &mut out).err();
+        let e = transform_sink(&input, &mut the_chain(), &Conv, &mut out, None).err();
         let Some(TypedError::Convert(e)) = e else {
             panic!("a conversion error: {e:?}");
         };
@@ -385,12 +516,110 @@ mod tests {
             e.message
         );
         assert!(!e.retriable);
-        let e = transform_sink(&consumed(&[(3, "{")]), &mut the_chain(), &Conv, &mut out).err();
+        let e = transform_sink(&consumed(&[(3, "{")]), &mut the_chain(), &Conv, &mut out, None).err();
         assert!(
             matches!(&e, Some(TypedError::Convert(c))
                 if c.message.starts_with("the record at topic orders partition 2 offset 13: its value: ")),
             "{e:?}"
         );
+    }
+
+    /// Records every failure; skips them, or fails at the first.
+    #[derive(Default)]
+    struct Seen {
+        skip: bool,
+        failed: Vec<(i64, &'static str, String, &'static str)>,
+        retries: u32,
+    }
+
+    impl Tolerate for Seen {
+        fn skip(&mut self, f: &RecordFailed<'_>) -> bool {
+            self.failed.push((
+                f.original.map_or(-1, |r| r.offset),
+                f.stage.name(),
+                f.class.to_owned(),
+                f.exception,
+            ));
+            self.skip
+        }
+        fn retry(&mut self, _: u32, _: std::time::Instant) -> bool {
+            self.retries += 1;
+            self.retries < 3
+        }
+    }
+
+    #[test]
+    fn tolerated_records_are_left_out_and_named_with_their_stage_and_class() {
+        // Offset 11 does not parse; 13 is a string InsertField refuses.
+        let input = consumed(&[(1, "{"), (3, "\"text\"")]);
+        let mut out = SinkBatch::new(Contract::V0_2);
+        let mut seen = Seen {
+            skip: true,
+            ..Seen::default()
+        };
+        transform_sink(&input, &mut the_chain(), &Conv, &mut out, Some(&mut seen)).unwrap_or_else(|e| panic!("{e}"));
+        // 12 is filtered, 11 and 13 refused: only 10 is put.
+        let offsets: Vec<i64> = out.partition_runs().map(|(_, _, o)| o).collect();
+        assert_eq!(offsets, [10]);
+        assert_eq!(
+            seen.failed,
+            [
+                (11, "VALUE_CONVERTER", String::new(), DATA_EXCEPTION),
+                (
+                    13,
+                    "TRANSFORMATION",
+                    "org.apache.kafka.connect.transforms.InsertField$Value".to_owned(),
+                    DATA_EXCEPTION
+                ),
+            ]
+        );
+        // Not tolerated: the first failure fails the batch, after it was
+        // reported.
+        let mut out = SinkBatch::new(Contract::V0_2);
+        let mut seen = Seen::default();
+        let e = transform_sink(&input, &mut the_chain(), &Conv, &mut out, Some(&mut seen)).err();
+        assert!(matches!(e, Some(TypedError::Convert(_))), "{e:?}");
+        assert_eq!(seen.failed.len(), 1);
+    }
+
+    #[test]
+    fn a_retriable_refusal_is_tried_again_while_the_handler_says_so() {
+        struct Flaky(std::sync::atomic::AtomicU32);
+        impl RecordConverters for Flaky {
+            fn key(&self, _: &str, _: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
+                Ok(None)
+            }
+            fn value(&self, _: &str, _: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
+                Ok(None)
+            }
+            fn header(&self, _: &str, _: &str, _: Checked<'_>) -> Result<Option<Vec<u8>>, ConvertError> {
+                Ok(None)
+            }
+            fn decode_key(&self, _: &str, _: Option<&[u8]>) -> Result<Decoded, ConvertError> {
+                Ok(Decoded::Raw)
+            }
+            fn decode_value(&self, _: &str, _: Option<&[u8]>) -> Result<Decoded, ConvertError> {
+                // Two failures, then it works.
+                let n = self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if n < 2 {
+                    Err(ConvertError {
+                        message: "registry down".into(),
+                        retriable: true,
+                    })
+                } else {
+                    Ok(Decoded::Raw)
+                }
+            }
+            fn decode_header(&self, _: &str, _: &str, _: Option<&[u8]>) -> Result<Decoded, ConvertError> {
+                Ok(Decoded::Raw)
+            }
+        }
+        let input = consumed(&[]);
+        let mut out = SinkBatch::new(Contract::V0_2);
+        let mut seen = Seen::default();
+        let flaky = Flaky(std::sync::atomic::AtomicU32::new(0));
+        transform_sink(&input, &mut chain(&[]), &flaky, &mut out, Some(&mut seen)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((seen.retries, seen.failed.len(), out.len()), (2, 0, 4));
     }
 
     #[test]
@@ -425,7 +654,7 @@ mod tests {
             ("transforms.route.replacement", "elsewhere"),
         ]);
         for mut out in [SinkBatch::new(Contract::V0_2), SinkBatch::typed(None)] {
-            transform_sink(&input, &mut route, &Raw, &mut out).unwrap_or_else(|e| panic!("{e}"));
+            transform_sink(&input, &mut route, &Raw, &mut out, None).unwrap_or_else(|e| panic!("{e}"));
             let got = out.raw_records().unwrap_or_else(|e| panic!("{e}"));
             let want = input.raw_records().unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(got.len(), 4);
