@@ -270,7 +270,7 @@ fn run(c: &mut Criterion, engine: &WasmEngine, rows: &mut Vec<Row>) -> Result<()
                 }
             }
             if let Some(guest) = source.as_mut() {
-                b.iter(|| guest.source_poll(black_box(max)));
+                b.iter(|| guest.source_poll(black_box(max), None));
             }
         });
         if let Some(e) = failed {
@@ -278,7 +278,7 @@ fn run(c: &mut Criterion, engine: &WasmEngine, rows: &mut Vec<Row>) -> Result<()
         }
         if let Some(mut guest) = source {
             let got = guest
-                .source_poll(max)
+                .source_poll(max, None)
                 .map_err(|e| anyhow!("source poll, batch {batch} x {bytes} B: {e}"))?;
             if got.len() != batch {
                 bail!("source poll returned {} records, not {batch}", got.len());
@@ -478,7 +478,7 @@ fn run_typed(c: &mut Criterion, engine: &WasmEngine) -> Result<Vec<&'static str>
                 }
             }
             if let Some(g) = guest.as_mut() {
-                b.iter(|| g.source_poll(black_box(max)));
+                b.iter(|| g.source_poll(black_box(max), None));
             }
         });
         if let Some(e) = failed {
@@ -486,7 +486,7 @@ fn run_typed(c: &mut Criterion, engine: &WasmEngine) -> Result<Vec<&'static str>
         }
         if let Some(mut g) = guest {
             let got = g
-                .source_poll(max)
+                .source_poll(max, None)
                 .map_err(|e| anyhow!("{} poll ({}): {e}", case.name, case.id))?;
             if got.len() != TYPED_BATCH {
                 bail!(

@@ -7,7 +7,9 @@
 //! `__connect.errors.*` headers, every other record is written once, the
 //! group's offsets reach the end and the error metrics read 37. With
 //! `none` the task fails at the first poisoned record, which still reaches
-//! the dead letter queue, and nothing after it is committed.
+//! the dead letter queue, and nothing after it is committed. A source's
+//! records that a transform or a record check refuses go to its own dead
+//! letter queue (Copycat's extension) the same way.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -332,4 +334,212 @@ fn errors_keys_are_checked_naming_the_key() {
     );
     let e = bad(&[("errors.retry.timeout", "soon")]);
     assert!(e.contains("errors.retry.timeout"), "{e}");
+}
+
+/// The typed-source fixture's keys for `topic`: 300 records whose values
+/// are by `seq % 3` a struct, a schemaless map and raw bytes; Cast refuses
+/// the bytes (TRANSFORMATION), and the structs, written with their schema,
+/// are over `task.record.max.bytes` (KAFKA_PRODUCE); the maps go through.
+fn source_pairs<'a>(
+    name: &'a str,
+    plugin: &'a str,
+    topic: &'a str,
+    dlq: &'a str,
+    tolerance: &'a str,
+) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("name", name),
+        ("connector.class", plugin),
+        ("topic", topic),
+        ("count", "300"),
+        ("value.mode", "mixed"),
+        ("key.converter", "org.apache.kafka.connect.storage.StringConverter"),
+        ("value.converter", JSON),
+        ("transforms", "cast"),
+        ("transforms.cast.type", "org.apache.kafka.connect.transforms.Cast$Value"),
+        ("transforms.cast.spec", "id:string"),
+        ("task.record.max.bytes", "400"),
+        ("errors.tolerance", tolerance),
+        ("errors.log.enable", "true"),
+        ("errors.log.include.messages", "true"),
+        ("errors.deadletterqueue.topic.name", dlq),
+        ("errors.deadletterqueue.topic.replication.factor", "1"),
+        ("errors.deadletterqueue.context.headers.enable", "true"),
+    ]
+}
+
+/// Copycat's extension: a source's records that a transform or a record
+/// check refuses go to its dead letter queue (Kafka Connect only logs
+/// them), with the context headers a source record has (its topic, no
+/// offset yet); the others reach Kafka once and the source offsets advance
+/// past both.
+#[test]
+fn a_source_s_refused_records_go_to_its_dead_letter_queue_and_the_rest_to_kafka_once() {
+    init_logging();
+    let offsets = unique("offsets");
+    let topic = unique("src-out");
+    let dlq = unique("src-dlq");
+    block_on(create_topic(&topic, 1));
+    let worker = start_worker(&offsets);
+    let name = unique("tolerant-src");
+    let plugin = fixture("typed-source");
+    let pairs = source_pairs(&name, plugin.to_str().unwrap(), &topic, &dlq, "all");
+    worker.start_connector(connector(&worker, &pairs)).unwrap();
+    let letters = eventually("200 records in the dead letter queue", Duration::from_secs(120), || {
+        if let Some((_, Some(t))) = task_states(&worker, &name).iter().find(|(s, _)| s == "FAILED") {
+            panic!("the task failed: {t}");
+        }
+        let l = read_letters(&dlq);
+        (l.len() >= 200).then_some(l)
+    });
+    assert_eq!(letters.len(), 200);
+    // The source offsets reach the last record, refused or not.
+    eventually("the last source offset stored", Duration::from_secs(60), || {
+        read_topic(&offsets)
+            .into_iter()
+            .rev()
+            .find(|r| r.key.as_deref().is_some_and(|k| k.contains(&name)))
+            .filter(|r| r.value.as_deref() == Some(r#"{"seq":299}"#))
+    });
+    // The maps reached Kafka, once each, in order, their id cast.
+    let written = read_messages(&topic, |m| {
+        use rdkafka::Message;
+        m.payload()
+            .map(|v| serde_json::from_slice::<serde_json::Value>(v).unwrap())
+    });
+    let ids: Vec<serde_json::Value> = written
+        .iter()
+        .map(|v| v.as_ref().unwrap()["payload"]["id"].clone())
+        .collect();
+    let want: Vec<serde_json::Value> = (0..300)
+        .filter(|s| s % 3 == 1)
+        .map(|s: i64| json!(s.to_string()))
+        .collect();
+    assert_eq!(ids, want);
+    for l in &letters {
+        let seq: i64 = l
+            .key
+            .as_deref()
+            .and_then(|k| k.rsplit('k').next()?.trim_end_matches(['"', '}']).parse().ok())
+            .unwrap_or(-1);
+        assert_eq!(header(l, "__connect.errors.topic"), Some(topic.as_str()));
+        assert_eq!(
+            header(l, "__connect.errors.partition"),
+            None,
+            "the record named no partition"
+        );
+        assert_eq!(
+            header(l, "__connect.errors.offset"),
+            None,
+            "a source record has no offset yet"
+        );
+        assert_eq!(header(l, "__connect.errors.connector.name"), Some(name.as_str()));
+        assert_eq!(header(l, "__connect.errors.task.id"), Some("0"));
+        match seq % 3 {
+            // Raw bytes Cast refuses: the letter holds them as they were,
+            // and the typed key as JsonConverter writes it.
+            2 => {
+                assert_eq!(
+                    header(l, "__connect.errors.stage"),
+                    Some("TRANSFORMATION"),
+                    "record {seq}"
+                );
+                assert_eq!(
+                    header(l, "__connect.errors.class.name"),
+                    Some("org.apache.kafka.connect.transforms.Cast$Value")
+                );
+                assert_eq!(
+                    header(l, "__connect.errors.exception.class.name"),
+                    Some("org.apache.kafka.connect.errors.DataException")
+                );
+                assert_eq!(l.value.as_deref(), Some(format!("row-{seq}").as_str()));
+                assert_eq!(
+                    l.key.as_deref(),
+                    Some(format!(r#"{{"schema":{{"type":"string","optional":false}},"payload":"k{seq}"}}"#).as_str())
+                );
+            }
+            // Structs over task.record.max.bytes: the letter holds the
+            // bytes that would have been written.
+            0 => {
+                assert_eq!(
+                    header(l, "__connect.errors.stage"),
+                    Some("KAFKA_PRODUCE"),
+                    "record {seq}"
+                );
+                assert_eq!(
+                    header(l, "__connect.errors.class.name"),
+                    Some("org.apache.kafka.connect.runtime.WorkerSourceTask")
+                );
+                assert_eq!(
+                    header(l, "__connect.errors.exception.class.name"),
+                    Some("org.apache.kafka.common.errors.RecordTooLargeException")
+                );
+                assert!(
+                    header(l, "__connect.errors.exception.message")
+                        .is_some_and(|m| m.contains("task.record.max.bytes"))
+                );
+                assert_eq!(l.key.as_deref(), Some(format!("k{seq}").as_str()));
+                let v: serde_json::Value = serde_json::from_str(l.value.as_deref().unwrap()).unwrap();
+                assert_eq!(v["payload"]["id"], json!(seq.to_string()), "cast before it was refused");
+            }
+            _ => panic!("record {seq} should have gone through: {:?}", l.key),
+        }
+        // The record's own headers first.
+        assert_eq!(l.headers[0].0, "seq");
+        assert_eq!(l.headers[1], ("origin".to_owned(), Some("typed-source".to_owned())));
+    }
+    let text = worker.metrics_text();
+    let l = format!("{{connector=\"{name}\",task=\"0\"}}");
+    assert_eq!(
+        sample(&text, &format!("copycat_task_record_errors_total{l}")),
+        Some(200.0)
+    );
+    assert_eq!(
+        sample(
+            &text,
+            &format!("copycat_task_deadletterqueue_produce_requests_total{l}")
+        ),
+        Some(200.0)
+    );
+    assert!(task_states(&worker, &name).iter().all(|(s, _)| s == "RUNNING"));
+    worker.shutdown();
+}
+
+/// With `none`, a source's first refused record fails the task, nothing of
+/// its batch reaches Kafka, and the record still reaches the queue.
+#[test]
+fn with_tolerance_none_a_source_s_first_refused_record_fails_the_task() {
+    init_logging();
+    let offsets = unique("offsets");
+    let topic = unique("src-out");
+    let dlq = unique("src-dlq");
+    block_on(create_topic(&topic, 1));
+    let worker = start_worker(&offsets);
+    let name = unique("intolerant-src");
+    let plugin = fixture("typed-source");
+    let mut pairs = source_pairs(&name, plugin.to_str().unwrap(), &topic, &dlq, "none");
+    pairs.push(("task.restart.max.attempts", "0"));
+    worker.start_connector(connector(&worker, &pairs)).unwrap();
+    let trace = eventually("the task failed", Duration::from_secs(60), || {
+        task_states(&worker, &name)
+            .into_iter()
+            .find(|(s, _)| s == "FAILED")
+            .and_then(|(_, t)| t)
+    });
+    assert!(
+        trace.contains("record 2 of the batch") && trace.contains("cast"),
+        "{trace}"
+    );
+    let letters = eventually(
+        "the refused record in the dead letter queue",
+        Duration::from_secs(60),
+        || {
+            let l = read_letters(&dlq);
+            (!l.is_empty()).then_some(l)
+        },
+    );
+    assert_eq!(letters.len(), 1);
+    assert_eq!(letters[0].value.as_deref(), Some("row-2"));
+    assert_eq!(topic_size(&topic), 0, "nothing of the failed batch was written");
+    worker.shutdown();
 }

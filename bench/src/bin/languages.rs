@@ -140,7 +140,7 @@ fn measure(args: &Args, lang: &str, path: &Path) -> Result<Row> {
         let t = Instant::now();
         let mut n = 0u64;
         while n < args.records {
-            let batch = g.source_poll(1000).map_err(|e| anyhow!("poll: {e}"))?;
+            let batch = g.source_poll(1000, None).map_err(|e| anyhow!("poll: {e}"))?;
             if batch.is_empty() {
                 bail!("{lang}: poll returned nothing with count=0 (unbounded)");
             }

@@ -135,7 +135,7 @@ fn prepare(args: &Args, setup: &Setup) -> Result<Prepared> {
     guest.source_start(&config).map_err(|e| anyhow!("{e}"))?;
     // Warm up: the first calls fault in memory.
     for _ in 0..20 {
-        guest.source_poll(args.batch_size).map_err(|e| anyhow!("{e}"))?;
+        guest.source_poll(args.batch_size, None).map_err(|e| anyhow!("{e}"))?;
     }
     Ok(Prepared {
         name: setup.name,
@@ -150,7 +150,7 @@ fn measure(args: &Args, guest: &mut Guest, bar: &ProgressBar) -> Result<f64> {
     let started = Instant::now();
     let mut n = 0u64;
     while n < args.records {
-        let batch = guest.source_poll(args.batch_size).map_err(|e| anyhow!("{e}"))?;
+        let batch = guest.source_poll(args.batch_size, None).map_err(|e| anyhow!("{e}"))?;
         if batch.is_empty() {
             bail!("datagen returned an empty batch");
         }

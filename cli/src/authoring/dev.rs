@@ -221,7 +221,7 @@ fn run_source(
         let want = u32::try_from(run.max_records - emitted)
             .unwrap_or(u32::MAX)
             .min(run.batch);
-        let records = match task.source_poll(want) {
+        let records = match task.source_poll(want, None) {
             Ok(r) => r,
             Err(GuestError::Retriable(msg)) => {
                 tracing::warn!(%msg, "poll: retriable error");

@@ -396,7 +396,15 @@ impl Guest {
     ///
     /// A packed batch (0.2.0) that breaks the batch layout's rules fails
     /// the call like a fatal connector error, naming the record.
-    pub fn source_poll(&mut self, max_records: u32) -> Result<SourceBatch, GuestError> {
+    ///
+    /// `tolerate`: the task's error handling, asked about each record the
+    /// transforms or converters refuse (the task gave the guest a chain,
+    /// maybe empty, when it has one).
+    pub fn source_poll(
+        &mut self,
+        max_records: u32,
+        mut tolerate: Option<&mut dyn crate::engine::batch::Tolerate>,
+    ) -> Result<SourceBatch, GuestError> {
         self.source("poll")?;
         let typed = self.converters.clone();
         let mut schemas = std::mem::take(&mut self.schemas);
@@ -414,9 +422,16 @@ impl Guest {
                 .copycat_connector_source_task()
                 .call_poll(s, max_records)?
                 .map(|batch| match &typed {
-                    Some((converters, topic)) => {
-                        SourceBatch::typed(batch, converters.as_ref(), topic, &mut schemas, chain.as_mut())
-                    }
+                    Some((converters, topic)) => SourceBatch::typed(
+                        batch,
+                        converters.as_ref(),
+                        topic,
+                        &mut schemas,
+                        chain.as_mut(),
+                        tolerate
+                            .as_mut()
+                            .map(|t| &mut **t as &mut dyn crate::engine::batch::Tolerate),
+                    ),
                     None => Err(TypedError::Malformed(
                         "host invariant: a 0.3.0 source polled without converters".to_owned(),
                     )),
@@ -428,9 +443,9 @@ impl Guest {
         self.schemas = schemas;
         // 0.1.0 and 0.2.0 batches are bytes: through the chain here.
         let batch = match (batch, &mut chain, &typed) {
-            (Ok(Ok(b)), Some(c), Some((converters, topic))) if self.contract() != Contract::V0_3 => {
-                Ok(crate::engine::batch::transform_bytes(&b, c, converters.as_ref(), topic))
-            }
+            (Ok(Ok(b)), Some(c), Some((converters, topic))) if self.contract() != Contract::V0_3 => Ok(
+                crate::engine::batch::transform_bytes(&b, c, converters.as_ref(), topic, tolerate),
+            ),
             (other, _, _) => other,
         };
         self.transforms = chain;

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::config::{ErrorsConfig, Tolerance};
-use crate::engine::batch::{RecordFailed, Tolerate};
+use crate::engine::batch::{Original, RecordFailed, Tolerate};
 use crate::kafka::dead_letter_queue::{DeadLetter, DeadLetterProducer, producer_config};
 use crate::metrics::TaskInstruments;
 
@@ -106,25 +106,38 @@ impl ErrorHandler {
         }
         if let (Some(dlq), Some(q)) = (&self.dlq, &self.config.dead_letter_queue) {
             m.dlq_request();
-            match failed.original {
-                None => m.dlq_failure(),
-                Some(r) => {
-                    let context = q.context_headers.then(|| self.context_headers(failed));
-                    let mut headers = r.headers.clone();
-                    if let Some(c) = &context {
-                        headers.extend(c.iter().map(|(k, v)| (*k, v.as_deref().map(str::as_bytes))));
-                    }
-                    let letter = DeadLetter {
-                        key: r.key,
-                        value: r.value,
-                        headers,
-                        timestamp: r.timestamp,
-                    };
-                    if let Err(e) = dlq.send(&letter) {
-                        tracing::error!(error = %e, "Could not produce message to dead letter queue");
-                        m.dlq_failure();
-                    }
+            let context = q.context_headers.then(|| self.context_headers(failed));
+            let context = context
+                .iter()
+                .flatten()
+                .map(|(k, v)| (*k, v.as_deref().map(str::as_bytes)));
+            let letter = match &failed.original {
+                None => None,
+                Some(Original::Consumed(r)) => Some(DeadLetter {
+                    key: r.key,
+                    value: r.value,
+                    headers: r.headers.iter().copied().chain(context).collect(),
+                    timestamp: r.timestamp,
+                }),
+                Some(Original::Polled(r)) => Some(DeadLetter {
+                    key: r.key.as_deref(),
+                    value: r.value.as_deref(),
+                    headers: r
+                        .headers
+                        .iter()
+                        .map(|(k, v)| (k.as_str(), v.as_deref()))
+                        .chain(context)
+                        .collect(),
+                    timestamp: r.timestamp,
+                }),
+            };
+            match letter.map(|l| dlq.send(&l)) {
+                Some(Ok(())) => {}
+                Some(Err(e)) => {
+                    tracing::error!(error = %e, "Could not produce message to dead letter queue");
+                    m.dlq_failure();
                 }
+                None => m.dlq_failure(),
             }
         }
         if self.config.tolerance == Tolerance::All {
@@ -138,10 +151,21 @@ impl ErrorHandler {
     /// Kafka Connect's `__connect.errors.*` headers for `failed`.
     fn context_headers(&self, failed: &RecordFailed<'_>) -> Vec<(&'static str, Option<String>)> {
         let mut h = Vec::with_capacity(10);
-        if let Some(r) = failed.original {
-            h.push(("__connect.errors.topic", Some(r.topic.to_owned())));
-            h.push(("__connect.errors.partition", Some(r.partition.to_string())));
-            h.push(("__connect.errors.offset", Some(r.offset.to_string())));
+        match &failed.original {
+            Some(Original::Consumed(r)) => {
+                h.push(("__connect.errors.topic", Some(r.topic.to_owned())));
+                h.push(("__connect.errors.partition", Some(r.partition.to_string())));
+                h.push(("__connect.errors.offset", Some(r.offset.to_string())));
+            }
+            // A source record has no offset yet; its partition only if it
+            // named one.
+            Some(Original::Polled(r)) => {
+                h.push(("__connect.errors.topic", Some(r.topic.clone())));
+                if let Some(p) = r.partition {
+                    h.push(("__connect.errors.partition", Some(p.to_string())));
+                }
+            }
+            None => {}
         }
         h.push(("__connect.errors.connector.name", Some(self.connector.clone())));
         h.push(("__connect.errors.task.id", Some(self.task.to_string())));
@@ -163,17 +187,24 @@ impl ErrorHandler {
 
     /// Kafka Connect's LogReporter line.
     fn log(&self, failed: &RecordFailed<'_>) {
-        let detail = match (self.config.log_messages, failed.original) {
-            (true, Some(r)) => {
-                let ts = r
-                    .timestamp
-                    .map(|t| format!(", timestamp={t}, timestampType=CreateTime"))
-                    .unwrap_or_default();
-                format!(
-                    ", where consumed record is {{topic='{}', partition={}, offset={}{ts}}}",
-                    r.topic, r.partition, r.offset
-                )
-            }
+        let ts = |t: Option<i64>| {
+            t.map(|t| format!(", timestamp={t}, timestampType=CreateTime"))
+                .unwrap_or_default()
+        };
+        let detail = match (self.config.log_messages, &failed.original) {
+            (true, Some(Original::Consumed(r))) => format!(
+                ", where consumed record is {{topic='{}', partition={}, offset={}{}}}",
+                r.topic,
+                r.partition,
+                r.offset,
+                ts(r.timestamp)
+            ),
+            (true, Some(Original::Polled(r))) => format!(
+                ", where source record is = {{topic='{}', kafkaPartition={}{}}}",
+                r.topic,
+                r.partition.map_or("null".to_owned(), |p| p.to_string()),
+                ts(r.timestamp)
+            ),
             _ => String::new(),
         };
         tracing::error!(

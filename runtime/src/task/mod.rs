@@ -280,9 +280,9 @@ impl TaskContext {
         })?;
         let source = self.connector.kind() == crate::connector::Kind::Source;
         let typed = guest.contract() == crate::engine::batch::Contract::V0_3;
-        // A sink whose records' errors are handled one by one (`errors.*`)
-        // decodes them through the same path as a chain's.
-        let one_by_one = !source && self.connector.errors != crate::config::ErrorsConfig::default();
+        // A task whose records' errors are handled one by one (`errors.*`)
+        // converts them through the same path as a chain's.
+        let one_by_one = self.connector.errors != crate::config::ErrorsConfig::default();
         let converters = if typed || !chain.is_empty() || one_by_one {
             Some(record_converters(&self.connector.converters).map_err(TaskFailure)?)
         } else {

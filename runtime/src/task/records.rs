@@ -6,7 +6,8 @@
 //! counted in the batch's bytes, at most `poll.max.records` per batch and
 //! `task.offset.partitions.max` source partitions per task). A violation
 //! fails the task with a reason that names the record and the rule or
-//! limit. Every check is linear in the batch.
+//! limit, unless it is a record's own and the connector's `errors.*` leave
+//! the record out. Every check is linear in the batch.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -15,12 +16,22 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::RDKafkaErrorCode;
 
 use super::{TaskContext, TaskFailure};
+use crate::engine::batch::{Original, PolledRecord, RecordFailed, Stage, Tolerate};
 use crate::engine::guest::SourceBatch;
 use crate::kafka::TopicRules;
 
 /// A record stamped within this many ms of now is inside any topic's
 /// timestamp window worth configuring: its topic's rules are not read.
 const RULES_NEEDED_BEYOND_MS: u64 = 1_000;
+
+/// Kafka Connect's executing class for a record that fails on its way to
+/// Kafka (stage `KAFKA_PRODUCE`).
+const WORKER_SOURCE_TASK: &str = "org.apache.kafka.connect.runtime.WorkerSourceTask";
+/// Kafka's exceptions for the record problems the checks find.
+const RECORD_TOO_LARGE: &str = "org.apache.kafka.common.errors.RecordTooLargeException";
+const INVALID_TOPIC: &str = "org.apache.kafka.common.errors.InvalidTopicException";
+const UNKNOWN_TOPIC_OR_PARTITION: &str = "org.apache.kafka.common.errors.UnknownTopicOrPartitionException";
+const INVALID_TIMESTAMP: &str = "org.apache.kafka.common.errors.InvalidTimestampException";
 
 /// Partition counts of the topics a task's records named, looked up once.
 pub(crate) struct RecordCheck {
@@ -50,12 +61,20 @@ impl RecordCheck {
     }
 
     /// Check one `poll` batch, which asked for at most `max_records`.
+    ///
+    /// A record that breaks a rule of its own (its size, its topic, its
+    /// partition, its timestamp) is put to `tolerate`, the task's error
+    /// handling (Kafka Connect's stage `KAFKA_PRODUCE`, where such a record
+    /// would fail): left out of the batch returned, or the task fails.
+    /// Without it, and for the batch's own limits and the worker's
+    /// protected topics, the first violation fails the task.
     pub(crate) fn check(
         &mut self,
         ctx: &TaskContext,
-        records: &SourceBatch,
+        records: SourceBatch,
         max_records: u32,
-    ) -> Result<(), TaskFailure> {
+        mut tolerate: Option<&mut dyn Tolerate>,
+    ) -> Result<SourceBatch, TaskFailure> {
         if records.len() > max_records as usize {
             return Err(TaskFailure(format!(
                 "`poll` returned {} records, more than the {max_records} the host asked for (poll.max.records)",
@@ -67,16 +86,23 @@ impl RecordCheck {
         let mut total = 0usize;
         let mut last_checked: Option<&str> = None;
         let now = crate::util::unix_ms() as i64;
+        let mut dropped: Vec<usize> = Vec::new();
         for (i, r) in records.iter().enumerate() {
             let size = r.size();
+            let topic = r.topic.or(default_topic);
+            // The record's own problem, if it has one: Kafka's exception
+            // for it, and why.
+            let mut problem: Option<(&'static str, String)> = None;
             if size > limits.record_max_bytes {
-                return Err(TaskFailure(format!(
-                    "record {i} of a `poll` batch{} is {size} bytes, over the limit of {} bytes (task.record.max.bytes)",
-                    r.origin(),
-                    limits.record_max_bytes
-                )));
+                problem = Some((
+                    RECORD_TOO_LARGE,
+                    format!(
+                        "record {i} of a `poll` batch{} is {size} bytes, over the limit of {} bytes (task.record.max.bytes)",
+                        r.origin(),
+                        limits.record_max_bytes
+                    ),
+                ));
             }
-            total += size;
             if let Some((_, value)) = r.headers.clone().find(|(key, _)| key.is_empty()) {
                 return Err(TaskFailure(format!(
                     "record {i} of a `poll` batch{} has a header with an empty key ({} value bytes); header keys must be non-empty",
@@ -84,63 +110,102 @@ impl RecordCheck {
                     value.map_or(0, <[u8]>::len)
                 )));
             }
-            let topic = r.topic.or(default_topic);
-            if let Some(p) = r.partition
+            if problem.is_none()
+                && let Some(p) = r.partition
                 && p < 0
             {
-                return Err(TaskFailure(format!(
-                    "record {i} of a `poll` batch names partition {p} of topic '{}'; partitions are numbered from 0",
-                    topic.unwrap_or_default()
-                )));
+                problem = Some((
+                    UNKNOWN_TOPIC_OR_PARTITION,
+                    format!(
+                        "record {i} of a `poll` batch names partition {p} of topic '{}'; partitions are numbered from 0",
+                        topic.unwrap_or_default()
+                    ),
+                ));
             }
             // Records of one batch usually share their topic: check it once.
             match topic {
+                _ if problem.is_some() => {}
                 None => {}
                 Some(topic) if last_checked == Some(topic) && r.partition.is_none() => {}
-                Some(topic) => {
-                    self.check_topic(ctx, i, topic, r.partition)?;
-                    self.active.note(topic);
-                    last_checked = Some(topic);
-                }
+                Some(topic) => match self.check_topic(ctx, i, topic, r.partition)? {
+                    Some(p) => problem = Some(p),
+                    None => {
+                        self.active.note(topic);
+                        last_checked = Some(topic);
+                    }
+                },
             }
             // A timestamp the broker refuses would fail the whole partition
             // batch, other tasks' records with it on a shared producer. The
             // topic's window is read only for a timestamp that could be
             // outside it (most records are stamped about now).
-            if let Some(ts) = r.timestamp
+            if problem.is_none()
+                && let Some(ts) = r.timestamp
                 && ts.abs_diff(now) > RULES_NEEDED_BEYOND_MS
                 && let Some(topic) = topic
                 && let Some(why) = self.rules_of(ctx, topic).timestamp_problem(ts, now)
             {
-                return Err(TaskFailure(format!(
-                    "record {i} of a `poll` batch{} has timestamp {ts}, which {why} of topic '{}'",
-                    r.origin(),
-                    topic
-                )));
+                problem = Some((
+                    INVALID_TIMESTAMP,
+                    format!(
+                        "record {i} of a `poll` batch{} has timestamp {ts}, which {why} of topic '{}'",
+                        r.origin(),
+                        topic
+                    ),
+                ));
+            }
+            match problem {
+                None => total += size,
+                Some((exception, message)) => {
+                    let Some(t) = tolerate.as_mut() else {
+                        return Err(TaskFailure(message));
+                    };
+                    let failed = RecordFailed {
+                        original: Some(Original::Polled(Box::new(PolledRecord::of(
+                            &r,
+                            default_topic.unwrap_or_default(),
+                        )))),
+                        stage: Stage::KafkaProduce,
+                        class: WORKER_SOURCE_TASK,
+                        exception,
+                        message,
+                    };
+                    if !t.skip(&failed) {
+                        return Err(TaskFailure(failed.message));
+                    }
+                    dropped.push(i);
+                }
             }
         }
-        total += check_positions(records, limits, max_records, &mut self.partitions)?;
+        total += check_positions(&records, limits, max_records, &mut self.partitions)?;
         if total > limits.batch_max_bytes {
             return Err(TaskFailure(format!(
                 "`poll` returned {} records of {total} bytes in all (source positions included), over the limit of {} bytes per batch (task.batch.max.bytes)",
-                records.len(),
+                records.len() - dropped.len(),
                 limits.batch_max_bytes
             )));
         }
-        Ok(())
+        if dropped.is_empty() {
+            return Ok(records);
+        }
+        records.without(&dropped).map_err(TaskFailure)
     }
 
-    /// Check `topic` (and `partition`) for record `i`.
+    /// Check `topic` (and `partition`) for record `i`: `Some` names the
+    /// record's problem (Kafka's exception for it, and why); `Err` fails
+    /// the task whatever the error handling (a protected topic, metadata
+    /// that cannot be read).
     fn check_topic(
         &mut self,
         ctx: &TaskContext,
         i: usize,
         topic: &str,
         partition: Option<i32>,
-    ) -> Result<(), TaskFailure> {
+    ) -> Result<Option<(&'static str, String)>, TaskFailure> {
         if let Some(why) = crate::util::invalid_topic_name(topic) {
-            return Err(TaskFailure(format!(
-                "record {i} of a `poll` batch names an invalid topic name '{topic}': {why}"
+            return Ok(Some((
+                INVALID_TOPIC,
+                format!("record {i} of a `poll` batch names an invalid topic name '{topic}': {why}"),
             )));
         }
         if ctx.worker.protected_topics.iter().any(|t| t == topic) {
@@ -158,18 +223,24 @@ impl RecordCheck {
                 c
             }
         };
-        match (count, partition) {
+        Ok(match (count, partition) {
             // The connector's configured topic may be created by the broker
             // as with any producer; others must exist.
-            (None, _) if own => Ok(()),
-            (None, _) => Err(TaskFailure(format!(
-                "record {i} of a `poll` batch names topic '{topic}', which does not exist; Copycat does not create topics a connector's records name (create it first, or leave the record's topic unset to use the connector's `topic`)"
-            ))),
-            (Some(n), Some(p)) if p >= n => Err(TaskFailure(format!(
-                "record {i} of a `poll` batch names partition {p} of topic '{topic}', which has {n} partitions"
-            ))),
-            _ => Ok(()),
-        }
+            (None, _) if own => None,
+            (None, _) => Some((
+                UNKNOWN_TOPIC_OR_PARTITION,
+                format!(
+                    "record {i} of a `poll` batch names topic '{topic}', which does not exist; Copycat does not create topics a connector's records name (create it first, or leave the record's topic unset to use the connector's `topic`)"
+                ),
+            )),
+            (Some(n), Some(p)) if p >= n => Some((
+                UNKNOWN_TOPIC_OR_PARTITION,
+                format!(
+                    "record {i} of a `poll` batch names partition {p} of topic '{topic}', which has {n} partitions"
+                ),
+            )),
+            _ => None,
+        })
     }
 
     /// `topic`'s timestamp rules, read once per task (a topic that does

@@ -17,14 +17,14 @@ mod typed;
 mod view;
 
 pub use convert::{ConvertError, Decoded, RecordConverters, TypedError};
-pub use failure::{DATA_EXCEPTION, RETRIABLE_EXCEPTION, RecordFailed, Stage, Tolerate};
-pub use sink::{RawSinkRecord, SinkBatch, SinkRecordRef};
+pub use failure::{DATA_EXCEPTION, Original, PolledRecord, RETRIABLE_EXCEPTION, RecordFailed, Stage, Tolerate};
+pub use sink::SinkBatch;
 pub use sink_transform::transform_sink;
 pub use source::{RecordIter, SourceBatch};
 pub(crate) use transform::transform_bytes;
 pub use typed::SchemaCache;
 pub(crate) use typed::{node as schema_node, to_wit as schema_node_to_wit};
-pub use view::{Contract, HeaderViews, RecordView};
+pub use view::{Contract, HeaderViews, RawSinkRecord, RecordView, SinkRecordRef};
 
 #[cfg(test)]
 mod tests {

@@ -14,28 +14,6 @@ use super::convert::{ConvertError, Decoded, RecordConverters, TypedError};
 use super::typed::to_wit;
 use super::view::*;
 
-/// One Kafka record to add to a [`SinkBatch`], borrowed from the consumer.
-#[derive(Debug, Clone)]
-pub struct SinkRecordRef<'a, H> {
-    /// Topic.
-    pub topic: &'a str,
-    /// Partition.
-    pub partition: i32,
-    /// Offset in the partition.
-    pub offset: i64,
-    /// Key bytes.
-    pub key: Option<&'a [u8]>,
-    /// Value bytes.
-    pub value: Option<&'a [u8]>,
-    /// Headers: `(key, value)` pairs.
-    pub headers: H,
-    /// Milliseconds since the Unix epoch.
-    pub timestamp: Option<i64>,
-}
-
-/// A record of a batch of bytes, its headers collected.
-pub type RawSinkRecord<'a> = SinkRecordRef<'a, Vec<(&'a str, Option<&'a [u8]>)>>;
-
 /// What one `sink-task.put` receives, built in place and reused: `clear`
 /// keeps its buffers.
 #[derive(Debug)]

@@ -12,15 +12,15 @@
 //! the consumed batch, not from this one.
 
 use std::borrow::Cow;
-use std::time::Instant;
 
 use copycat_data::Value;
 use copycat_transforms::{Chain, ChainError, Header, Record};
 
 use super::convert::{ConvertError, Decoded, RecordConverters, TypedError};
-use super::failure::{DATA_EXCEPTION, RETRIABLE_EXCEPTION, RecordFailed, Stage, Tolerate};
-use super::sink::{Field, RawSinkRecord, SinkBatch, SinkRecordRef};
+use super::failure::{DATA_EXCEPTION, Original, RecordFailed, Stage, Tolerate, with_retries};
+use super::sink::{Field, SinkBatch};
 use super::transform::{Part, raw_bytes};
+use super::view::{RawSinkRecord, SinkRecordRef};
 
 fn part(bytes: Option<&[u8]>, decoded: Decoded) -> Part {
     match decoded {
@@ -45,23 +45,6 @@ fn field<'a>(was_raw: bool, schema: Option<copycat_data::Schema>, value: &'a mut
     Field::Connect(schema, std::mem::replace(value, Value::Null))
 }
 
-/// `op`, tried again while it fails with a retriable error and
-/// `tolerate` (the task's error handling) says to.
-fn with_retries<T>(
-    tolerate: &mut Option<&mut dyn Tolerate>,
-    mut op: impl FnMut() -> Result<T, ConvertError>,
-) -> Result<T, ConvertError> {
-    let started = Instant::now();
-    let mut attempt = 0u32;
-    loop {
-        attempt = attempt.saturating_add(1);
-        match op() {
-            Err(e) if e.retriable && tolerate.as_mut().is_some_and(|t| t.retry(attempt, started)) => {}
-            other => return other,
-        }
-    }
-}
-
 /// `original` failed `stage`: `Ok` when the task's error handling leaves
 /// it out (the caller goes on without it), else the error.
 fn refuse(
@@ -72,14 +55,10 @@ fn refuse(
     error: ConvertError,
 ) -> Result<(), TypedError> {
     let failed = RecordFailed {
-        original: Some(original),
+        original: Some(Original::Consumed(original)),
         stage,
         class,
-        exception: if error.retriable {
-            RETRIABLE_EXCEPTION
-        } else {
-            DATA_EXCEPTION
-        },
+        exception: RecordFailed::exception_of(&error),
         message: error.message,
     };
     if tolerate.as_mut().is_some_and(|t| t.skip(&failed)) {
@@ -189,7 +168,7 @@ pub fn transform_sink(
                 return false;
             };
             t.skip(&RecordFailed {
-                original: origin(i),
+                original: origin(i).map(Original::Consumed),
                 stage: Stage::Transformation,
                 class: &e.class,
                 exception: DATA_EXCEPTION,
@@ -535,7 +514,10 @@ mod tests {
     impl Tolerate for Seen {
         fn skip(&mut self, f: &RecordFailed<'_>) -> bool {
             self.failed.push((
-                f.original.map_or(-1, |r| r.offset),
+                match &f.original {
+                    Some(Original::Consumed(r)) => r.offset,
+                    _ => -1,
+                },
                 f.stage.name(),
                 f.class.to_owned(),
                 f.exception,

@@ -140,6 +140,72 @@ impl SourceBatch {
         Ok(Self::Packed(Box::new(b)))
     }
 
+    /// The batch without the records at `dropped` (ascending indices), its
+    /// source positions unchanged (a 0.1.0 record's own go with it).
+    pub(crate) fn without(self, dropped: &[usize]) -> Result<Self, String> {
+        let gone = |i: usize| dropped.binary_search(&i).is_ok();
+        match self {
+            Self::Records(mut r) => {
+                let mut i = 0usize;
+                r.retain(|_| {
+                    let keep = !gone(i);
+                    i += 1;
+                    keep
+                });
+                Ok(Self::Records(r))
+            }
+            Self::Packed(b) => {
+                let n = b.value_lengths.len();
+                let kept = n.saturating_sub(dropped.len());
+                fn column<T: Copy>(c: &[T], dropped: &[usize]) -> Vec<T> {
+                    c.iter()
+                        .enumerate()
+                        .filter(|(i, _)| dropped.binary_search(i).is_err())
+                        .map(|(_, v)| *v)
+                        .collect()
+                }
+                let mut out = packed::SourceBatch {
+                    data: Vec::with_capacity(b.data.len()),
+                    key_lengths: Vec::with_capacity(kept),
+                    value_lengths: Vec::with_capacity(kept),
+                    topics: b.topics.clone(),
+                    topic_indices: column(&b.topic_indices, dropped),
+                    partitions: column(&b.partitions, dropped),
+                    timestamps: column(&b.timestamps, dropped),
+                    header_counts: column(&b.header_counts, dropped),
+                    header_key_lengths: Vec::new(),
+                    header_value_lengths: Vec::new(),
+                    positions: b.positions.clone(),
+                };
+                let push = |data: &mut Vec<u8>, lengths: &mut Vec<i32>, field: Option<&[u8]>| -> Result<(), String> {
+                    match field {
+                        None => lengths.push(-1),
+                        Some(f) => {
+                            lengths
+                                .push(i32::try_from(f.len()).map_err(|_| "a field does not fit a batch".to_owned())?);
+                            data.extend_from_slice(f);
+                        }
+                    }
+                    Ok(())
+                };
+                for (i, r) in Self::Packed(b).iter().enumerate() {
+                    if gone(i) {
+                        continue;
+                    }
+                    push(&mut out.data, &mut out.key_lengths, r.key)?;
+                    push(&mut out.data, &mut out.value_lengths, r.value)?;
+                    for (k, v) in r.headers {
+                        out.header_key_lengths
+                            .push(u32::try_from(k.len()).map_err(|_| "a header key does not fit a batch".to_owned())?);
+                        out.data.extend_from_slice(k.as_bytes());
+                        push(&mut out.data, &mut out.header_value_lengths, v)?;
+                    }
+                }
+                Self::packed(out)
+            }
+        }
+    }
+
     /// Records in the batch.
     pub fn len(&self) -> usize {
         match self {

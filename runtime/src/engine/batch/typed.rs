@@ -171,13 +171,17 @@ impl SourceBatch {
     /// `converters`; records without a topic of their own go to
     /// `default_topic` (whose name the converters may use, e.g. for a
     /// schema registry subject). `cache` keeps the source's last schema
-    /// table.
+    /// table. With `chain`, the records go through it first, and a
+    /// record it or a converter refuses is put to `tolerate` (the task's
+    /// error handling); a task that handles errors always has a chain
+    /// (maybe empty).
     pub(crate) fn typed(
         b: typed::SourceBatch,
         converters: &dyn RecordConverters,
         default_topic: &str,
         cache: &mut SchemaCache,
         chain: Option<&mut copycat_transforms::Chain>,
+        tolerate: Option<&mut dyn super::failure::Tolerate>,
     ) -> Result<Self, TypedError> {
         let typed::SourceBatch {
             data,
@@ -247,6 +251,7 @@ impl SourceBatch {
                     chain,
                     converters,
                     default_topic,
+                    tolerate,
                 ),
                 None => Ok(raw),
             };
@@ -292,6 +297,7 @@ impl SourceBatch {
                 chain,
                 converters,
                 default_topic,
+                tolerate,
             );
         }
         let SourceBatch::Packed(src) = &raw else {
@@ -472,7 +478,7 @@ mod tests {
 
     #[test]
     fn typed_entries_become_the_converters_bytes_and_raw_ones_pass_through() {
-        let b = SourceBatch::typed(batch(), &Json, "default", &mut SchemaCache::default(), None).unwrap();
+        let b = SourceBatch::typed(batch(), &Json, "default", &mut SchemaCache::default(), None, None).unwrap();
         let records: Vec<_> = b.iter().collect();
         assert_eq!(records[0].key, Some(&b"k"[..]));
         assert_eq!(
@@ -492,21 +498,21 @@ mod tests {
     #[test]
     fn the_schema_table_is_kept_while_the_nodes_stay_the_same() {
         let mut cache = SchemaCache::default();
-        SourceBatch::typed(batch(), &Json, "default", &mut cache, None).unwrap();
+        SourceBatch::typed(batch(), &Json, "default", &mut cache, None, None).unwrap();
         let kept = cache.reader(&batch().schemas).unwrap().schema(0).unwrap().clone();
-        SourceBatch::typed(batch(), &Json, "default", &mut cache, None).unwrap();
+        SourceBatch::typed(batch(), &Json, "default", &mut cache, None, None).unwrap();
         assert!(kept.ptr_eq(cache.reader(&batch().schemas).unwrap().schema(0).unwrap()));
         // Other nodes: rebuilt (the value no longer fits), then kept again.
         let mut other = batch();
         other.schemas[0].type_ = typed::SchemaType::Int64;
-        let e = SourceBatch::typed(other, &Json, "default", &mut cache, None)
+        let e = SourceBatch::typed(other, &Json, "default", &mut cache, None, None)
             .err()
             .map(|e| e.to_string());
         assert!(e.is_some_and(|e| e.contains("ends early")));
         let mut bad = batch();
         bad.schemas[0].children = vec![0];
-        assert!(SourceBatch::typed(bad, &Json, "default", &mut cache, None).is_err());
-        SourceBatch::typed(batch(), &Json, "default", &mut cache, None).unwrap();
+        assert!(SourceBatch::typed(bad, &Json, "default", &mut cache, None, None).is_err());
+        SourceBatch::typed(batch(), &Json, "default", &mut cache, None, None).unwrap();
     }
 
     #[test]
@@ -514,7 +520,7 @@ mod tests {
         let refused = |f: fn(&mut typed::SourceBatch)| {
             let mut b = batch();
             f(&mut b);
-            SourceBatch::typed(b, &Json, "default", &mut SchemaCache::default(), None)
+            SourceBatch::typed(b, &Json, "default", &mut SchemaCache::default(), None, None)
                 .err()
                 .map(|e| e.to_string())
                 .unwrap_or_default()

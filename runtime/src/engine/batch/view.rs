@@ -1,5 +1,6 @@
 //! What both directions share: the [`Contract`] version, and borrowed views
-//! of one record ([`RecordView`]) and its headers ([`HeaderViews`]).
+//! of one record ([`RecordView`]) and its headers ([`HeaderViews`]), and of
+//! one consumed record ([`SinkRecordRef`]).
 
 use crate::bindings::types::Header;
 
@@ -131,3 +132,26 @@ impl<'a> Iterator for HeaderViews<'a> {
 }
 
 impl ExactSizeIterator for HeaderViews<'_> {}
+
+/// One consumed Kafka record (for a sink's batch), borrowed from the
+/// consumer.
+#[derive(Debug, Clone)]
+pub struct SinkRecordRef<'a, H> {
+    /// Topic.
+    pub topic: &'a str,
+    /// Partition.
+    pub partition: i32,
+    /// Offset in the partition.
+    pub offset: i64,
+    /// Key bytes.
+    pub key: Option<&'a [u8]>,
+    /// Value bytes.
+    pub value: Option<&'a [u8]>,
+    /// Headers: `(key, value)` pairs.
+    pub headers: H,
+    /// Milliseconds since the Unix epoch.
+    pub timestamp: Option<i64>,
+}
+
+/// A record of a batch of bytes, its headers collected.
+pub type RawSinkRecord<'a> = SinkRecordRef<'a, Vec<(&'a str, Option<&'a [u8]>)>>;

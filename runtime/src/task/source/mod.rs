@@ -11,6 +11,7 @@ use crate::config::DeliveryGuarantee;
 use crate::connector::TaskState;
 use crate::kafka::shared_producer::SourceProducer;
 use crate::kafka::{KafkaError, producer_config};
+use crate::task::errors::ErrorHandler;
 use crate::task::records::RecordCheck;
 use crate::task::{IdleBackoff, TaskContext, TaskFailure};
 use rdkafka::producer::Producer;
@@ -87,6 +88,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
     let offsets = ctx.offsets.read_connector(&ctx.worker, &ctx.ident.connector)?;
     tracing::info!(committed = offsets.len(), "loaded committed source offsets");
     let check = RecordCheck::new(ctx.topics.tracker(), offsets.keys().cloned());
+    let errors = ErrorHandler::new(ctx)?;
     let guest = ctx.instantiate(Arc::new(offsets))?;
     ctx.status.instruments().commit_lag(0);
     let acks = Arc::new(Acks::new(ctx.status.instruments().clone()));
@@ -107,6 +109,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         uncommitted: 0,
         last_commit: Instant::now(),
         check,
+        errors,
     };
     runner.guest.source_start(&ctx.task_config)?;
     ctx.status.set(TaskState::Running, None);

@@ -3,11 +3,13 @@
 //! (at-least-once), or within the batch's transaction (exactly-once).
 
 use crate::config::{DeliveryGuarantee, TransactionBoundary};
+use crate::engine::batch::Tolerate;
 use crate::engine::guest::{Guest, GuestError, SourceBatch, SourcePosition};
 use crate::host::transactions::TransactionRequest;
 use crate::kafka::offset_store::{offset_key, offset_value};
 use crate::kafka::shared_producer::Delivery;
 use crate::kafka::wait_acknowledged;
+use crate::task::errors::ErrorHandler;
 use crate::task::records::RecordCheck;
 use crate::task::{IdleBackoff, TaskContext, TaskFailure, pause};
 use rdkafka::producer::{BaseRecord, Producer};
@@ -54,6 +56,9 @@ pub(super) struct SourceRunner<'a> {
     pub(super) txn: Option<OpenTxn>,
     /// Limits and contract checks on each batch.
     pub(super) check: RecordCheck,
+    /// What becomes of records a transform, a converter or a check refuses
+    /// (`errors.*`).
+    pub(super) errors: ErrorHandler,
 }
 
 impl SourceRunner<'_> {
@@ -63,6 +68,8 @@ impl SourceRunner<'_> {
 
     pub(super) fn poll_loop(&mut self) -> Result<(), TaskFailure> {
         let max = self.ctx.connector.batch_max_records;
+        // When `poll` started failing with retriable errors, if it is.
+        let mut retrying_since: Option<Instant> = None;
         while !self.ctx.stopping() {
             self.check_failure()?;
             self.complete_write();
@@ -70,9 +77,28 @@ impl SourceRunner<'_> {
             if self.last_commit.elapsed() >= self.ctx.worker.offset_flush_interval {
                 self.commit_offsets()?;
             }
-            let records = match self.guest.source_poll(max) {
-                Ok(r) => r,
+            let mut tolerate = self.errors.configured().then(|| self.errors.tolerate(self.ctx));
+            let polled = self
+                .guest
+                .source_poll(max, tolerate.as_mut().map(|t| t as &mut dyn Tolerate));
+            let records = match polled {
+                Ok(r) => {
+                    retrying_since = None;
+                    r
+                }
                 Err(GuestError::Retriable(msg)) => {
+                    // Kafka Connect polls again without end; with
+                    // errors.retry.timeout set, Copycat gives up after it.
+                    let since = *retrying_since.get_or_insert_with(Instant::now);
+                    if let Some(limit) = self.ctx.connector.errors.task_retry_timeout
+                        && since.elapsed() >= limit
+                    {
+                        return Err(TaskFailure(format!(
+                            "`poll` kept failing with retriable errors for {:.1?}, past errors.retry.timeout ({} ms); the last: {msg}",
+                            since.elapsed(),
+                            limit.as_millis()
+                        )));
+                    }
                     tracing::warn!(%msg, "poll failed with a retriable error; retrying");
                     pause(
                         self.ctx,
@@ -82,7 +108,12 @@ impl SourceRunner<'_> {
                 }
                 Err(e) => return Err(e.into()),
             };
-            self.check.check(self.ctx, &records, max)?;
+            let records = self.check.check(
+                self.ctx,
+                records,
+                max,
+                tolerate.as_mut().map(|t| t as &mut dyn Tolerate),
+            )?;
             if records.is_empty() {
                 if self.txn.is_some() {
                     // A connector may end its transaction on an empty poll.
@@ -219,6 +250,8 @@ impl SourceRunner<'_> {
 
     /// Produce offset records for `positions` to the offsets topic.
     pub(super) fn write_offsets(&self, positions: &[SourcePosition], kind: usize) -> Result<(), TaskFailure> {
+        // The dead letters of records these offsets pass first.
+        self.errors.flush(self.ctx.worker.offset_flush_timeout)?;
         if kind == KIND_OFFSETS {
             self.acks().offsets_pending.store(positions.len(), Ordering::Release);
         }
