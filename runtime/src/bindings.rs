@@ -102,4 +102,15 @@ pub(crate) mod transform {
     pub(crate) use exports::copycat::transform::transformer;
 }
 
+/// `copycat:errant@0.1.0` (`wit/errant@0.1.0`): the errant record
+/// reporter a sink of any contract version may import.
+pub(crate) mod errant {
+    wasmtime::component::bindgen!({
+        path: "../wit/errant@0.1.0",
+        world: "reporting",
+    });
+
+    pub(crate) use copycat::errant::reporter;
+}
+
 pub(crate) use source::copycat::connector::{clock, logging, offsets, transactions, types};

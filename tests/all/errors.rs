@@ -1,7 +1,9 @@
 //! Error tolerance and the dead letter queue (Kafka Connect's `errors.*`)
 //! on a real broker. A sink is fed 10,000 records of which 37 are
-//! poisoned: 20 values that are not JSON (the value converter refuses
-//! them) and 17 whose `amount` is not a number (Cast refuses them). With
+//! poisoned: 13 values that are not JSON (the value converter refuses
+//! them), 12 whose `amount` is not a number (Cast refuses them) and 12
+//! whose line is over the file-sink's `line.max.bytes` (the connector
+//! reports them through the errant record reporter). With
 //! `errors.tolerance=all` the task stays RUNNING, the 37 are in the dead
 //! letter queue as they were consumed, with Kafka Connect's
 //! `__connect.errors.*` headers, every other record is written once, the
@@ -25,8 +27,9 @@ const COUNT: i64 = 10_000;
 fn poison(i: i64) -> Option<&'static str> {
     // 37 in all, spread over the input, the first at 100.
     match i {
-        _ if i >= 100 && (i - 100) % 500 == 0 && (i - 100) / 500 < 20 => Some("not json"),
-        _ if i >= 333 && (i - 333) % 577 == 0 && (i - 333) / 577 < 17 => Some("not a number"),
+        _ if i >= 100 && (i - 100) % 500 == 0 && (i - 100) / 500 < 13 => Some("not json"),
+        _ if i >= 333 && (i - 333) % 577 == 0 && (i - 333) / 577 < 12 => Some("not a number"),
+        _ if i >= 250 && (i - 250) % 601 == 0 && (i - 250) / 601 < 12 => Some("too long"),
         _ => None,
     }
 }
@@ -34,6 +37,7 @@ fn poison(i: i64) -> Option<&'static str> {
 fn value(i: i64) -> String {
     match poison(i) {
         Some("not json") => format!("{{\"id\": {i}, broken"),
+        Some("too long") => json!({"id": i, "amount": "5", "pad": "x".repeat(600)}).to_string(),
         Some(_) => json!({"id": i, "amount": format!("x{i}")}).to_string(),
         None => json!({"id": i, "amount": (i % 90).to_string()}).to_string(),
     }
@@ -148,6 +152,7 @@ fn sink_pairs<'a>(
         ("transforms", "cast"),
         ("transforms.cast.type", "org.apache.kafka.connect.transforms.Cast$Value"),
         ("transforms.cast.spec", "amount:int32"),
+        ("line.max.bytes", "200"),
         ("errors.tolerance", tolerance),
         ("errors.log.enable", "true"),
         ("errors.log.include.messages", "true"),
@@ -224,6 +229,8 @@ fn with_tolerance_all_poisoned_records_go_to_the_dead_letter_queue_and_the_rest_
         );
         let (stage, class) = match poison(i) {
             Some("not json") => ("VALUE_CONVERTER", JSON),
+            // The file-sink reported it through the errant record reporter.
+            Some("too long") => ("TASK_PUT", "org.apache.kafka.connect.sink.SinkTask"),
             _ => ("TRANSFORMATION", "org.apache.kafka.connect.transforms.Cast$Value"),
         };
         let offset = i.to_string();
@@ -541,5 +548,50 @@ fn with_tolerance_none_a_source_s_first_refused_record_fails_the_task() {
     assert_eq!(letters.len(), 1);
     assert_eq!(letters[0].value.as_deref(), Some("row-2"));
     assert_eq!(topic_size(&topic), 0, "nothing of the failed batch was written");
+    worker.shutdown();
+}
+
+/// Without a dead letter queue or the error log there is no errant record
+/// reporter (as in Kafka Connect): the file-sink fails the task naming the
+/// record it could not write, and nothing of its batch is committed.
+#[test]
+fn without_a_reporter_a_record_the_sink_cannot_write_fails_the_task_naming_it() {
+    init_logging();
+    let offsets = unique("offsets");
+    let topic = unique("poisoned");
+    block_on(create_topic(&topic, 1));
+    produce_input(&topic);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let name = unique("unreported");
+    let pairs = [
+        ("name", name.as_str()),
+        ("connector.class", "file-sink"),
+        ("topics", topic.as_str()),
+        ("directory", out),
+        ("grants.fs.write", out),
+        ("value.converter", "org.apache.kafka.connect.storage.StringConverter"),
+        ("line.max.bytes", "200"),
+        ("task.restart.max.attempts", "0"),
+    ];
+    let worker = start_worker(&offsets);
+    worker.start_connector(connector(&worker, &pairs)).unwrap();
+    let trace = eventually("the task failed", Duration::from_secs(60), || {
+        task_states(&worker, &name)
+            .into_iter()
+            .find(|(s, _)| s == "FAILED")
+            .and_then(|(_, t)| t)
+    });
+    // Every value is a string to StringConverter: the first line over the
+    // limit is the record at offset 250's.
+    assert!(
+        trace.contains("offset 250") && trace.contains("no errant record reporter"),
+        "{trace}"
+    );
+    let lines = std::fs::read_to_string(dir.path().join(format!("{topic}-0.txt")))
+        .unwrap_or_default()
+        .lines()
+        .count();
+    assert!(lines <= 250, "{lines} lines written");
     worker.shutdown();
 }

@@ -17,6 +17,13 @@
 //!   `value.format=json`, and is the line `null` with `string`, as
 //!   FileStreamSink prints it.
 //!
+//! A line longer than `line.max.bytes` (default: no limit) is not written:
+//! the record is reported errant (`copycat:errant/reporter`, Kafka
+//! Connect's ErrantRecordReporter), so the host sends it to the connector's
+//! dead letter queue and, with `errors.tolerance=all`, the task goes on;
+//! without a reporter (no dead letter queue, no error log) or with
+//! `errors.tolerance=none` the task fails naming the record.
+//!
 //! A FileStreamSink config read with StringConverter keeps its plain lines
 //! with `value.format=string` (`json` writes a string value as a JSON
 //! string, in quotes).
@@ -52,6 +59,17 @@ use copycat_sdk::v0_3::{
     Config, ConfigKey, ConfigProblem, Connector, Error, Importance, PayloadKind, PayloadView, PluginInfo, Schema,
     SinkBatch, SinkRecord, SinkTask, TopicPartition, TopicPartitionOffset, Value, grants, log,
 };
+
+/// `line.max.bytes`: `usize::MAX` for 0 (no limit).
+fn line_max_bytes(config: &Config) -> Result<usize, String> {
+    match config.get("line.max.bytes").map(str::trim) {
+        None | Some("") | Some("0") => Ok(usize::MAX),
+        Some(v) => match v.parse::<u64>() {
+            Ok(n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+            Err(_) => Err(format!("'{v}' is not a number of bytes (0: no limit)")),
+        },
+    }
+}
 
 /// How typed values become lines (`value.format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,6 +148,12 @@ impl Connector for FileSink {
                  as the line null). Raw values (ByteArrayConverter, the default) are written as \
                  they are, whatever the format",
             ))
+            .config(ConfigKey::long("line.max.bytes").default_value("0").doc(
+                "The longest line written, in bytes (0: no limit). A record whose line is longer \
+                 is reported errant: it goes to the dead letter queue \
+                 (errors.deadletterqueue.topic.name) and, with errors.tolerance=all, the task goes \
+                 on; otherwise the task fails naming the record",
+            ))
             .config(
                 ConfigKey::list("topics")
                     .importance(Importance::High)
@@ -150,6 +174,9 @@ impl Connector for FileSink {
         }
         if let Err(e) = ValueFormat::parse(config) {
             problems.push(ConfigProblem::new("value.format", e));
+        }
+        if let Err(e) = line_max_bytes(config) {
+            problems.push(ConfigProblem::new("line.max.bytes", e));
         }
         problems
     }
@@ -176,6 +203,8 @@ pub struct FileSinkTask {
     exactly_once: bool,
     /// `value.format`.
     format: ValueFormat,
+    /// `line.max.bytes` (`usize::MAX`: no limit).
+    line_max: usize,
     /// What writes `value.format=json` lines.
     json: JsonConverter,
     /// Exactly-once: the first and last offset of the records in each
@@ -394,6 +423,7 @@ impl SinkTask for FileSinkTask {
             }
         };
         let format = ValueFormat::parse(&config).map_err(|e| Error::config(format!("config 'value.format': {e}")))?;
+        let line_max = line_max_bytes(&config).map_err(|e| Error::config(format!("config 'line.max.bytes': {e}")))?;
         Ok(Self {
             directory: directory.to_string(),
             buffers: BTreeMap::new(),
@@ -401,6 +431,7 @@ impl SinkTask for FileSinkTask {
             files: BTreeMap::new(),
             exactly_once,
             format,
+            line_max,
             json: json_converter(),
             ranges: BTreeMap::new(),
             next: BTreeMap::new(),
@@ -462,15 +493,31 @@ impl SinkTask for FileSinkTask {
                     }
                     range = Some(range.map_or((record.offset, record.offset), |(first, _)| (first, record.offset)));
                 }
+                let start = buffer.len();
                 // Raw bytes, the fast path: as they are.
-                if let Some(value) = record.value.as_bytes() {
-                    buffer.extend_from_slice(value);
-                    buffer.push(b'\n');
+                let line = match record.value.as_bytes() {
+                    Some(value) => {
+                        buffer.extend_from_slice(value);
+                        true
+                    }
+                    None => write_typed(buffer, &record.value, self.format, &self.json)?,
+                };
+                if !line {
                     continue;
                 }
-                if write_typed(buffer, &record.value, self.format, &self.json)? {
-                    buffer.push(b'\n');
+                let len = buffer.len() - start;
+                if len > self.line_max {
+                    buffer.truncate(start);
+                    let why = format!("its line is {len} bytes, over line.max.bytes ({})", self.line_max);
+                    record.report_errant(&why).map_err(|e| {
+                        Error::fatal(format!(
+                            "the record at topic {} partition {} offset {}: {why}, and it could not be reported: {e}",
+                            record.topic, record.partition, record.offset
+                        ))
+                    })?;
+                    continue;
                 }
+                buffer.push(b'\n');
             }
             if let Some(range) = range {
                 self.ranges.insert(tp, range);

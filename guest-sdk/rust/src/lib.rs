@@ -25,8 +25,8 @@
 //! [`Error::Fatal`]. A panic traps the instance, which the host treats as a
 //! bug and fails the task without retrying.
 //!
-//! Host functions: [`log`], [`clock`] and, for source tasks only,
-//! [`SourceTask::read_offsets`]. On non-WebAssembly targets they fall back to
+//! Host functions: [`log`], [`clock`], for source tasks only
+//! [`SourceTask::read_offsets`], and for sink tasks [`errant::report`]. On non-WebAssembly targets they fall back to
 //! `std` so that connector logic can be unit-tested natively.
 //!
 //! Everything else is plain WASI 0.2 through `std` (or any WASI library),
@@ -112,6 +112,7 @@ pub mod __private;
 mod batch;
 pub mod clock;
 mod config;
+pub mod errant;
 mod error;
 pub mod grants;
 mod host;

@@ -455,6 +455,17 @@ impl Guest {
         })
     }
 
+    /// How the sink's errant record reports are taken (its `errors.*`).
+    pub fn set_errant_reporting(&mut self, reporting: crate::host::errant::Reporting) {
+        self.store.data_mut().errant.set_reporting(reporting);
+    }
+
+    /// The records the last `put` reported errant: (index in its batch,
+    /// reason), in the order reported.
+    pub fn take_errant_reports(&mut self) -> Vec<(u32, String)> {
+        self.store.data_mut().errant.end()
+    }
+
     /// The transaction request (`copycat:connector/transactions`) the guest
     /// made during its last call, if any.
     pub fn take_transaction_request(&mut self) -> Option<crate::host::transactions::TransactionRequest> {
@@ -523,8 +534,12 @@ impl Guest {
     /// `sink-task.put`.
     ///
     /// `batch` must be in this component's shape ([`Guest::sink_batch`]).
+    ///
+    /// The records the guest reports errant during the call
+    /// (`copycat:errant/reporter`) wait in [`Guest::take_errant_reports`].
     pub fn sink_put(&mut self, batch: &SinkBatch) -> Result<(), GuestError> {
         self.sink("put")?;
+        self.store.data_mut().errant.begin(batch.len());
         let contract = self.contract();
         self.call("put", |b, s| match (b, batch) {
             (Bindings::Sink(b), SinkBatch::Records(records)) => b.copycat_connector_sink_task().call_put(s, records),

@@ -50,6 +50,11 @@ const PROVIDED: &[(&str, &[&str], &str)] = &[
     ("copycat:connector", &["types", "batch", "logging", "clock"], "0.3."),
 ];
 
+/// Whether `package` is the errant record reporter, which only sinks get.
+fn sink_only(package: &str, interface: &str, version: &str) -> bool {
+    package == "copycat:errant" && interface == "reporter" && version.starts_with("0.1.")
+}
+
 /// Copycat interfaces only the source world imports.
 const SOURCE_ONLY: &[&str] = &["offsets", "transactions"];
 
@@ -64,6 +69,9 @@ fn provided(name: &str, world: Kind) -> bool {
         && SOURCE_ONLY.contains(&interface)
     {
         return world == Kind::Source;
+    }
+    if sink_only(package, interface, version) {
+        return world == Kind::Sink;
     }
     PROVIDED
         .iter()
@@ -101,5 +109,8 @@ mod tests {
         assert!(provided("copycat:connector/logging@0.3.0", Kind::Transform));
         assert!(provided("copycat:connector/batch@0.3.0", Kind::Transform));
         assert!(!provided("copycat:connector/offsets@0.3.0", Kind::Transform));
+        assert!(provided("copycat:errant/reporter@0.1.0", Kind::Sink));
+        assert!(!provided("copycat:errant/reporter@0.1.0", Kind::Source));
+        assert!(!provided("copycat:errant/reporter@0.1.0", Kind::Transform));
     }
 }

@@ -14,7 +14,7 @@ use super::limits::{MemoryLimiter, TaskLimits};
 use super::logging::TaskIdent;
 use super::offsets::OffsetSnapshot;
 use super::stdio::{self, StderrTail};
-use super::{blocking, clock, file_streams, logging, offsets, transactions, wasi};
+use super::{blocking, clock, errant, file_streams, logging, offsets, transactions, wasi};
 
 /// Everything a task's `Store` holds.
 pub struct TaskHost {
@@ -29,6 +29,7 @@ pub struct TaskHost {
     pub(crate) clock: clock::ClockCtx,
     pub(crate) offsets: offsets::OffsetsCtx,
     pub(crate) transactions: transactions::TransactionsCtx,
+    pub(crate) errant: errant::ErrantCtx,
 }
 
 impl TaskHost {
@@ -62,6 +63,7 @@ impl TaskHost {
             clock: clock::ClockCtx::new(),
             offsets: offsets::OffsetsCtx::new(offsets),
             transactions: transactions::TransactionsCtx::default(),
+            errant: errant::ErrantCtx::default(),
         })
     }
 }
@@ -122,7 +124,8 @@ impl WasiView for TaskHost {
 /// component may import them, as componentize-js output does) and the
 /// Copycat host interfaces. What WASI reaches is decided per task by its
 /// grants.
-/// Sinks do not get the `offsets` and `transactions` imports.
+/// Sinks do not get the `offsets` and `transactions` imports; only sinks
+/// get the errant record reporter.
 pub fn linker(engine: &wasmtime::Engine, world: Kind) -> wasmtime::Result<Linker<TaskHost>> {
     let mut linker: Linker<TaskHost> = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
@@ -134,6 +137,9 @@ pub fn linker(engine: &wasmtime::Engine, world: Kind) -> wasmtime::Result<Linker
     if world == Kind::Source {
         offsets::add_to_linker(&mut linker, |h| &mut h.offsets)?;
         transactions::add_to_linker(&mut linker, |h| &mut h.transactions)?;
+    }
+    if world == Kind::Sink {
+        errant::add_to_linker(&mut linker, |h| &mut h.errant)?;
     }
     Ok(linker)
 }

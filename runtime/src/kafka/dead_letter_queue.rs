@@ -182,6 +182,20 @@ impl DeadLetterProducer {
     }
 }
 
+/// Letters still on their way when the task ends get this long (librdkafka
+/// purges what is queued when its producer is dropped).
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Drop for DeadLetterProducer {
+    /// As Kafka Connect's `close()`: what was sent is delivered first (a
+    /// task failing with `errors.tolerance=none` still queues its record).
+    fn drop(&mut self) {
+        if let Err(e) = self.flush(CLOSE_TIMEOUT) {
+            tracing::error!(error = %e, "closing the dead letter queue");
+        }
+    }
+}
+
 /// Create `topic` with one partition if it does not exist. Blocking.
 fn ensure_topic(worker: &WorkerConfig, overrides: &Props, topic: &str, replication: i16) -> Result<(), KafkaError> {
     let what = || format!("creating dead letter queue topic {topic}");

@@ -94,6 +94,17 @@ impl ErrorHandler {
         self.config != ErrorsConfig::default()
     }
 
+    /// How a sink's errant record reports are taken: as Kafka Connect,
+    /// there is a reporter only with a dead letter queue or the error log.
+    pub(crate) fn reporting(&self) -> crate::host::errant::Reporting {
+        use crate::host::errant::Reporting;
+        match (self.dlq.is_some() || self.config.log, self.config.tolerance) {
+            (false, _) => Reporting::Unavailable,
+            (true, Tolerance::All) => Reporting::Tolerated,
+            (true, Tolerance::None) => Reporting::Fails,
+        }
+    }
+
     /// `failed` happened (retries, if any, are over): count, log, queue it;
     /// `true` if the task goes on without the record.
     pub(crate) fn failed(&self, failed: &RecordFailed<'_>) -> bool {

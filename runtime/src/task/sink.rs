@@ -21,7 +21,7 @@ use super::double_buffer::DoubleBuffer;
 use super::errors::{ErrorHandler, TaskTolerance};
 use super::{SinkChain, TaskContext, TaskFailure, TaskMetrics, pause};
 use crate::connector::TaskState;
-use crate::engine::batch::Contract;
+use crate::engine::batch::{Contract, DATA_EXCEPTION, Original, RecordFailed, Stage};
 use crate::engine::guest::{
     Guest, GuestError, SinkBatch, SinkRecordRef, TopicPartition, TopicPartitionOffset, TypedError, transform_sink,
 };
@@ -39,6 +39,9 @@ type Tp = (String, i32);
 struct PutBatch {
     consumed: SinkBatch,
     transformed: Option<SinkBatch>,
+    /// With a chain: for each record of `transformed`, the index in
+    /// `consumed` of the record it came from.
+    origins: Vec<usize>,
 }
 
 impl PutBatch {
@@ -49,11 +52,13 @@ impl PutBatch {
             Self {
                 consumed: SinkBatch::new(Contract::V0_2),
                 transformed: Some(guest.sink_batch()),
+                origins: Vec::new(),
             }
         } else {
             Self {
                 consumed: guest.sink_batch(),
                 transformed: None,
+                origins: Vec::new(),
             }
         }
     }
@@ -64,6 +69,7 @@ impl PutBatch {
     }
 
     fn clear(&mut self) {
+        self.origins.clear();
         self.consumed.clear();
         if let Some(t) = &mut self.transformed {
             t.clear();
@@ -82,8 +88,15 @@ impl PutBatch {
             out.clear();
             let mut errors = errors;
             let tolerate = errors.as_mut().map(|t| t as &mut dyn crate::engine::batch::Tolerate);
-            transform_sink(&self.consumed, &mut c.chain, c.converters.as_ref(), out, tolerate)
-                .map_err(put_batch_failure)?;
+            transform_sink(
+                &self.consumed,
+                &mut c.chain,
+                c.converters.as_ref(),
+                out,
+                &mut self.origins,
+                tolerate,
+            )
+            .map_err(put_batch_failure)?;
         }
         Ok(())
     }
@@ -327,6 +340,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
         topics: ctx.topics.tracker(),
         assignment: None,
     }));
+    lock(&shared).guest.set_errant_reporting(errors.reporting());
     lock(&shared).guest.sink_start(&ctx.task_config)?;
 
     let cfg = sink_consumer_config(
@@ -597,6 +611,49 @@ fn put_loop(ctx: &TaskContext, shared: &Mutex<SinkShared>, batches: &DoubleBuffe
     }
 }
 
+/// Kafka Connect's executing class for a record a sink task reports.
+const SINK_TASK: &str = "org.apache.kafka.connect.sink.SinkTask";
+
+/// The records of `batch` the connector reported errant during `put`
+/// (index in the put batch, reason), through the task's error handling:
+/// logged, queued as they were consumed (stage TASK_PUT); with
+/// `errors.tolerance=none` the task fails after the last one.
+fn errant_reported(errors: &ErrorHandler, batch: &PutBatch, reports: Vec<(u32, String)>) -> Result<(), TaskFailure> {
+    let raw = batch
+        .consumed
+        .raw_records()
+        .map_err(|e| TaskFailure(format!("host invariant: the consumed batch of an errant record: {e}")))?;
+    let mut exceeded = None;
+    for (index, reason) in reports {
+        let consumed = match batch.transformed {
+            Some(_) => batch.origins.get(index as usize).copied(),
+            None => Some(index as usize),
+        };
+        let record = consumed.and_then(|i| raw.get(i));
+        let message = match record {
+            Some(r) => format!(
+                "the connector reported the record at topic {} partition {} offset {} as errant: {reason}",
+                r.topic, r.partition, r.offset
+            ),
+            None => format!("the connector reported record {index} of its put batch as errant: {reason}"),
+        };
+        let failed = RecordFailed {
+            original: record.map(Original::Consumed),
+            stage: Stage::TaskPut,
+            class: SINK_TASK,
+            exception: DATA_EXCEPTION,
+            message,
+        };
+        if !errors.failed(&failed) && exceeded.is_none() {
+            exceeded = Some(failed.message);
+        }
+    }
+    match exceeded {
+        Some(m) => Err(TaskFailure(format!("Tolerance exceeded in error handler: {m}"))),
+        None => Ok(()),
+    }
+}
+
 fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &PutBatch) -> Result<(), TaskFailure> {
     let put = batch.to_put();
     let mut backoff = Duration::from_millis(100);
@@ -610,6 +667,12 @@ fn put_with_retry(ctx: &TaskContext, shared: &Mutex<SinkShared>, batch: &PutBatc
         // A batch the chain dropped every record of is not put; its
         // offsets still count.
         let result = if put.is_empty() { Ok(()) } else { sh.guest.sink_put(put) };
+        // What the connector reported errant is handled whatever `put`
+        // returned (as in Kafka Connect, the report happened).
+        let reports = sh.guest.take_errant_reports();
+        if !reports.is_empty() {
+            errant_reported(&sh.errors, batch, reports)?;
+        }
         match result {
             Ok(()) => {
                 // The offsets of what was consumed (not the topics the

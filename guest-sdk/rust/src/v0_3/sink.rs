@@ -348,6 +348,17 @@ pub struct SinkRecordRef<'a> {
 }
 
 impl SinkRecordRef<'_> {
+    /// Its index in the batch `put` received.
+    pub fn index(&self) -> usize {
+        self.value.record
+    }
+
+    /// Report it as a record the task could not write
+    /// ([`crate::errant::report`]).
+    pub fn report_errant(&self, reason: impl AsRef<str>) -> Result<(), crate::errant::ReportError> {
+        crate::errant::report(self.index(), reason)
+    }
+
     /// An owned copy, every part decoded.
     pub fn to_record(&self) -> Result<SinkRecord, Error> {
         Ok(SinkRecord {

@@ -239,7 +239,7 @@ impl SinkBatch {
 
     /// The records of a batch of bytes (0.1.0, 0.2.0, or 0.3.0 built
     /// without converters), borrowed, in order: what the consumer gave.
-    pub(super) fn raw_records(&self) -> Result<Vec<RawSinkRecord<'_>>, String> {
+    pub fn raw_records(&self) -> Result<Vec<RawSinkRecord<'_>>, String> {
         if let Self::Typed(t) = self
             && t.decoders.is_some()
         {

@@ -79,13 +79,18 @@ fn refuse(
 /// asked about every record a converter or transform refuses (leave it
 /// out, or fail) and every retriable refusal (try again); without it the
 /// first refusal fails the batch.
+///
+/// `origins` gets, for each record of `out`, the index in `consumed` of the
+/// record it came from (what an errant record report names).
 pub fn transform_sink(
     consumed: &SinkBatch,
     chain: &mut Chain,
     converters: &dyn RecordConverters,
     out: &mut SinkBatch,
+    origins: &mut Vec<usize>,
     mut tolerate: Option<&mut dyn Tolerate>,
 ) -> Result<(), TypedError> {
+    origins.clear();
     let raw = consumed.raw_records()?;
     let mut records = Vec::with_capacity(raw.len());
     // The index in `raw` of each of `records` (a refused record has none).
@@ -215,6 +220,7 @@ pub fn transform_sink(
                 .collect();
             out.push_fields(&topic, partition, offset, timestamp, key, value, headers)
                 .map_err(|e| TypedError::Convert(ConvertError::permanent(format!("{}: {e}", place(i)))))?;
+            origins.push(kept.get(i).copied().unwrap_or_default());
             continue;
         }
         // Bytes: what the chain left raw as it is, the rest through the
@@ -302,6 +308,7 @@ pub fn transform_sink(
             TypedError::Malformed(m) => TypedError::Malformed(format!("{}: {m}", place(i))),
             other => other,
         })?;
+        origins.push(kept.get(i).copied().unwrap_or_default());
     }
     Ok(())
 }
@@ -434,7 +441,8 @@ mod tests {
         for contract in [Contract::V0_1, Contract::V0_2] {
             let input = consumed(&[]);
             let mut out = SinkBatch::new(contract);
-            transform_sink(&input, &mut the_chain(), &Conv, &mut out, None).unwrap_or_else(|e| panic!("{e}"));
+            transform_sink(&input, &mut the_chain(), &Conv, &mut out, &mut Vec::new(), None)
+                .unwrap_or_else(|e| panic!("{e}"));
             let got = out.raw_records().unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(got.len(), 3, "{contract}: the marked record is dropped");
             for (r, i) in got.iter().zip([0i64, 1, 3]) {
@@ -458,7 +466,8 @@ mod tests {
     fn a_typed_sink_gets_the_chains_typed_values() {
         let input = consumed(&[]);
         let mut out = SinkBatch::typed(Some(Arc::new(Conv)));
-        transform_sink(&input, &mut the_chain(), &Conv, &mut out, None).unwrap_or_else(|e| panic!("{e}"));
+        transform_sink(&input, &mut the_chain(), &Conv, &mut out, &mut Vec::new(), None)
+            .unwrap_or_else(|e| panic!("{e}"));
         let SinkBatch::Typed(t) = &out else {
             panic!("a 0.3.0 batch");
         };
@@ -482,7 +491,7 @@ mod tests {
     fn a_failing_transform_names_its_alias_and_the_record() {
         let input = consumed(&[(1, "\"text\"")]);
         let mut out = SinkBatch::new(Contract::V0_2);
-        let e = transform_sink(&input, &mut the_chain(), &Conv, &mut out, None).err();
+        let e = transform_sink(&input, &mut the_chain(), &Conv, &mut out, &mut Vec::new(), None).err();
         let Some(TypedError::Convert(e)) = e else {
             panic!("a conversion error: {e:?}");
         };
@@ -495,7 +504,15 @@ mod tests {
             e.message
         );
         assert!(!e.retriable);
-        let e = transform_sink(&consumed(&[(3, "{")]), &mut the_chain(), &Conv, &mut out, None).err();
+        let e = transform_sink(
+            &consumed(&[(3, "{")]),
+            &mut the_chain(),
+            &Conv,
+            &mut out,
+            &mut Vec::new(),
+            None,
+        )
+        .err();
         assert!(
             matches!(&e, Some(TypedError::Convert(c))
                 if c.message.starts_with("the record at topic orders partition 2 offset 13: its value: ")),
@@ -539,7 +556,15 @@ mod tests {
             skip: true,
             ..Seen::default()
         };
-        transform_sink(&input, &mut the_chain(), &Conv, &mut out, Some(&mut seen)).unwrap_or_else(|e| panic!("{e}"));
+        transform_sink(
+            &input,
+            &mut the_chain(),
+            &Conv,
+            &mut out,
+            &mut Vec::new(),
+            Some(&mut seen),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         // 12 is filtered, 11 and 13 refused: only 10 is put.
         let offsets: Vec<i64> = out.partition_runs().map(|(_, _, o)| o).collect();
         assert_eq!(offsets, [10]);
@@ -559,7 +584,15 @@ mod tests {
         // reported.
         let mut out = SinkBatch::new(Contract::V0_2);
         let mut seen = Seen::default();
-        let e = transform_sink(&input, &mut the_chain(), &Conv, &mut out, Some(&mut seen)).err();
+        let e = transform_sink(
+            &input,
+            &mut the_chain(),
+            &Conv,
+            &mut out,
+            &mut Vec::new(),
+            Some(&mut seen),
+        )
+        .err();
         assert!(matches!(e, Some(TypedError::Convert(_))), "{e:?}");
         assert_eq!(seen.failed.len(), 1);
     }
@@ -600,7 +633,15 @@ mod tests {
         let mut out = SinkBatch::new(Contract::V0_2);
         let mut seen = Seen::default();
         let flaky = Flaky(std::sync::atomic::AtomicU32::new(0));
-        transform_sink(&input, &mut chain(&[]), &flaky, &mut out, Some(&mut seen)).unwrap_or_else(|e| panic!("{e}"));
+        transform_sink(
+            &input,
+            &mut chain(&[]),
+            &flaky,
+            &mut out,
+            &mut Vec::new(),
+            Some(&mut seen),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((seen.retries, seen.failed.len(), out.len()), (2, 0, 4));
     }
 
@@ -636,7 +677,7 @@ mod tests {
             ("transforms.route.replacement", "elsewhere"),
         ]);
         for mut out in [SinkBatch::new(Contract::V0_2), SinkBatch::typed(None)] {
-            transform_sink(&input, &mut route, &Raw, &mut out, None).unwrap_or_else(|e| panic!("{e}"));
+            transform_sink(&input, &mut route, &Raw, &mut out, &mut Vec::new(), None).unwrap_or_else(|e| panic!("{e}"));
             let got = out.raw_records().unwrap_or_else(|e| panic!("{e}"));
             let want = input.raw_records().unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(got.len(), 4);
