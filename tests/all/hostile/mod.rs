@@ -586,6 +586,53 @@ fn a_retriable_put_error_redelivers_the_batch_in_order() {
     a.stop();
 }
 
+/// The errant record reporter holds at most one report per record of the
+/// running `put`, its reason cut to 4 KiB, and takes none outside `put` or
+/// past the batch: a sink that reports every record 20 times with 256 KiB
+/// reasons gets one dead letter per record, each with a short message, and
+/// keeps running.
+#[test]
+fn errant_record_reports_are_bounded_by_the_batch() {
+    let input = sink_input("errant-flood");
+    let dlq = unique("hostile-dlq");
+    let a = start(
+        &hostile_sink(),
+        "errant-flood",
+        ("topics", &input),
+        &[
+            ("errors.tolerance", "all"),
+            ("errors.deadletterqueue.topic.name", &dlq),
+            ("errors.deadletterqueue.topic.replication.factor", "1"),
+            ("errors.deadletterqueue.context.headers.enable", "true"),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("errant-flood was refused: {e}"));
+    eventually("every record put and flushed", DEADLINE, || {
+        let (state, trace) = task_states(worker(), &a.name).pop()?;
+        assert_ne!(state, "FAILED", "{trace:?}");
+        (a.flushed() >= SINK_INPUT as u64).then_some(())
+    });
+    let letters = eventually("a letter per record", DEADLINE, || {
+        let l = read_messages(&dlq, |m| {
+            use rdkafka::Message;
+            use rdkafka::message::Headers;
+            let message = m
+                .headers()
+                .and_then(|h| h.iter().find(|h| h.key == "__connect.errors.exception.message"))
+                .and_then(|h| h.value.map(<[u8]>::len));
+            (m.key().map(<[u8]>::to_vec), message)
+        });
+        (l.len() >= SINK_INPUT).then_some(l)
+    });
+    assert_eq!(letters.len(), SINK_INPUT, "one letter per record, not per report");
+    for (key, message) in &letters {
+        let len = message.unwrap_or_default();
+        assert!(len > 0 && len < 4096 + 256, "{key:?}: a {len}-byte message");
+    }
+    assert_eq!(task_states(worker(), &a.name)[0].0, "RUNNING");
+    a.stop();
+}
+
 /// A minimal valid core module (not a component): one function, exported as
 /// `describe`, as if it were a connector.
 const CORE_MODULE: &[u8] = &[
