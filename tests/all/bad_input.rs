@@ -145,7 +145,7 @@ fn bad_configs_and_components_are_refused_with_clear_errors() {
 
 /// Kafka Connect keys Copycat does not carry out yet are refused by key
 /// at create, not passed to the connector as if honoured; Kafka Connect's
-/// defaults pass.
+/// defaults pass; a config provider Copycat does not have is refused.
 #[test]
 fn kafka_connect_keys_not_carried_out_are_refused_naming_the_key() {
     let worker = worker_config(&unique("offsets"));
@@ -161,13 +161,14 @@ fn kafka_connect_keys_not_carried_out_are_refused_naming_the_key() {
     assert!(err.contains(key) && err.contains("not implemented"), "{key}: {err}");
     let err = copycat_runtime::WorkerConfig::from_props(props(&[
         ("bootstrap.servers", "127.0.0.1:9092"),
-        ("config.providers", "file"),
+        ("config.providers", "vault"),
+        ("config.providers.vault.class", "com.example.VaultConfigProvider"),
     ]))
     .map(|_| ())
-    .expect_err("config.providers accepted")
+    .expect_err("an unknown config provider accepted")
     .to_string();
     assert!(
-        err.contains("config.providers") && err.contains("not implemented"),
+        err.contains("config.providers.vault.class") && err.contains("unknown config provider class"),
         "{err}"
     );
 }

@@ -1103,3 +1103,138 @@ async fn active_topics_are_tracked_reset_and_can_be_turned_off() {
     );
     worker.shutdown();
 }
+
+/// Every file under `dir`, as text.
+fn files_under(dir: &std::path::Path) -> Vec<(std::path::PathBuf, String)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else if let Ok(bytes) = std::fs::read(&path) {
+            out.push((path, String::from_utf8_lossy(&bytes).into_owned()));
+        }
+    }
+    out
+}
+
+/// A secret from a properties file (`config.providers`, Kafka Connect's
+/// FileConfigProvider) reaches the connector's task (InsertField writes it
+/// into every record) and nowhere else: not the REST answers, not the
+/// stored state, not the task configs; rewriting the file and restarting
+/// the task puts the new value in the records.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_config_provider_secret_reaches_the_task_and_nothing_else() {
+    init_logging();
+    let secrets = tempfile::tempdir().unwrap();
+    let file = secrets.path().join("db.properties");
+    std::fs::write(&file, "password=S3cret-Value-1\n").unwrap();
+    let cfg = worker_config_with(
+        &unique("offsets"),
+        &[
+            ("config.providers", "file"),
+            (
+                "config.providers.file.class",
+                "org.apache.kafka.common.config.provider.FileConfigProvider",
+            ),
+            (
+                "config.providers.file.param.allowed.paths",
+                secrets.path().to_str().unwrap(),
+            ),
+        ],
+    );
+    let worker = Arc::new(copycat_runtime::Worker::start(cfg).await.unwrap());
+    let state_dir = tempfile::tempdir().unwrap();
+    worker.persist_to(StateStore::new(state_dir.path()));
+    let api = serve(worker.clone(), None).await;
+    let topic = unique("secret-out");
+    create_topic(&topic, 1).await;
+    let reference = format!("${{file:{}:password}}", file.display());
+    let (code, body) = api
+        .send(
+            "PUT",
+            "/connectors/with-secret/config",
+            &json!({
+                "connector.class": "datagen", "topic": topic, "streams": "1", "rate": "100",
+                "record.mode": "typed",
+                "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+                "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+                "transforms": "insert",
+                "transforms.insert.type": "org.apache.kafka.connect.transforms.InsertField$Value",
+                "transforms.insert.static.field": "pw",
+                "transforms.insert.static.value": reference,
+            }),
+        )
+        .await;
+    assert!(code == 201 || code == 200, "{code} {body}");
+    let pw_of_last = |topic: String| async move {
+        tokio::task::spawn_blocking(move || {
+            read_messages(&topic, |m| {
+                use rdkafka::Message;
+                m.payload()
+                    .and_then(|v| serde_json::from_slice::<Value>(v).ok())
+                    .and_then(|v| v["payload"]["pw"].as_str().map(str::to_owned))
+            })
+            .into_iter()
+            .flatten()
+            .last()
+        })
+        .await
+        .unwrap()
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while pw_of_last(topic.clone()).await.as_deref() != Some("S3cret-Value-1") {
+        assert!(Instant::now() < deadline, "the task never wrote the secret");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Nowhere else.
+    for path in [
+        "/connectors?expand=info&expand=status",
+        "/connectors/with-secret",
+        "/connectors/with-secret/config",
+        "/connectors/with-secret/tasks",
+        "/connectors/with-secret/status",
+        "/connectors/with-secret/tasks/0/status",
+        "/connectors/with-secret/offsets",
+    ] {
+        let (code, body) = api.get(path).await;
+        let text = body.to_string();
+        assert!(!text.contains("S3cret"), "GET {path} ({code}) shows the secret: {text}");
+    }
+    let (_, config) = api.get("/connectors/with-secret/config").await;
+    assert_eq!(
+        config["transforms.insert.static.value"],
+        json!(reference),
+        "the reference is kept"
+    );
+    let stored = files_under(state_dir.path());
+    assert!(!stored.is_empty(), "the state is stored");
+    for (path, text) in &stored {
+        assert!(!text.contains("S3cret"), "{} holds the secret", path.display());
+    }
+    // Rotate: the restarted task reads the file again.
+    std::fs::write(&file, "password=S3cret-Value-2\n").unwrap();
+    let (code, body) = api.call("POST", "/connectors/with-secret/tasks/0/restart", None).await;
+    assert!(code < 300, "{code} {body}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while pw_of_last(topic.clone()).await.as_deref() != Some("S3cret-Value-2") {
+        assert!(
+            Instant::now() < deadline,
+            "the restarted task did not read the new secret"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // A reference that cannot be resolved is refused naming it, not a value.
+    let (code, body) = api
+        .send(
+            "PUT",
+            "/connectors/bad-secret/config",
+            &json!({"connector.class": "datagen", "topic": topic,
+                    "password": format!("${{file:{}:nokey}}", file.display())}),
+        )
+        .await;
+    assert_eq!(code, 400, "{body}");
+    let text = body.to_string();
+    assert!(text.contains("nokey") && !text.contains("S3cret"), "{text}");
+    worker.shutdown();
+}

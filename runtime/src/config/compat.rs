@@ -1,10 +1,8 @@
 //! Kafka Connect's framework keys that Copycat does not carry out yet
-//! (topic creation, config providers): refused, naming the key, rather
+//! (topic creation): refused, naming the key, rather
 //! than handed to the connector as if they were honoured.
 
 const TOPIC_CREATION: &str = "topic creation by source connectors (KIP-158) is not implemented in this Copycat version: create the topics beforehand and remove the topic.creation.* keys";
-
-const CONFIG_PROVIDERS: &str = "config providers (${provider:path:key} references) are not implemented in this Copycat version: a reference would reach the connector unresolved; put the value in the config, or remove the key";
 
 /// The problems of a connector config's keys that Copycat does not carry
 /// out: `(key, message)`.
@@ -12,15 +10,6 @@ pub(crate) fn connector_problems<'a>(props: impl Iterator<Item = (&'a String, &'
     props
         .filter(|(k, _)| k.starts_with("topic.creation."))
         .map(|(k, _)| (k.clone(), TOPIC_CREATION.to_owned()))
-        .collect()
-}
-
-/// The problems of a worker config's keys that Copycat does not carry
-/// out: `(key, message)`.
-pub(crate) fn worker_problems<'a>(props: impl Iterator<Item = &'a String>) -> Vec<(String, String)> {
-    props
-        .filter(|k| *k == "config.providers" || k.starts_with("config.providers."))
-        .map(|k| (k.clone(), CONFIG_PROVIDERS.to_owned()))
         .collect()
 }
 
@@ -40,12 +29,5 @@ mod tests {
         let bad = props(&[("topic.creation.default.partitions", "3"), ("topic", "t")]);
         let keys: Vec<String> = connector_problems(bad.iter()).into_iter().map(|(k, _)| k).collect();
         assert_eq!(keys, ["topic.creation.default.partitions"]);
-        let worker = props(&[
-            ("config.providers", "file"),
-            ("config.providers.file.class", "x"),
-            ("group.id", "g"),
-        ]);
-        let keys: Vec<String> = worker_problems(worker.keys()).into_iter().map(|(k, _)| k).collect();
-        assert_eq!(keys, ["config.providers", "config.providers.file.class"]);
     }
 }

@@ -9,6 +9,7 @@ pub mod converters;
 pub mod distributed;
 pub mod errors;
 pub(crate) mod limits;
+pub mod providers;
 mod reader;
 pub(crate) mod rest;
 pub mod security;
@@ -19,6 +20,7 @@ pub use connector::{ConnectorConfig, DeliveryGuarantee, TransactionBoundary, who
 pub use distributed::DistributedConfig;
 pub use errors::{DeadLetterQueue, ErrorsConfig, Tolerance};
 pub use limits::RestartPolicy;
+pub use providers::{ConfigProviders, Resolved};
 pub use reader::{ConfigError, load_properties};
 pub use rest::{RestAuthConfig, RestListener, TlsFiles};
 pub use worker::WorkerConfig;

@@ -15,6 +15,9 @@ use crate::host::TaskLimits;
 /// Settings of one worker process.
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
+    /// `config.providers`: what resolves `${provider:path:key}` references
+    /// in connector configs (and in this config's own values).
+    pub config_providers: super::providers::ConfigProviders,
     /// `bootstrap.servers`.
     pub bootstrap_servers: String,
     /// `plugin.path`: directories searched for `<connector.class>.wasm`.
@@ -160,7 +163,18 @@ impl WorkerConfig {
 
     /// Check a worker config given as key/value pairs.
     pub fn from_props(props: Props) -> Result<Self, ConfigError> {
+        // References in the worker's own values are resolved first.
+        let mut provider_problems = Vec::new();
+        let config_providers = super::providers::ConfigProviders::read(&props, &mut provider_problems);
+        let props = match config_providers.resolve(&props) {
+            Ok(resolved) => resolved.props,
+            Err(problems) => {
+                provider_problems.extend(problems);
+                props
+            }
+        };
         let mut r = Reader::new(&props);
+        r.problems.extend(provider_problems);
         let cache = match r.str("component.cache.dir") {
             Some("none") => None,
             Some(dir) => Some(PathBuf::from(dir)),
@@ -181,6 +195,7 @@ impl WorkerConfig {
             }
         }
         let cfg = Self {
+            config_providers,
             bootstrap_servers: r.str("bootstrap.servers").unwrap_or("localhost:9092").to_owned(),
             plugin_path: r.list("plugin.path").into_iter().map(PathBuf::from).collect(),
             plugin_registry_dir: r
@@ -293,7 +308,6 @@ impl WorkerConfig {
             r.problems
                 .push(("worker.instances.max".into(), "must be positive".into()));
         }
-        r.problems.extend(super::compat::worker_problems(props.keys()));
         r.finish(String::new())?;
         for key in props.keys() {
             let known = KNOWN.contains(&key.as_str())
@@ -302,6 +316,8 @@ impl WorkerConfig {
                 || LIMIT_KEYS.contains(&key.as_str())
                 || security::is_security_key(key)
                 || super::converters::is_converter_key(key)
+                || key == "config.providers"
+                || key.starts_with("config.providers.")
                 || ["producer.", "consumer.", "admin."].iter().any(|p| key.starts_with(p));
             if DISTRIBUTED_IGNORED.contains(&key.as_str()) {
                 tracing::info!(

@@ -204,6 +204,7 @@ impl Handoff {
 }
 
 /// Everything a task thread needs.
+#[derive(Clone)]
 pub(crate) struct TaskContext {
     pub ident: TaskIdent,
     pub worker: Arc<WorkerConfig>,
@@ -398,6 +399,39 @@ impl From<crate::kafka::KafkaError> for TaskFailure {
 /// Run a task body on the current thread inside its tracing span, turning
 /// the outcome into the task's final state, and restart it after failures
 /// as the connector's [`crate::config::RestartPolicy`] allows.
+/// `ctx` with its connector's config-provider references resolved (the
+/// connector config's and the task config's), if it has any. A failure
+/// names the references, never a value.
+fn resolved(ctx: &TaskContext) -> Result<Option<TaskContext>, TaskFailure> {
+    let providers = &ctx.worker.config_providers;
+    let in_task = ctx.task_config.iter().any(|(_, v)| providers.refers(v));
+    let in_connector = ctx.connector.props.values().any(|v| providers.refers(v));
+    if !in_task && !in_connector {
+        return Ok(None);
+    }
+    let fail = |problems: Vec<(String, String)>| {
+        let each: Vec<String> = problems.iter().map(|(k, m)| format!("{k}: {m}")).collect();
+        TaskFailure(format!("resolving config provider references: {}", each.join("; ")))
+    };
+    let mut c = ctx.clone();
+    if in_connector {
+        let r = providers.resolve(&ctx.connector.props).map_err(fail)?;
+        let cfg = ConnectorConfig::from_props(r.props.clone(), &ctx.worker)
+            .map_err(|e| TaskFailure(r.unresolve(&e.to_string())))?;
+        c.connector = Arc::new(cfg);
+    }
+    if in_task {
+        let props: crate::config::Props = ctx.task_config.iter().cloned().collect();
+        let r = providers.resolve(&props).map_err(fail)?;
+        c.task_config = ctx
+            .task_config
+            .iter()
+            .map(|(k, v)| (k.clone(), r.props.get(k).cloned().unwrap_or_else(|| v.clone())))
+            .collect();
+    }
+    Ok(Some(c))
+}
+
 pub(crate) fn run_task(ctx: TaskContext, body: fn(&TaskContext) -> Result<(), TaskFailure>) {
     let span = tracing::info_span!(
         "task",
@@ -409,7 +443,10 @@ pub(crate) fn run_task(ctx: TaskContext, body: fn(&TaskContext) -> Result<(), Ta
     let mut attempts = 0u32;
     loop {
         let started = Instant::now();
-        let failure = match body(&ctx) {
+        // Config-provider references are resolved at each start, so a
+        // restart reads a rotated secret.
+        let run = resolved(&ctx).and_then(|c| body(c.as_ref().unwrap_or(&ctx)));
+        let failure = match run {
             Ok(()) => {
                 tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, "task stopped");
                 ctx.status.set(TaskState::Stopped, None);

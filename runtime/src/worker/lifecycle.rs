@@ -260,6 +260,7 @@ impl Worker {
             plugin,
             info,
             mut guest,
+            resolved,
         } = validated;
         if target == TargetState::Stopped {
             return Ok(Prepared {
@@ -269,15 +270,25 @@ impl Worker {
                 spawns: Vec::new(),
             });
         }
-        let wit = cfg.wit_config();
-        let task_configs: Vec<WitConfig> =
-            crate::util::off_async(|| guest.task_configs(&wit, cfg.tasks_max)).map_err(|source| {
-                WorkerError::Guest {
-                    connector: cfg.name.clone(),
-                    call: "task-configs",
-                    source,
-                }
+        // The connector gets the config-provider references' values; the
+        // task configs it returns are stored with the references instead.
+        let wit = match &resolved {
+            Some(r) => r.props.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            None => cfg.wit_config(),
+        };
+        let mut task_configs: Vec<WitConfig> = crate::util::off_async(|| guest.task_configs(&wit, cfg.tasks_max))
+            .map_err(|source| WorkerError::Guest {
+                connector: cfg.name.clone(),
+                call: "task-configs",
+                source,
             })?;
+        if let Some(r) = &resolved {
+            for tc in &mut task_configs {
+                for (_, v) in tc.iter_mut() {
+                    *v = r.unresolve(v);
+                }
+            }
+        }
         if task_configs.len() > cfg.tasks_max as usize {
             return Err(WorkerError::Guest {
                 connector: cfg.name.clone(),

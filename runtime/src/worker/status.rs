@@ -16,6 +16,9 @@ pub struct Validated {
     pub(super) plugin: Arc<Plugin>,
     pub(super) info: PluginInfo,
     pub(super) guest: Guest,
+    /// The config with its config-provider references resolved, if it had
+    /// any: what the connector instance is given.
+    pub(super) resolved: Option<crate::config::Resolved>,
 }
 
 impl Validated {

@@ -102,7 +102,28 @@ impl Worker {
         crate::util::off_async(|| self.validate_here(cfg))
     }
 
-    pub(super) fn validate_here(&self, cfg: &ConnectorConfig) -> Result<Validated, WorkerError> {
+    pub(super) fn validate_here(&self, raw: &ConnectorConfig) -> Result<Validated, WorkerError> {
+        // Config-provider references: the connector sees their values;
+        // what is reported names the references, never a value.
+        let providers = &self.config.config_providers;
+        let (resolved, resolved_cfg) = if raw.props.values().any(|v| providers.refers(v)) {
+            let r = providers.resolve(&raw.props).map_err(|problems| ConfigError::Invalid {
+                context: format!(" for connector '{}'", raw.name),
+                problems,
+            })?;
+            let cfg = ConnectorConfig::from_props(r.props.clone(), &self.config).map_err(|e| match e {
+                ConfigError::Invalid { context, problems } => ConfigError::Invalid {
+                    context,
+                    problems: problems.into_iter().map(|(k, m)| (k, r.unresolve(&m))).collect(),
+                },
+                other => other,
+            })?;
+            (Some(r), Some(cfg))
+        } else {
+            (None, None)
+        };
+        let cfg = resolved_cfg.as_ref().unwrap_or(raw);
+        let unresolve = |m: String| resolved.as_ref().map_or_else(|| m.clone(), |r| r.unresolve(&m));
         let path = self.resolve_plugin(cfg)?;
         let plugin = self.engine.load(&path)?;
         if let Some(pin) = cfg.props.get("connector.digest").filter(|v| !v.is_empty())
@@ -170,10 +191,15 @@ impl Worker {
         if !problems.is_empty() {
             return Err(ConfigError::Invalid {
                 context: format!(" for connector '{}' ({} {})", cfg.name, info.name, info.version),
-                problems,
+                problems: problems.into_iter().map(|(k, m)| (k, unresolve(m))).collect(),
             }
             .into());
         }
-        Ok(Validated { plugin, info, guest })
+        Ok(Validated {
+            plugin,
+            info,
+            guest,
+            resolved,
+        })
     }
 }
