@@ -1238,3 +1238,40 @@ async fn a_config_provider_secret_reaches_the_task_and_nothing_else() {
     assert!(text.contains("nokey") && !text.contains("S3cret"), "{text}");
     worker.shutdown();
 }
+
+/// As Kafka Connect, the value of a key the plugin declares PASSWORD is
+/// `[hidden]` in every REST answer that shows a config.
+#[tokio::test(flavor = "multi_thread")]
+async fn password_keys_are_hidden_in_every_answer() {
+    let (worker, api) = start().await;
+    let topic = unique("hidden");
+    create_topic(&topic, 1).await;
+    let plugin = fixture("typed-source");
+    let name = unique("with-password");
+    let (code, body) = api
+        .send(
+            "PUT",
+            &format!("/connectors/{name}/config"),
+            &json!({"connector.class": plugin.to_str().unwrap(), "topic": topic, "count": "10",
+                    "secret": "Plain-Text-Password", "sasl.password": "Other-Password",
+                    "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+                    "key.converter": "org.apache.kafka.connect.storage.StringConverter"}),
+        )
+        .await;
+    assert!(code == 201 || code == 200, "{code} {body}");
+    for path in [
+        format!("/connectors/{name}"),
+        format!("/connectors/{name}/config"),
+        format!("/connectors/{name}/tasks"),
+        "/connectors?expand=info".to_owned(),
+    ] {
+        let (code, body) = api.get(&path).await;
+        let text = body.to_string();
+        assert_eq!(code, 200, "{path}: {text}");
+        assert!(!text.contains("Password"), "GET {path} shows a password: {text}");
+    }
+    let (_, config) = api.get(&format!("/connectors/{name}/config")).await;
+    assert_eq!(config["secret"], json!("[hidden]"));
+    assert_eq!(config["sasl.password"], json!("[hidden]"));
+    worker.shutdown();
+}

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::error::RestError;
 use super::extract::{QueryPairs, blocking, flag, parse_body};
 use super::state::RestState;
-use crate::config::security::redacted;
+use crate::config::security::{HIDDEN, redacted};
 use crate::config::{ConnectorConfig, Props};
 use crate::connector::Kind;
 use crate::connector::{TargetState, TaskState};
@@ -84,6 +84,19 @@ fn task_json(st: &RestState, s: &ConnectorStatus, t: &crate::task::TaskStatus) -
     v
 }
 
+/// `props` as REST shows them: as Kafka Connect, the values of secrets
+/// (the worker's password keys, and the keys the connector's plugin
+/// declares PASSWORD) as `[hidden]`.
+fn shown(st: &RestState, name: &str, props: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let mut out = redacted(props);
+    for k in st.herder.worker().password_keys(name) {
+        if let Some(v) = out.get_mut(&k) {
+            *v = HIDDEN.to_owned();
+        }
+    }
+    out
+}
+
 /// `{name, config, tasks:[{connector, task}], type}`.
 fn info_json(st: &RestState, name: &str) -> Result<Value, RestError> {
     let (cfg, _) = st.herder.connector_config(name)?;
@@ -93,7 +106,7 @@ fn info_json(st: &RestState, name: &str) -> Result<Value, RestError> {
         .iter()
         .map(|t| json!({"connector": name, "task": t.id}))
         .collect();
-    Ok(json!({"name": name, "config": redacted(&cfg.props), "tasks": tasks, "type": status.kind}))
+    Ok(json!({"name": name, "config": shown(st, name, &cfg.props), "tasks": tasks, "type": status.kind}))
 }
 
 fn connector_config(st: &RestState, props: Props) -> Result<ConnectorConfig, RestError> {
@@ -208,7 +221,7 @@ pub async fn delete(State(st): State<RestState>, Path(connector): Path<String>) 
     responses((status = 200, description = "The config map"), (status = 404, description = "No such connector")))]
 pub async fn get_config(State(st): State<RestState>, Path(connector): Path<String>) -> Result<Json<Props>, RestError> {
     let (cfg, _) = st.herder.connector_config(&connector)?;
-    Ok(Json(redacted(&cfg.props)))
+    Ok(Json(shown(&st, &connector, &cfg.props)))
 }
 
 async fn put_props(st: &RestState, connector: &str, mut props: Props) -> Result<Response, RestError> {
@@ -288,7 +301,7 @@ pub async fn tasks(State(st): State<RestState>, Path(connector): Path<String>) -
         .into_iter()
         .map(|(id, config)| {
             let config: BTreeMap<String, String> = config.into_iter().collect();
-            let config = redacted(&config);
+            let config = shown(&st, &connector, &config);
             json!({"id": {"connector": connector, "task": id}, "config": config})
         })
         .collect();

@@ -251,6 +251,19 @@ impl Worker {
         Ok((c.config.clone(), c.target))
     }
 
+    /// The keys the connector's plugin declares as PASSWORD (its values are
+    /// shown as `[hidden]`); none if it does not run here.
+    pub fn password_keys(&self, name: &str) -> Vec<String> {
+        self.lock().get(name).map_or_else(Vec::new, |c| {
+            c.info
+                .config_def
+                .iter()
+                .filter(|k| matches!(k.type_, crate::engine::guest::ConfigType::Password))
+                .map(|k| k.name.clone())
+                .collect()
+        })
+    }
+
     /// Stop everything: every task stops polling, flushes and commits.
     pub fn shutdown(&self) {
         // The active topics tasks noted since the last change.
