@@ -79,6 +79,15 @@ pub fn invalid_topic_name(name: &str) -> Option<String> {
     None
 }
 
+/// `A topic pattern (`topics.regex`, `topic.creation.<group>.include`)` anchored at both ends, as Kafka Connect (Java's
+/// `Matcher::matches`) applies it: `orders` subscribes to `orders` only,
+/// not to `orders-archive`, and `a|b` to `a` and `b`. The group keeps the
+/// pattern whole, so it works in librdkafka's POSIX regular expressions
+/// (which do not know `(?:`) as well as in Rust's.
+pub fn whole_name(pattern: &str) -> String {
+    format!("^({pattern})$")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

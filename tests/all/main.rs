@@ -33,6 +33,7 @@ mod sandbox;
 mod secure;
 mod shared_producer;
 mod swap;
+mod topic_creation;
 mod topic_log;
 mod transform_components;
 mod transforms;

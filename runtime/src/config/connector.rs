@@ -52,7 +52,7 @@ pub struct ConnectorConfig {
     pub topics: Vec<String>,
     /// `topics.regex`: alternatively, a pattern of topics a sink consumes.
     /// As in Kafka Connect it must match a topic's whole name:
-    /// [`whole_name`] anchors it for the consumer's subscription.
+    /// [`crate::util::whole_name`] anchors it for the consumer's subscription.
     pub topics_regex: Option<String>,
     /// `grants.*`: the WASI capabilities of the connector's tasks
     /// (deny-by-default).
@@ -90,6 +90,9 @@ pub struct ConnectorConfig {
     /// `errors.*`: what a record that fails conversion, a transform or a
     /// check does to the task, and where it goes.
     pub errors: super::errors::ErrorsConfig,
+    /// `topic.creation.*` (sources): how topics a task's records go to are
+    /// created; `None`: they are not.
+    pub topic_creation: Option<super::topic_creation::TopicCreation>,
     /// Every key as given.
     pub props: Props,
 }
@@ -241,7 +244,7 @@ impl ConnectorConfig {
         let topics_regex = r.str("topics.regex").map(str::to_owned);
         let mut consumed_regex = None;
         if let Some(re) = &topics_regex {
-            match regex::Regex::new(&whole_name(re)) {
+            match regex::Regex::new(&crate::util::whole_name(re)) {
                 Ok(re) => consumed_regex = Some(re),
                 Err(e) => r
                     .problems
@@ -251,8 +254,7 @@ impl ConnectorConfig {
         let converters = super::converters::Converters::read(&props, &worker.converters, &mut r.problems);
         let topics = r.list("topics");
         let errors = super::errors::ErrorsConfig::read(&mut r, &topics, consumed_regex.as_ref());
-        // Kafka Connect's keys Copycat does not carry out yet: refused.
-        r.problems.extend(super::compat::connector_problems(props.iter()));
+        let topic_creation = super::topic_creation::TopicCreation::read(&mut r, &props);
         // `transforms=` / `predicates=`: checked here, made per task (a
         // source's runs after `poll`, a sink's before `put`).
         if let Err(issues) = copycat_transforms::Chain::from_config_with(&props, &ComponentsChecked) {
@@ -272,6 +274,7 @@ impl ConnectorConfig {
             topics,
             topics_regex,
             errors,
+            topic_creation,
             grants,
             limits,
             restart,
@@ -296,15 +299,6 @@ impl ConnectorConfig {
     pub fn wit_config(&self) -> Vec<(String, String)> {
         self.props.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
     }
-}
-
-/// `topics.regex` anchored at both ends, as Kafka Connect (Java's
-/// `Matcher::matches`) applies it: `orders` subscribes to `orders` only,
-/// not to `orders-archive`, and `a|b` to `a` and `b`. The group keeps the
-/// pattern whole, so it works in librdkafka's POSIX regular expressions
-/// (which do not know `(?:`) as well as in Rust's.
-pub fn whole_name(pattern: &str) -> String {
-    format!("^({pattern})$")
 }
 
 /// `type=wasm` stages as the config alone can check them: a `plugin` is
@@ -547,7 +541,7 @@ mod tests {
         let err = cfg(&[("topics.regex", "orders-(")]).unwrap_err().to_string();
         assert!(err.contains("topics.regex") && err.contains("orders-("), "{err}");
         let c = cfg(&[("topics.regex", "orders|returns-.*")]).unwrap();
-        let re = regex::Regex::new(&whole_name(c.topics_regex.as_deref().unwrap())).unwrap();
+        let re = regex::Regex::new(&crate::util::whole_name(c.topics_regex.as_deref().unwrap())).unwrap();
         for (topic, matches) in [
             ("orders", true),
             ("returns-eu", true),

@@ -3,7 +3,6 @@
 //! names where they exist.
 
 mod clients;
-mod compat;
 mod connector;
 pub mod converters;
 pub mod distributed;
@@ -13,10 +12,12 @@ pub mod providers;
 mod reader;
 pub(crate) mod rest;
 pub mod security;
+pub mod topic_creation;
 mod worker;
 
+pub use crate::util::whole_name;
 pub use clients::{MAX_POLL_RECORDS, OVERRIDE_POLICY, OverridePolicy, client_setting_problems};
-pub use connector::{ConnectorConfig, DeliveryGuarantee, TransactionBoundary, whole_name};
+pub use connector::{ConnectorConfig, DeliveryGuarantee, TransactionBoundary};
 pub use distributed::DistributedConfig;
 pub use errors::{DeadLetterQueue, ErrorsConfig, Tolerance};
 pub use limits::RestartPolicy;

@@ -25,6 +25,9 @@ pub struct WorkerConfig {
     /// `topic.tracking.enable`: serve connectors' active topics (default
     /// true).
     pub topic_tracking: bool,
+    /// `topic.creation.enable`: source connectors' `topic.creation.*` are
+    /// carried out (default true, as in Kafka Connect).
+    pub topic_creation: bool,
     /// `topic.tracking.allow.reset`: allow resetting them (default true).
     pub topic_tracking_reset: bool,
     /// `plugin.registry.dir`: where components uploaded through the REST
@@ -119,6 +122,7 @@ const IGNORED: &[&str] = &[
 
 /// Keys this module reads.
 const KNOWN: &[&str] = &[
+    "topic.creation.enable",
     "bootstrap.servers",
     "plugin.path",
     "plugin.registry.dir",
@@ -204,6 +208,7 @@ impl WorkerConfig {
             plugin_upload_max_bytes: r.parse("plugin.upload.max.bytes", 64 << 20),
             plugin_swap_timeout: Duration::from_millis(r.parse("plugin.swap.timeout.ms", 60_000)),
             topic_tracking: r.parse("topic.tracking.enable", true),
+            topic_creation: r.parse("topic.creation.enable", true),
             topic_tracking_reset: r.parse("topic.tracking.allow.reset", true),
             offset_storage_topic: offsets_topic.clone(),
             offset_storage_partitions: r.parse("offset.storage.partitions", 25),

@@ -13,14 +13,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use rdkafka::ClientConfig;
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientContext, Message};
 
-use super::{KafkaError, connector_admin_config};
+use super::KafkaError;
 use crate::config::WorkerConfig;
 use crate::connector::Props;
 
@@ -198,25 +196,14 @@ impl Drop for DeadLetterProducer {
 
 /// Create `topic` with one partition if it does not exist. Blocking.
 fn ensure_topic(worker: &WorkerConfig, overrides: &Props, topic: &str, replication: i16) -> Result<(), KafkaError> {
-    let what = || format!("creating dead letter queue topic {topic}");
-    let admin: AdminClient<DefaultClientContext> = connector_admin_config(worker, overrides)
-        .create()
-        .map_err(|e| KafkaError::new(what(), e))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .map_err(|e| KafkaError::new(what(), rdkafka::error::KafkaError::AdminOpCreation(e.to_string())))?;
-    let new = NewTopic::new(topic, 1, TopicReplication::Fixed(i32::from(replication)));
-    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
-    let results = runtime
-        .block_on(admin.create_topics([&new], &opts))
-        .map_err(|e| KafkaError::new(what(), e))?;
-    for r in results {
-        match r {
-            Ok(_) => tracing::info!(%topic, "created the dead letter queue topic"),
-            Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
-            Err((_, code)) => return Err(KafkaError::new(what(), rdkafka::error::KafkaError::AdminOp(code))),
-        }
+    let spec = super::create_topic::TopicSpec {
+        name: topic,
+        partitions: 1,
+        replication_factor: replication,
+        configs: Vec::new(),
+    };
+    if super::create_topic::create_topic(worker, overrides, &spec)? {
+        tracing::info!(%topic, "created the dead letter queue topic");
     }
     Ok(())
 }

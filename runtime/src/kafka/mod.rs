@@ -3,6 +3,7 @@
 
 pub mod batch_consume;
 pub mod batch_produce;
+pub mod create_topic;
 pub mod dead_letter_queue;
 pub mod log;
 pub mod offset_store;

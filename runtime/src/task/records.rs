@@ -223,6 +223,21 @@ impl RecordCheck {
                 c
             }
         };
+        let count = match (count, &ctx.connector.topic_creation) {
+            (None, Some(creation)) if ctx.worker.topic_creation => {
+                self.create(ctx, topic, creation)?;
+                // A new topic takes a moment to reach the metadata.
+                let deadline = std::time::Instant::now() + Duration::from_secs(10);
+                let mut c = self.partition_count(ctx, topic)?;
+                while c.is_none() && std::time::Instant::now() < deadline && !ctx.stopping() {
+                    std::thread::sleep(Duration::from_millis(100));
+                    c = self.partition_count(ctx, topic)?;
+                }
+                self.topics.insert(topic.to_owned(), c);
+                c
+            }
+            _ => count,
+        };
         Ok(match (count, partition) {
             // The connector's configured topic may be created by the broker
             // as with any producer; others must exist.
@@ -230,7 +245,7 @@ impl RecordCheck {
             (None, _) => Some((
                 UNKNOWN_TOPIC_OR_PARTITION,
                 format!(
-                    "record {i} of a `poll` batch names topic '{topic}', which does not exist; Copycat does not create topics a connector's records name (create it first, or leave the record's topic unset to use the connector's `topic`)"
+                    "record {i} of a `poll` batch names topic '{topic}', which does not exist; create it first, set topic.creation.* (KIP-158), or leave the record's topic unset to use the connector's `topic`"
                 ),
             )),
             (Some(n), Some(p)) if p >= n => Some((
@@ -241,6 +256,42 @@ impl RecordCheck {
             )),
             _ => None,
         })
+    }
+
+    /// Create `topic` with the settings of its `topic.creation.*` group
+    /// (it did not exist); a failure fails the task, naming the topic and
+    /// the group.
+    fn create(
+        &mut self,
+        ctx: &TaskContext,
+        topic: &str,
+        creation: &crate::config::topic_creation::TopicCreation,
+    ) -> Result<(), TaskFailure> {
+        let group = creation.group_for(topic);
+        let spec = crate::kafka::create_topic::TopicSpec {
+            name: topic,
+            partitions: group.partitions,
+            replication_factor: group.replication_factor,
+            configs: group.configs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
+        };
+        match crate::kafka::create_topic::create_topic(&ctx.worker, &ctx.connector.admin_overrides, &spec) {
+            Ok(created) => {
+                if created {
+                    tracing::info!(
+                        %topic,
+                        group = %group.name,
+                        partitions = group.partitions,
+                        replication_factor = group.replication_factor,
+                        "created the topic (topic.creation)"
+                    );
+                }
+                Ok(())
+            }
+            Err(e) => Err(TaskFailure(format!(
+                "creating topic '{topic}' with the settings of topic.creation group '{}': {e}",
+                group.name
+            ))),
+        }
     }
 
     /// `topic`'s timestamp rules, read once per task (a topic that does

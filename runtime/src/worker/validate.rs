@@ -180,6 +180,20 @@ impl Worker {
                 _ => {}
             }
         }
+        if plugin.kind == Kind::Sink {
+            // Kafka Connect's sinks have no topic.creation.* keys.
+            for k in cfg.props.keys().filter(|k| k.starts_with("topic.creation.")) {
+                problems.push((
+                    k.clone(),
+                    "topic creation (KIP-158) is for source connectors; a sink creates no topics".to_owned(),
+                ));
+            }
+        } else if cfg.topic_creation.is_some() && !self.config.topic_creation {
+            tracing::warn!(
+                connector = %cfg.name,
+                "the connector's topic.creation.* keys are ignored: this worker sets topic.creation.enable=false"
+            );
+        }
         problems.extend(declared_key_problems(&info, &cfg.props));
         problems.extend(self.transform_problems(cfg));
         let wit = cfg.wit_config();
