@@ -156,6 +156,50 @@ fn kafka_connect_framework_keys_are_checked_naming_the_key() {
         copycat_runtime::ConnectorConfig::from_props(props(&pairs), &worker).map_err(|e| e.to_string())
     };
     assert!(with(&[("errors.tolerance", "none"), ("errors.log.enable", "false")]).is_ok());
+    // Kafka Connect 4.4's connector keys (docs/operators.md lists them):
+    // each either works or is refused naming the key.
+    let supported: &[(&str, &str)] = &[
+        ("tasks.max", "2"),
+        ("tasks.max.enforce", "true"),
+        ("connector.plugin.version", "0.1.0"),
+        ("key.converter", "org.apache.kafka.connect.storage.StringConverter"),
+        ("value.converter", "org.apache.kafka.connect.json.JsonConverter"),
+        (
+            "header.converter",
+            "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+        ),
+        ("config.action.reload", "restart"),
+        ("transforms", ""),
+        ("predicates", ""),
+        ("errors.retry.timeout", "1000"),
+        ("errors.retry.delay.max.ms", "500"),
+        ("errors.tolerance", "all"),
+        ("errors.log.enable", "true"),
+        ("errors.log.include.messages", "true"),
+        ("exactly.once.support", "requested"),
+        ("transaction.boundary", "poll"),
+        ("transaction.boundary.interval.ms", "1000"),
+        ("topic.creation.default.replication.factor", "1"),
+        ("producer.override.linger.ms", "5"),
+        ("admin.override.request.timeout.ms", "30000"),
+    ];
+    for (key, value) in supported {
+        let mut pairs = vec![(*key, *value)];
+        if key.starts_with("topic.creation.") {
+            pairs.push(("topic.creation.default.partitions", "1"));
+        }
+        assert!(with(&pairs).is_ok(), "{key}={value}: {:?}", with(&pairs));
+    }
+    let refused: &[(&str, &str)] = &[
+        ("tasks.max.enforce", "false"),
+        ("offsets.storage.topic", "my-offsets"),
+        ("value.converter.plugin.version", "4.4.0"),
+        ("config.action.reload", "later"),
+    ];
+    for (key, value) in refused {
+        let err = with(&[(*key, *value)]).expect_err(key);
+        assert!(err.contains(key), "{key}: {err}");
+    }
     let err = copycat_runtime::WorkerConfig::from_props(props(&[
         ("bootstrap.servers", "127.0.0.1:9092"),
         ("config.providers", "vault"),

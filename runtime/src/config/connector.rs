@@ -255,6 +255,7 @@ impl ConnectorConfig {
         let topics = r.list("topics");
         let errors = super::errors::ErrorsConfig::read(&mut r, &topics, consumed_regex.as_ref());
         let topic_creation = super::topic_creation::TopicCreation::read(&mut r, &props);
+        r.problems.extend(super::framework::problems(&props));
         // `transforms=` / `predicates=`: checked here, made per task (a
         // source's runs after `poll`, a sink's before `put`).
         if let Err(issues) = copycat_transforms::Chain::from_config_with(&props, &ComponentsChecked) {

@@ -7,6 +7,7 @@ mod connector;
 pub mod converters;
 pub mod distributed;
 pub mod errors;
+mod framework;
 pub(crate) mod limits;
 pub mod providers;
 mod reader;
