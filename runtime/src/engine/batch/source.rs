@@ -4,6 +4,7 @@
 use crate::bindings::types::SourceRecord;
 use crate::bindings::v0_2::batch as packed;
 
+use super::convert::push_field;
 use super::view::*;
 
 /// What one `source-task.poll` returned.
@@ -177,28 +178,17 @@ impl SourceBatch {
                     header_value_lengths: Vec::new(),
                     positions: b.positions.clone(),
                 };
-                let push = |data: &mut Vec<u8>, lengths: &mut Vec<i32>, field: Option<&[u8]>| -> Result<(), String> {
-                    match field {
-                        None => lengths.push(-1),
-                        Some(f) => {
-                            lengths
-                                .push(i32::try_from(f.len()).map_err(|_| "a field does not fit a batch".to_owned())?);
-                            data.extend_from_slice(f);
-                        }
-                    }
-                    Ok(())
-                };
                 for (i, r) in Self::Packed(b).iter().enumerate() {
                     if gone(i) {
                         continue;
                     }
-                    push(&mut out.data, &mut out.key_lengths, r.key)?;
-                    push(&mut out.data, &mut out.value_lengths, r.value)?;
+                    push_field(&mut out.data, &mut out.key_lengths, r.key)?;
+                    push_field(&mut out.data, &mut out.value_lengths, r.value)?;
                     for (k, v) in r.headers {
                         out.header_key_lengths
                             .push(u32::try_from(k.len()).map_err(|_| "a header key does not fit a batch".to_owned())?);
                         out.data.extend_from_slice(k.as_bytes());
-                        push(&mut out.data, &mut out.header_value_lengths, v)?;
+                        push_field(&mut out.data, &mut out.header_value_lengths, v)?;
                     }
                 }
                 Self::packed(out)

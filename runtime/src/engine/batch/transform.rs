@@ -240,26 +240,21 @@ pub(crate) fn transform(
             }
         }
         if let Some((stage, what, e)) = failed {
-            let message = format!("{}: its {what} after the transforms: {}", place(i, topic), e.message);
+            // Asked of the error handling (which writes its dead letter),
+            // if there is one; else the batch fails.
+            let original = match tolerate {
+                Some(_) => polled(raw, i, &mut parts, default_topic).map(Original::Polled),
+                None => None,
+            };
             let failed = RecordFailed {
-                original: None,
+                original,
                 stage,
                 class: converters.class_of(stage),
                 exception: RecordFailed::exception_of(&e),
-                message,
+                message: format!("{}: its {what} after the transforms: {}", place(i, topic), e.message),
             };
-            if let Some(t) = tolerate.as_mut() {
-                let failed = RecordFailed {
-                    original: polled(raw, i, &mut parts, default_topic).map(Original::Polled),
-                    ..failed
-                };
-                if t.skip(&failed) {
-                    continue 'records;
-                }
-                return Err(TypedError::Convert(ConvertError {
-                    message: failed.message,
-                    retriable: e.retriable,
-                }));
+            if tolerate.as_mut().is_some_and(|t| t.skip(&failed)) {
+                continue 'records;
             }
             return Err(TypedError::Convert(ConvertError {
                 message: failed.message,
