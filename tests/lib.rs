@@ -466,6 +466,8 @@ pub struct ClusterWorker {
     /// The REST API's address (also the worker's id).
     pub addr: std::net::SocketAddr,
     log: PathBuf,
+    /// `RUST_LOG` of the process (else the test's, else `info`).
+    rust_log: Option<String>,
 }
 
 impl ClusterWorker {
@@ -478,6 +480,18 @@ impl ClusterWorker {
     /// [`ClusterWorker::start`] with the cluster at `bootstrap` (e.g. one
     /// of the broker's secure listeners).
     pub fn start_on(dir: &std::path::Path, name: &str, group: &str, bootstrap: &str, extra: &str) -> Self {
+        Self::start_logging(dir, name, group, bootstrap, extra, None)
+    }
+
+    /// [`ClusterWorker::start_on`] with the process's `RUST_LOG`.
+    pub fn start_logging(
+        dir: &std::path::Path,
+        name: &str,
+        group: &str,
+        bootstrap: &str,
+        extra: &str,
+        rust_log: Option<&str>,
+    ) -> Self {
         let port = free_port();
         let fixtures = fixture("tagged-v1").parent().unwrap().to_owned();
         let config = dir.join(format!("{name}.properties"));
@@ -499,6 +513,7 @@ impl ClusterWorker {
             config,
             addr: format!("127.0.0.1:{port}").parse().unwrap(),
             log: dir.join(format!("{name}.log")),
+            rust_log: rust_log.map(str::to_owned),
         };
         w.restart();
         w
@@ -521,7 +536,13 @@ impl ClusterWorker {
         let child = std::process::Command::new(copycat_bin())
             .arg("worker")
             .arg(&self.config)
-            .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()))
+            .env(
+                "RUST_LOG",
+                self.rust_log
+                    .clone()
+                    .or_else(|| std::env::var("RUST_LOG").ok())
+                    .unwrap_or_else(|| "info".into()),
+            )
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .spawn()

@@ -8,9 +8,11 @@
 #      wasi-libc (apt-get install when missing: root, or sudo without a
 #      password), wit-bindgen and wasm-tools (cargo install, pinned in
 #      scripts/examples/lib.sh);
-#   2. the bindings: `wit-bindgen c --world WORLD` of $COPYCAT_HOME/wit/connector
-#      into DIR/wit-c/WORLD/ (generated once per WIT change; the Zig SDK
-#      uses the same directory);
+#   2. the bindings: `wit-bindgen c --world WORLD` of the SDK's worlds
+#      (guest-sdk/c/wit: Copycat's source and sink, the sink with the errant
+#      record reporter) over $COPYCAT_HOME/wit/connector and
+#      $COPYCAT_HOME/wit/errant@0.1.0, into DIR/wit-c/WORLD/ (generated once
+#      per WIT change; the Zig SDK uses the same directory);
 #   3. clang-22 --target=wasm32-wasi -mexec-model=reactor: your files, the
 #      SDK (guest-sdk/c/src/copycat.c + guest-sdk/c/src/WORLD.c) and the bindings into a
 #      core module DIR/c/NAME.core.wasm;
@@ -34,7 +36,7 @@ while [[ $# -gt 0 ]]; do
     --out) out="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
     --cflags) cflags="$2"; shift 2 ;;
-    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see $0 --help)" ;;
     *) sources+=("$1"); shift ;;
     esac
@@ -82,14 +84,22 @@ ensure_wasm_tools
 adapter="$(reactor_adapter)"
 
 # 2. Bindings -----------------------------------------------------------------
-# Regenerated when the WIT files or the wit-bindgen version change.
+# Regenerated when the WIT files or the wit-bindgen version change. The WIT:
+# the SDK's worlds (package copycat:c) with wit/connector and wit/errant@0.1.0
+# as deps. guest-sdk/zig/build.sh does the same (same stamp, same output).
 gen="$build_dir/wit-c/$world"
-stamp="$(cat "$WIT_DIR"/*.wit | sha256sum | cut -c1-16)-$(wit-bindgen --version | tr -dc '0-9.')"
+ERRANT_WIT_DIR="$COPYCAT_HOME/wit/errant@0.1.0"
+stamp="$(cat "$SDK/wit"/*.wit "$WIT_DIR"/*.wit "$ERRANT_WIT_DIR"/*.wit | sha256sum | cut -c1-16)-$(wit-bindgen --version | tr -dc '0-9.')"
 if [[ "$(cat "$gen/.stamp" 2>/dev/null)" != "$stamp" ]]; then
     # Generated aside and moved into place: the Zig build may read it.
     tmp="$(mktemp -d "$build_dir/.wit-c.XXXXXX")" && chmod 755 "$tmp"
-    wit-bindgen c "$WIT_DIR" --world "$world" --out-dir "$tmp" >/dev/null 2>&1 ||
+    mkdir -p "$tmp/wit/deps/connector" "$tmp/wit/deps/errant"
+    cp "$SDK/wit"/*.wit "$tmp/wit/"
+    cp "$WIT_DIR"/*.wit "$tmp/wit/deps/connector/"
+    cp "$ERRANT_WIT_DIR"/*.wit "$tmp/wit/deps/errant/"
+    wit-bindgen c "$tmp/wit" --world "$world" --out-dir "$tmp" >/dev/null 2>&1 ||
         die "wit-bindgen c failed for the world $world"
+    rm -rf "$tmp/wit"
     echo "$stamp" >"$tmp/.stamp"
     mkdir -p "$build_dir/wit-c"
     rm -rf "$gen"

@@ -9,6 +9,9 @@
 #   1. GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared: a WASI preview1
 #      reactor core module whose //go:wasmexport functions are the WIT exports;
 #   2. wasm-tools component embed: attach the world's WIT (wit/connector);
+#      for a sink also the errant record reporter's (wit/errant@0.1.0, world
+#      reporting), which the component imports only if it calls
+#      sink.ReportErrant (a source must never import it: the host refuses it);
 #   3. wasm-tools component new --adapt: wrap it into a component, with the
 #      WASI preview1 -> 0.2 reactor adapter.
 # Intermediate files go to <out>.d/ beside the output. Go's build cache lives
@@ -47,6 +50,8 @@ go_env
 ensure_wasm_tools
 adapter="$(reactor_adapter)"
 
+ERRANT_WIT_DIR="$ROOT/wit/errant@0.1.0"
+
 mkdir -p "$(dirname "$out")"
 out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
 work="${COPYCAT_BUILD_DIR:-$out.d}"
@@ -60,6 +65,13 @@ mkdir -p "$work"
     die "go build of $pkg failed"
 wasm-tools component embed "$WIT_DIR" --world "$world" "$work/core.wasm" -o "$work/embed.wasm" ||
     die "wasm-tools component embed failed"
+if [[ "$world" == sink ]]; then
+    # A second component-type section, merged by `component new`: the errant
+    # record reporter, imported only if the module calls it (sink.ReportErrant).
+    wasm-tools component embed "$ERRANT_WIT_DIR" --world reporting "$work/embed.wasm" -o "$work/embed.wasm.tmp" ||
+        die "wasm-tools component embed of $ERRANT_WIT_DIR failed"
+    mv "$work/embed.wasm.tmp" "$work/embed.wasm"
+fi
 wasm-tools component new "$work/embed.wasm" --adapt "wasi_snapshot_preview1=$adapter" -o "$out.tmp" ||
     die "wasm-tools component new failed: a missing export means $pkg does not register with package $world (${world}.Export)"
 wasm-tools validate "$out.tmp" || die "the component does not validate"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerate the Go bindings of the copycat:connector WIT into
+# Regenerate the Go bindings of the copycat:connector WIT, and of the
+# errant record reporter (copycat:errant@0.1.0, for package sink), into
 # internal/bindings/ (committed, as Go convention wants for generated code:
 # `go build` never runs generators, so a module must build as checked in).
 #
@@ -16,6 +17,7 @@ set -euo pipefail
 
 SDK="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 WIT="${WIT_DIR:-$SDK/../../wit/connector}"
+ERRANT_WIT="$SDK/../../wit/errant@0.1.0"
 MODULE="github.com/copycat-connect/copycat/guest-sdk/go"
 PREFIX="$MODULE/internal/bindings"
 DEST="$SDK/internal/bindings"
@@ -59,6 +61,22 @@ for world in source sink; do
     fi
 done
 
+# The errant record reporter (wit/errant@0.1.0, world `reporting`: imports
+# only), which componentize.sh embeds beside the sink world. Its generated
+# exports file declares nothing and is dropped.
+wit-bindgen go "$ERRANT_WIT" --world reporting --pkg-name "$PREFIX" --quiet --out-dir "$tmp/errant" >"$tmp/log" 2>&1 ||
+    { cat "$tmp/log" >&2; echo "error: wit-bindgen go failed for $ERRANT_WIT" >&2; exit 1; }
+if grep -q '//go:wasmexport' "$tmp/errant/exports/wit_exports/wit_exports.go"; then
+    echo "error: the errant world now has exports; guest-sdk/go/generate.sh does not expect them" >&2
+    exit 1
+fi
+for dir in "$tmp/errant"/imports/*/; do
+    name="$(basename "$dir")"
+    [[ "$name" == copycat_errant_* ]] || { echo "error: unexpected import package $name from $ERRANT_WIT" >&2; exit 1; }
+    mkdir -p "$out/imports"
+    cp -r "$dir" "$out/imports/$name"
+done
+
 find "$out" -name '*.go' -exec sed -i \
     -e "s#\"go.bytecodealliance.org/pkg/wit/types\"#\"$MODULE/internal/wit/types\"#" \
     -e "s#\"go.bytecodealliance.org/pkg/wit/runtime\"#\"$MODULE/internal/wit/runtime\"#" {} +
@@ -75,7 +93,7 @@ if $check; then
         [[ -e "$out/$rel" ]] || { echo "stale: internal/bindings/$rel (no longer generated)" >&2; stale=true; }
     done < <(find "$DEST" -type f \( -name wit_bindings.go -o -name wit_exports.go -o -name empty.s \))
     if $stale; then
-        echo "error: the Go bindings do not match wit/connector; run guest-sdk/go/generate.sh" >&2
+        echo "error: the Go bindings do not match wit/connector and wit/errant@0.1.0; run guest-sdk/go/generate.sh" >&2
         exit 1
     fi
     exit 0

@@ -7,9 +7,10 @@
 #   1. the toolchain: PyPI `ziglang` (pinned below) in a venv under
 #      $TOOLCHAINS/zig (zig's cache too), wit-bindgen and wasm-tools
 #      (cargo install, pinned in scripts/examples/lib.sh);
-#   2. the bindings: `wit-bindgen c --world WORLD` into DIR/wit-c/WORLD/
-#      (shared with the C SDK), then `zig translate-c` of WORLD.h into
-#      DIR/wit-zig/WORLD.zig (Zig 0.17 has no @cImport);
+#   2. the bindings: `wit-bindgen c --world WORLD` of the C SDK's worlds
+#      (guest-sdk/c/wit: the sink imports the errant record reporter) into
+#      DIR/wit-c/WORLD/ (shared with the C SDK), then `zig translate-c` of
+#      WORLD.h into DIR/wit-zig/WORLD.zig (Zig 0.17 has no @cImport);
 #   3. zig build-exe -target wasm32-wasi -fno-entry -mexec-model=reactor
 #      -fstrip --stack 1048576: ROOT.zig importing the module `copycat`
 #      (guest-sdk/zig/copycat.zig), which imports the module `bindings` (the
@@ -38,7 +39,7 @@ while [[ $# -gt 0 ]]; do
     --out) out="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
     --optimize) optimize="$2"; shift 2 ;;
-    -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see $0 --help)" ;;
     *) [[ -z "$root" ]] || die "one root .zig file only (import the others from it)"; root="$1"; shift ;;
     esac
@@ -73,13 +74,22 @@ ensure_wasm_tools
 adapter="$(reactor_adapter)"
 
 # 2. Bindings -----------------------------------------------------------------
+# Exactly as guest-sdk/c/build.sh does it (same stamp, same output): the C
+# SDK's worlds with wit/connector and wit/errant@0.1.0 as deps.
 gen="$build_dir/wit-c/$world"
 zgen="$build_dir/wit-zig/$world.zig"
-stamp="$(cat "$WIT_DIR"/*.wit | sha256sum | cut -c1-16)-$(wit-bindgen --version | tr -dc '0-9.')"
+C_WIT_DIR="$COPYCAT_HOME/guest-sdk/c/wit"
+ERRANT_WIT_DIR="$COPYCAT_HOME/wit/errant@0.1.0"
+stamp="$(cat "$C_WIT_DIR"/*.wit "$WIT_DIR"/*.wit "$ERRANT_WIT_DIR"/*.wit | sha256sum | cut -c1-16)-$(wit-bindgen --version | tr -dc '0-9.')"
 if [[ "$(cat "$gen/.stamp" 2>/dev/null)" != "$stamp" ]]; then
     tmp="$(mktemp -d "$build_dir/.wit-c.XXXXXX")" && chmod 755 "$tmp"
-    wit-bindgen c "$WIT_DIR" --world "$world" --out-dir "$tmp" >/dev/null 2>&1 ||
+    mkdir -p "$tmp/wit/deps/connector" "$tmp/wit/deps/errant"
+    cp "$C_WIT_DIR"/*.wit "$tmp/wit/"
+    cp "$WIT_DIR"/*.wit "$tmp/wit/deps/connector/"
+    cp "$ERRANT_WIT_DIR"/*.wit "$tmp/wit/deps/errant/"
+    wit-bindgen c "$tmp/wit" --world "$world" --out-dir "$tmp" >/dev/null 2>&1 ||
         die "wit-bindgen c failed for the world $world"
+    rm -rf "$tmp/wit"
     echo "$stamp" >"$tmp/.stamp"
     mkdir -p "$build_dir/wit-c"
     rm -rf "$gen"

@@ -560,6 +560,79 @@ pub const Offsets = struct {
     }
 };
 
+/// Errant records (`copycat:errant/reporter@0.1.0`, Kafka Connect's
+/// ErrantRecordReporter), for sinks, during `put`: report a record of the
+/// batch the task cannot write; the host logs it, sends it as it was
+/// consumed to the connector's dead letter queue and, with
+/// errors.tolerance=all, the task goes on. A reported record counts as
+/// handled: its offset is committed with the batch's.
+///
+///     cc.errant.report(i, why) catch
+///         return cc.fatal("offset {d}: {s} ({s})", .{ r.offset, why, cc.errant.message() });
+///
+/// A sink that calls `report` imports the reporter; one that does not, does
+/// not. Sources cannot call it (compile error): the host refuses a source
+/// that imports it.
+pub const errant = struct {
+    /// Why a report was not taken; `message()` says it in words.
+    pub const ReportError = error{
+        /// The connector sets neither errors.deadletterqueue.topic.name nor
+        /// errors.log.enable, so there is no reporter: handle the record
+        /// yourself (fail `put`, or skip it knowingly).
+        Unavailable,
+        /// errors.tolerance=none: the record was logged and queued, and the
+        /// task fails once `put` returns.
+        ToleranceExceeded,
+        /// No record at that index in the batch of the running `put` (or no
+        /// `put` is running); `message()` says which.
+        NoSuchRecord,
+        /// The reason could not be copied for the host.
+        OutOfMemory,
+    };
+
+    var text: []const u8 = "";
+    var owned: ?[]u8 = null;
+
+    fn fail(e: ReportError, comptime fmt: []const u8, args: anytype) ReportError {
+        const t = std.fmt.allocPrint(allocator, fmt, args) catch null;
+        if (owned) |o| allocator.free(o);
+        owned = t;
+        text = t orelse "out of memory";
+        return e;
+    }
+
+    /// Report record `index` (from 0, in the records the running `put`
+    /// received) as errant because of `reason` (the host keeps its first
+    /// 4 KiB; invalid UTF-8 becomes '?'). Reporting a record again in the
+    /// same `put` changes nothing.
+    pub fn report(index: usize, reason: []const u8) ReportError!void {
+        if (is_source) @compileError("cc.errant is for sink connectors: the host refuses a source that imports the reporter");
+        const i = std.math.cast(u32, index) orelse return fail(error.NoSuchRecord, "no such record: record {d}", .{index});
+        var w = wstr(reason) catch return fail(error.OutOfMemory, "out of memory", .{});
+        defer hostFree(w.ptr);
+        var e: c.copycat_errant_reporter_report_error_t = std.mem.zeroes(c.copycat_errant_reporter_report_error_t);
+        if (c.copycat_errant_reporter_report(i, &w, &e)) {
+            if (owned) |o| allocator.free(o);
+            owned = null;
+            text = "";
+            return;
+        }
+        defer c.copycat_errant_reporter_report_error_free(&e);
+        return switch (e.tag) {
+            c.COPYCAT_ERRANT_REPORTER_REPORT_ERROR_UNAVAILABLE => fail(error.Unavailable, "no errant record reporter: the connector sets neither errors.deadletterqueue.topic.name nor errors.log.enable", .{}),
+            c.COPYCAT_ERRANT_REPORTER_REPORT_ERROR_TOLERANCE_EXCEEDED => fail(error.ToleranceExceeded, "errors.tolerance=none: the task fails after this put", .{}),
+            else => fail(error.NoSuchRecord, "no such record: {s}", .{slice(e.val.no_such_record)}),
+        };
+    }
+
+    /// Why the latest `report` failed, as text ("no errant record reporter:
+    /// ...", "errors.tolerance=none: ...", "no such record: <the host's
+    /// message>"); "" after a success. Valid until the next report.
+    pub fn message() []const u8 {
+        return text;
+    }
+};
+
 // ---------------------------------------------------------------------------
 // Exports
 

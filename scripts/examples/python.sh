@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Build the Python examples (examples/python/) into
 # build/examples/python/{counter-source,file-sink,topic-prefix-transform}.wasm
-# with componentize-py: two connectors (wit/connector) and a transform
-# component (wit/transform@0.1.0, world `transform`).
+# with componentize-py: two connectors and a transform component
+# (wit/transform@0.1.0, world `transform`). Connectors are built against
+# guest-sdk/python/wit (Copycat's `source` and `sink` worlds, the sink with
+# the errant record reporter), assembled with wit/connector and
+# wit/errant@0.1.0 as its deps into the build directory.
 #
 #   scripts/examples/python.sh              install the toolchain if needed, build both
 #   scripts/examples/python.sh toolchain    only install; print the componentize-py path
@@ -54,15 +57,29 @@ app_sources() {
         -o -type f -name '*.py' -not -name 'test_*.py' -print0
 }
 
+ERRANT_WIT_DIR="$ROOT/wit/errant@0.1.0"
+
+# The WIT directory a connector is built against, into DIR: the SDK's worlds
+# (package copycat:python) with wit/connector and wit/errant@0.1.0 as deps.
+assemble_wit() {
+    local dir="$1"
+    rm -rf "$dir"
+    mkdir -p "$dir/deps/connector" "$dir/deps/errant"
+    cp "$SDK_DIR"/wit/*.wit "$dir/"
+    cp "$WIT_DIR"/*.wit "$dir/deps/connector/"
+    cp "$ERRANT_WIT_DIR"/*.wit "$dir/deps/errant/"
+}
+
 # build WORLD APP_DIR MODULE OUT: componentize APP_DIR/MODULE.py (with the SDK
 # on the path) for WORLD (source|sink) into OUT, unless nothing changed.
 build_component() {
     local world="$1" app_dir="$2" module="$3" out="$4"
     [[ "$world" == source || "$world" == sink || "$world" == transform ]] \
         || die "world must be source, sink or transform, not '$world'"
-    # A transform component implements its own package's world.
-    local wit_dir="$WIT_DIR"
-    [[ "$world" != transform ]] || wit_dir="$ROOT/wit/transform@0.1.0"
+    # A transform component implements its own package's world; connectors
+    # the SDK's (guest-sdk/python/wit) over wit/connector and wit/errant.
+    local wit_inputs=("$SDK_DIR/wit" "$WIT_DIR" "$ERRANT_WIT_DIR")
+    [[ "$world" != transform ]] || wit_inputs=("$ROOT/wit/transform@0.1.0")
     [[ -f "$app_dir/$module.py" ]] || die "$app_dir/$module.py not found"
     local cpy
     cpy="$(ensure_componentize_py)"
@@ -80,7 +97,7 @@ build_component() {
             printf '%s %s %s\n' "$COMPONENTIZE_PY_VERSION" "$world" "$module"
             {
                 app_sources "$app_dir"
-                find -L "$SDK_DIR/copycat_sdk" "$wit_dir" -type f \( -name '*.py' -o -name '*.wit' \) -print0
+                find -L "$SDK_DIR/copycat_sdk" "${wit_inputs[@]}" -type f \( -name '*.py' -o -name '*.wit' \) -print0
                 [[ ! -d "$app_dir/vendor" ]] || find "$app_dir/vendor" -type f -not -path '*/__pycache__/*' -print0
             } | LC_ALL=C sort -z | xargs -0 -r sha256sum
         } | sha256sum | cut -d' ' -f1
@@ -101,6 +118,11 @@ build_component() {
     mkdir -p "$stage/app" "$stage/sdk"
     cp -R "$SDK_DIR/copycat_sdk" "$stage/sdk/"
     (cd "$app_dir" && app_sources . | xargs -0 -r cp --parents -t "$stage/app")
+    local wit_dir="$ROOT/wit/transform@0.1.0"
+    if [[ "$world" != transform ]]; then
+        wit_dir="$work/wit"
+        assemble_wit "$wit_dir"
+    fi
     local path=(-p "$stage/app" -p "$stage/sdk")
     if [[ -d "$app_dir/vendor" ]]; then
         cp -R "$app_dir/vendor" "$stage/vendor"

@@ -13,7 +13,9 @@
 //! A sink: a missing `directory` is a per-key problem; every record reaches
 //! its files; after the consumer group's offsets are reset, the sink reopens
 //! at the offsets it keeps itself (nothing written twice); a bad config at
-//! `start` is the `config` variant.
+//! `start` is the `config` variant. Its errant records go to the errant
+//! record reporter (the dead letter queue); without one the task fails
+//! naming the record.
 //!
 //! Components come from `build/examples/<lang>/` (`just build-examples`) and
 //! `build/plugins/` (the shipped connectors).
@@ -240,6 +242,109 @@ fn check_sink(component: &Path, extra: &[(&str, &str)]) {
     }
 }
 
+/// The file-sink's errant records (a value starting with `errant:`): with a
+/// dead letter queue they are reported (stage TASK_PUT, the reason as the
+/// exception message), not written, and the task goes on; without one
+/// there is no reporter and the task fails naming the record.
+fn check_errant(component: &Path) {
+    use rdkafka::Message;
+    use rdkafka::message::Headers;
+    let class = component.to_str().unwrap();
+    let worker = start_worker(&unique("offsets"));
+    let topic = unique("conf-errant");
+    let dlq = unique("conf-dlq");
+    block_on(create_topic(&topic, 1));
+    let errant = [3, 11, 17];
+    let value = |i: usize| {
+        if errant.contains(&i) {
+            format!("errant:bad {i}")
+        } else {
+            format!("v{i:04}")
+        }
+    };
+    let records: Vec<(String, String)> = (0..20).map(|i| (format!("k{i}"), value(i))).collect();
+    produce(&topic, Some(0), &records);
+
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap().to_owned();
+    let name = unique("conf-errant");
+    let pairs = owned(&[
+        ("name", &name),
+        ("connector.class", class),
+        ("topics", &topic),
+        ("directory", &dir),
+        ("grants.fs.write", &dir),
+        ("errors.tolerance", "all"),
+        ("errors.deadletterqueue.topic.name", &dlq),
+        ("errors.deadletterqueue.topic.replication.factor", "1"),
+        ("errors.deadletterqueue.context.headers.enable", "true"),
+    ]);
+    worker.start_connector(config(&worker, &pairs)).unwrap();
+    let expected: Vec<String> = (0..20).filter(|i| !errant.contains(i)).map(value).collect();
+    eventually("17 lines in the sink's files", Duration::from_secs(120), || {
+        (sink_lines(out.path()) == expected).then_some(())
+    });
+    let letters = eventually("3 records in the dead letter queue", Duration::from_secs(60), || {
+        let letters = read_messages(&dlq, |m| {
+            let headers: Vec<(String, String)> = m
+                .headers()
+                .map(|hs| {
+                    hs.iter()
+                        .map(|h| {
+                            (
+                                h.key.to_owned(),
+                                String::from_utf8_lossy(h.value.unwrap_or_default()).into_owned(),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            (m.payload().map(|v| String::from_utf8_lossy(v).into_owned()), headers)
+        });
+        (letters.len() >= 3).then_some(letters)
+    });
+    assert_eq!(letters.len(), 3, "each errant record once");
+    for ((value, headers), i) in letters.iter().zip(errant) {
+        assert_eq!(
+            value.as_deref(),
+            Some(format!("errant:bad {i}").as_str()),
+            "the record as consumed"
+        );
+        let header = |k: &str| headers.iter().find(|(h, _)| h == k).map(|(_, v)| v.as_str());
+        assert_eq!(header("__connect.errors.stage"), Some("TASK_PUT"));
+        assert_eq!(header("__connect.errors.offset"), Some(i.to_string().as_str()));
+        let message = header("__connect.errors.exception.message").unwrap_or_default();
+        assert!(
+            message.contains(&format!("bad {i}")),
+            "the reason is the message: {message}"
+        );
+    }
+    assert_eq!(task_states(&worker, &name)[0].0, "RUNNING");
+    worker.delete_connector(&name).unwrap();
+
+    // No dead letter queue, no error log: no reporter.
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap().to_owned();
+    let name = unique("conf-unreported");
+    let pairs = owned(&[
+        ("name", &name),
+        ("connector.class", class),
+        ("topics", &topic),
+        ("directory", &dir),
+        ("grants.fs.write", &dir),
+        ("task.restart.max.attempts", "0"),
+    ]);
+    worker.start_connector(config(&worker, &pairs)).unwrap();
+    let trace = eventually("the task failed", Duration::from_secs(120), || {
+        task_states(&worker, &name)
+            .into_iter()
+            .find(|(s, _)| s == "FAILED")
+            .and_then(|(_, t)| t)
+    });
+    assert!(trace.contains("offset 3"), "the failure names the record: {trace}");
+    worker.shutdown();
+}
+
 /// The connectors Copycat ships: `datagen` is a counter source, and
 /// `file-sink` keeps its own offsets with `exactly.once=true`.
 mod shipped {
@@ -267,6 +372,11 @@ macro_rules! language {
             #[test]
             fn file_sink() {
                 super::check_sink(&super::example(stringify!($lang), "file-sink"), &[]);
+            }
+
+            #[test]
+            fn file_sink_errant_records() {
+                super::check_errant(&super::example(stringify!($lang), "file-sink"));
             }
         }
     };

@@ -539,3 +539,179 @@ fn a_plugin_uploaded_to_one_worker_reaches_every_worker_and_runs_anywhere() {
     );
     assert_eq!(code, 409, "{body}");
 }
+
+/// Every byte of every record of `topic` (key, value, headers) as text.
+fn topic_text(topic: &str) -> String {
+    use rdkafka::Message;
+    use rdkafka::message::Headers;
+    read_messages(topic, |m| {
+        let mut text = String::new();
+        for part in [m.key(), m.payload()].into_iter().flatten() {
+            text.push_str(&String::from_utf8_lossy(part));
+            text.push('\n');
+        }
+        if let Some(hs) = m.headers() {
+            for h in hs.iter() {
+                text.push_str(h.key);
+                text.push_str(&String::from_utf8_lossy(h.value.unwrap_or_default()));
+                text.push('\n');
+            }
+        }
+        text
+    })
+    .concat()
+}
+
+/// A secret behind a config provider reference (Kafka Connect's
+/// FileConfigProvider) is resolved only where a task runs: the records
+/// carry it, and neither the config, status and offsets topics, nor the
+/// workers' state dirs, nor any REST answer of either worker, nor the
+/// workers' debug logs do. Rotating the file and restarting the task puts
+/// the new value in the records.
+#[test]
+fn a_config_provider_secret_is_in_no_topic_state_dir_answer_or_log_of_the_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = tempfile::tempdir().unwrap();
+    let file = secrets.path().join("db.properties");
+    std::fs::write(&file, "password=Cluster-S3cret-1\n").unwrap();
+    let extra = format!(
+        "{EXTRA}\nconfig.providers=file\n\
+         config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider\n\
+         config.providers.file.param.allowed.paths={}",
+        secrets.path().display()
+    );
+    let group = unique("cluster");
+    let workers: Vec<ClusterWorker> = (0..2)
+        .map(|i| {
+            ClusterWorker::start_logging(
+                dir.path(),
+                &format!("w{i}"),
+                &group,
+                &bootstrap(),
+                &extra,
+                Some("debug"),
+            )
+        })
+        .collect();
+    let topic = unique("secret-out");
+    block_on(create_topic(&topic, 1));
+    let name = unique("with-secret");
+    let reference = format!("${{file:{}:password}}", file.display());
+    let (code, body) = workers[0].send(
+        "PUT",
+        &format!("/connectors/{name}/config"),
+        &json!({
+            "connector.class": "datagen", "topic": topic, "streams": "1", "rate": "50",
+            "record.mode": "typed",
+            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "transforms": "insert",
+            "transforms.insert.type": "org.apache.kafka.connect.transforms.InsertField$Value",
+            "transforms.insert.static.field": "pw",
+            "transforms.insert.static.value": reference,
+        }),
+    );
+    assert!(code == 201 || code == 200, "{code} {body}");
+    let last_pw = || {
+        read_messages(&topic, |m| {
+            use rdkafka::Message;
+            m.payload()
+                .and_then(|v| serde_json::from_slice::<Value>(v).ok())
+                .and_then(|v| v["payload"]["pw"].as_str().map(str::to_owned))
+        })
+        .into_iter()
+        .flatten()
+        .last()
+    };
+    eventually("the task writes the secret", Duration::from_secs(90), || {
+        (last_pw().as_deref() == Some("Cluster-S3cret-1")).then_some(())
+    });
+
+    for w in &workers {
+        for path in [
+            "/connectors?expand=info&expand=status".to_owned(),
+            format!("/connectors/{name}"),
+            format!("/connectors/{name}/config"),
+            format!("/connectors/{name}/tasks"),
+            format!("/connectors/{name}/status"),
+            format!("/connectors/{name}/tasks/0/status"),
+            format!("/connectors/{name}/offsets"),
+        ] {
+            let (code, body) = w.get(&path);
+            assert!(
+                !body.to_string().contains("S3cret"),
+                "GET {path} ({code}) on {}: {body}",
+                w.id()
+            );
+        }
+        let (_, config) = w.get(&format!("/connectors/{name}/config"));
+        assert_eq!(
+            config["transforms.insert.static.value"],
+            json!(reference),
+            "the reference is kept"
+        );
+    }
+    for suffix in ["configs", "status", "offsets"] {
+        let text = topic_text(&format!("{group}-{suffix}"));
+        assert!(
+            !text.is_empty() || suffix == "offsets",
+            "{group}-{suffix} holds records"
+        );
+        assert!(!text.contains("S3cret"), "{group}-{suffix} holds the secret");
+    }
+    assert!(
+        topic_text(&format!("{group}-configs")).contains(&reference),
+        "the config topic keeps the reference"
+    );
+    let mut stored = 0;
+    for entry in walk(dir.path()) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("S3cret"),
+            "{} holds the secret",
+            entry.display()
+        );
+        stored += 1;
+    }
+    assert!(stored > 0, "the workers wrote state and logs");
+    for w in &workers {
+        let log = w.log();
+        assert!(log.contains("DEBUG"), "{} logs at debug", w.id());
+        assert!(!log.contains("S3cret"), "the log of {} holds the secret", w.id());
+    }
+
+    // Rotate: the restarted task reads the file again, wherever it runs.
+    std::fs::write(&file, "password=Cluster-S3cret-2\n").unwrap();
+    let (code, body) = http(
+        workers[1].addr,
+        "POST",
+        &format!("/connectors/{name}/tasks/0/restart"),
+        None,
+    );
+    assert!(code < 300, "{code} {body}");
+    eventually(
+        "the restarted task writes the new secret",
+        Duration::from_secs(90),
+        || (last_pw().as_deref() == Some("Cluster-S3cret-2")).then_some(()),
+    );
+    for w in &workers {
+        assert!(!w.log().contains("S3cret"), "the log of {} holds the secret", w.id());
+    }
+}
+
+/// Every file under `dir`, recursively.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_owned()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files
+}

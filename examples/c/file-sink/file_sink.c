@@ -4,7 +4,10 @@
  * <directory>/<topic>-<partition>.offset ("<next-offset> <file-length>"),
  * written atomically on every flush. `open` truncates the data file to the
  * flushed length and resumes there, so the output is exactly-once whatever
- * the consumer group's offsets say. Behaviour: examples/SPEC.md.
+ * the consumer group's offsets say. A record whose value starts with
+ * "errant:" is not written: it goes to the errant record reporter (the
+ * connector's dead letter queue), cc_report_errant(). Behaviour:
+ * examples/SPEC.md.
  *
  * Files are plain POSIX calls: the directory is a WASI preopen granted by
  * the operator with grants.fs.write.
@@ -184,18 +187,33 @@ static void run_append(const uint8_t *data, size_t len) {
     run_len += len;
 }
 
+/* Open partition `p`'s data file for appending, unless it is open. */
+static cc_status open_data(part *p) {
+    if (p->fd >= 0) return CC_OK;
+    char *data = path_of(p->topic, p->partition, ".txt");
+    p->fd = open(data, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (p->fd < 0) return io_error(errno, "cannot open", data);
+    free(data);
+    return CC_OK;
+}
+
 /* Append the run to partition `i`'s data file; on success its next offset
  * becomes `next`. A failed write is rolled back (truncated away), so that
  * the host can redeliver the batch. */
 static cc_status write_run(size_t i, int64_t next) {
     part *p = &parts[i];
     cc_status st = CC_OK;
-    if (run_len == 0) return CC_OK;
-    if (p->fd < 0) {
-        char *data = path_of(p->topic, p->partition, ".txt");
-        p->fd = open(data, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (p->fd < 0) return io_error(errno, "cannot open", data);
-        free(data);
+    if (run_len == 0) { /* nothing to write, but reported records advance */
+        if (next > p->next) {
+            p->next = next;
+            p->dirty = true;
+        }
+        return CC_OK;
+    }
+    st = open_data(p);
+    if (st) {
+        run_len = 0;
+        return st;
     }
     struct stat before;
     int e = fstat(p->fd, &before) == 0 ? 0 : errno;
@@ -215,6 +233,7 @@ static cc_status write_run(size_t i, int64_t next) {
 static cc_status put(const cc_sink_record *records, size_t len) {
     size_t cur = SIZE_MAX; /* the partition of the current run */
     int64_t next = -1;
+    run_len = 0;
     for (size_t i = 0; i < len; i++) {
         const cc_sink_record *r = &records[i];
         size_t k = (size_t)(find_or_add(r->topic, r->partition) - parts);
@@ -227,6 +246,16 @@ static cc_status put(const cc_sink_record *records, size_t len) {
             next = parts[k].next;
         }
         if (next >= 0 && r->offset < next) continue; /* redelivered: already written */
+        /* A record this sink cannot write goes to the errant record reporter
+         * (the dead letter queue); it counts as handled. */
+        if (r->value.len >= 7 && memcmp(r->value.ptr, "errant:", 7) == 0) {
+            if (cc_report_errant(i, (const char *)r->value.ptr + 7, r->value.len - 7) != CC_ERRANT_REPORTED)
+                return cc_error_fatal("the record at topic %s partition %" PRId32 " offset %" PRId64
+                                      " could not be reported errant: %s",
+                                      r->topic, r->partition, r->offset, cc_errant_message());
+            next = r->offset + 1;
+            continue;
+        }
         run_append(r->value.ptr, r->value.len); /* no value: an empty line */
         run_append((const uint8_t *)"\n", 1);
         next = r->offset + 1;
@@ -259,6 +288,8 @@ static cc_status flush(const cc_topic_partition_offset *offsets, size_t len) {
     for (size_t i = 0; i < nparts; i++) {
         part *p = &parts[i];
         if (!p->dirty) continue;
+        cc_status s = open_data(p); /* none yet when every record was reported */
+        if (s) return s;
         struct stat st;
         if (fsync(p->fd) != 0 || fstat(p->fd, &st) != 0) {
             int e = errno;
@@ -267,7 +298,7 @@ static cc_status flush(const cc_topic_partition_offset *offsets, size_t len) {
         char content[48];
         snprintf(content, sizeof content, "%" PRId64 " %lld", p->next, (long long)st.st_size);
         char *state = path_of(p->topic, p->partition, ".offset");
-        cc_status s = write_atomically(state, content);
+        s = write_atomically(state, content);
         free(state);
         if (s) return s;
         p->dirty = false;

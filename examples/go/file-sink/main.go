@@ -2,7 +2,9 @@
 // topic partition, <directory>/<topic>-<partition>.txt, and keeps its own
 // offsets next to them (examples/SPEC.md).
 //
-// Put appends each value and a newline to the partition's file. Flush syncs
+// Put appends each value and a newline to the partition's file; a value
+// starting with "errant:" is reported through the errant record reporter
+// (the dead letter queue) instead, its offset still advancing. Flush syncs
 // the file, then atomically replaces <topic>-<partition>.offset with
 // "<next-offset> <file-length>" (written to .offset.tmp, synced, renamed).
 // Open truncates the file back to the flushed length and resumes at the
@@ -14,6 +16,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -68,6 +71,8 @@ type partition struct {
 	file *os.File // the .txt file, open for appending; nil until first written
 	next int64    // the offset after the last record put
 	buf  []byte   // values of the current Put
+	// touched: has records in the current Put.
+	touched bool
 	// dirty: written since the last flush.
 	dirty bool
 }
@@ -176,25 +181,40 @@ func truncate(path string, length int64) error {
 	return nil
 }
 
+// errantPrefix marks a record this sink cannot write (examples/SPEC.md):
+// it goes to the errant record reporter instead of the file.
+const errantPrefix = "errant:"
+
 // Put appends each value and a newline to its partition's file (a record
 // without a value writes an empty line): one write per partition and batch.
+// A record whose value starts with "errant:" is not written but reported
+// errant (the rest of the value is the reason); its offset still advances.
 func (t *Task) Put(records []sink.Record) error {
 	var touched []*partition
-	for i := range records {
-		rec := &records[i]
-		p := t.part(rec.TopicPartition())
-		if len(p.buf) == 0 {
-			touched = append(touched, p)
-		}
-		p.buf = append(p.buf, rec.Value...)
-		p.buf = append(p.buf, '\n')
-		p.next = rec.Offset + 1
-	}
 	defer func() { // on an error too: a failed Put leaves nothing buffered
 		for _, p := range touched {
 			p.buf = p.buf[:0]
+			p.touched = false
 		}
 	}()
+	for i := range records {
+		rec := &records[i]
+		p := t.part(rec.TopicPartition())
+		if !p.touched {
+			p.touched = true
+			touched = append(touched, p)
+		}
+		if reason, ok := bytes.CutPrefix(rec.Value, []byte(errantPrefix)); ok {
+			if err := sink.ReportErrant(i, string(reason)); err != nil {
+				return copycat.Fatalf("the record at topic %s partition %d offset %d could not be reported errant: %w",
+					rec.Topic, rec.Partition, rec.Offset, err)
+			}
+		} else {
+			p.buf = append(p.buf, rec.Value...)
+			p.buf = append(p.buf, '\n')
+		}
+		p.next = rec.Offset + 1 // a reported record is handled too
+	}
 	for _, p := range touched {
 		if p.file == nil {
 			f, err := os.OpenFile(t.path(p.name, ".txt"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -203,8 +223,10 @@ func (t *Task) Put(records []sink.Record) error {
 			}
 			p.file = f
 		}
-		if _, err := p.file.Write(p.buf); err != nil {
-			return fileError(err)
+		if len(p.buf) > 0 {
+			if _, err := p.file.Write(p.buf); err != nil {
+				return fileError(err)
+			}
 		}
 		p.dirty = true
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/copycat-connect/copycat/guest-sdk/go/copycat"
@@ -104,5 +105,51 @@ func TestBadState(t *testing.T) {
 	_, err = task.(sink.Opener).Open([]sink.TopicPartition{{Topic: "t", Partition: 0}})
 	if kind, _ := copycat.Classify(err); err == nil || kind != copycat.KindFatal {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A record whose value starts with "errant:" is reported, not written, and
+// its offset advances; a refused report fails Put naming the record.
+func TestErrantRecords(t *testing.T) {
+	t.Cleanup(func() { sink.TestErrant.Reported, sink.TestErrant.Err = nil, nil })
+	dir := t.TempDir()
+	task, err := Start(copycat.Config{"directory": dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink.TestErrant.Reported = nil
+	if err := task.Put([]sink.Record{record("t", 0, 1, "v1"), record("t", 0, 2, "errant:too odd"),
+		record("t", 0, 3, "v3"), record("u", 0, 9, "errant:")}); err != nil {
+		t.Fatal(err)
+	}
+	want := []sink.ErrantReport{{Index: 1, Reason: "too odd"}, {Index: 3, Reason: ""}}
+	if got := sink.TestErrant.Reported; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("reported %+v, want %+v", got, want)
+	}
+	if err := task.Flush(nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(dir, "t-0.txt")); got != "v1\nv3\n" {
+		t.Fatalf("file %q", got)
+	}
+	if got := read(t, filepath.Join(dir, "t-0.offset")); got != "4 6" {
+		t.Fatalf("state %q: the reported record's offset advances", got)
+	}
+	// A partition with only errant records still records its offset.
+	if got := read(t, filepath.Join(dir, "u-0.offset")); got != "10 0" {
+		t.Fatalf("state %q", got)
+	}
+
+	for _, refusal := range []error{sink.ErrUnavailable, sink.ErrToleranceExceeded, &sink.NoSuchRecordError{Message: "record 0"}} {
+		sink.TestErrant.Err = refusal
+		err = task.Put([]sink.Record{record("t", 0, 4, "v4"), record("t", 0, 5, "errant:bad")})
+		kind, msg := copycat.Classify(err)
+		if err == nil || kind != copycat.KindFatal || !errors.Is(err, refusal) ||
+			!strings.Contains(msg, "topic t partition 0 offset 5") || !strings.Contains(msg, refusal.Error()) {
+			t.Fatalf("put with %v: %v", refusal, err)
+		}
+	}
+	if got := read(t, filepath.Join(dir, "t-0.txt")); got != "v1\nv3\n" {
+		t.Fatalf("a failed put wrote: %q", got)
 	}
 }

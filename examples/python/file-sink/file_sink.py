@@ -8,7 +8,10 @@ that file and then atomically replaces ``<topic>-<partition>.offset`` with
 ``.txt`` file to the flushed length (dropping lines written after the last
 flush) and tells the host where to resume, so the sink carries on exactly
 where its last flush left off even when the consumer group's offsets are
-lost. (examples/SPEC.md defines this behaviour for every language.)
+lost. A record whose value starts with ``errant:`` is not written but
+reported through the errant record reporter (the dead letter queue), with
+the rest of the value as the reason. (examples/SPEC.md defines this
+behaviour for every language.)
 
 The directory must be granted with ``grants.fs.write`` (a WASI preopen under
 the same path): plain ``open``/``os`` calls work inside it.
@@ -22,9 +25,12 @@ from copycat_sdk import (
     FatalError,
     PluginInfo,
     SinkTask,
+    errant,
     export_sink,
     io_error,
 )
+
+ERRANT = b"errant:"
 
 DIRECTORY = ConfigKey.string(
     "directory",
@@ -96,26 +102,44 @@ class FileSinkTask(SinkTask):
         except OSError as e:
             raise io_error(txt, e) from e
 
-    def put(self, records):
-        for record in records:
-            tp = record.topic_partition
-            f = self.files.get(tp)
-            if f is None:
-                txt = self.path(tp, ".txt")
-                try:
-                    f = self.files[tp] = open(txt, "ab")
-                except OSError as e:
-                    raise io_error(txt, e) from e
+    def output(self, tp):
+        """The ``.txt`` file of ``tp``, opened for appending on first use."""
+        f = self.files.get(tp)
+        if f is None:
+            txt = self.path(tp, ".txt")
             try:
-                f.write((record.value or b"") + b"\n")
+                f = self.files[tp] = open(txt, "ab")
             except OSError as e:
-                raise io_error(f.name, e) from e
+                raise io_error(txt, e) from e
+        return f
+
+    def put(self, records):
+        for index, record in enumerate(records):
+            tp = record.topic_partition
+            value = record.value or b""
+            if value.startswith(ERRANT):
+                # A record this sink cannot write goes to the errant record
+                # reporter (the dead letter queue); it counts as handled.
+                reason = value[len(ERRANT):].decode("utf-8", "replace")
+                try:
+                    errant.report(index, reason)
+                except errant.ReportError as e:
+                    raise FatalError(
+                        f"the record at topic {record.topic} partition {record.partition} "
+                        f"offset {record.offset} could not be reported errant: {e}"
+                    ) from e
+            else:
+                f = self.output(tp)
+                try:
+                    f.write(value + b"\n")
+                except OSError as e:
+                    raise io_error(f.name, e) from e
             self.next[tp] = record.offset + 1
             self.dirty.add(tp)
 
     def flush(self, offsets):
         for tp in sorted(self.dirty):
-            f = self.files[tp]
+            f = self.output(tp)
             try:
                 f.flush()
                 os.fsync(f.fileno())

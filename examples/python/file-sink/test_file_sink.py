@@ -6,8 +6,9 @@
 import os
 import tempfile
 import unittest
+from unittest import mock
 
-from copycat_sdk import Config, ConfigError, FatalError, SinkRecord, TopicPartition
+from copycat_sdk import Config, ConfigError, FatalError, SinkRecord, TopicPartition, errant
 
 from file_sink import FileSink, FileSinkTask
 
@@ -58,6 +59,29 @@ class FileSinkTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.dir.name, "t-0.offset.tmp")))
         task.close([TP])
         task.stop()
+
+    def test_errant_records_are_reported_not_written(self):
+        errant.take_reported()
+        task = self.task()
+        task.put([records([1])[0], SinkRecord("t", 0, 2, None, b"errant:too odd"), records([3])[0]])
+        self.assertEqual(errant.take_reported(), [(1, "too odd")])
+        task.flush({})
+        self.assertEqual(self.read("t-0.txt"), b"v1\nv3\n")
+        self.assertEqual(self.read("t-0.offset"), b"4 6")  # the reported record's offset advances
+
+        # Only errant records in a partition: its offset still advances.
+        task.put([SinkRecord("t", 1, 7, None, b"errant:")])
+        self.assertEqual(errant.take_reported(), [(0, "")])
+        task.flush({})
+        self.assertEqual(self.read("t-1.offset"), b"8 0")
+
+    def test_a_failed_report_is_fatal_and_names_the_record(self):
+        task = self.task()
+        with mock.patch.object(errant, "report", side_effect=errant.ReporterUnavailable()):
+            with self.assertRaises(FatalError) as e:
+                task.put(records([1]) + [SinkRecord("t", 0, 2, None, b"errant:bad")])
+        self.assertIn("topic t partition 0 offset 2", str(e.exception))
+        self.assertIn("errors.deadletterqueue.topic.name", str(e.exception))
 
     def test_bad_state_file_is_fatal_and_named(self):
         with open(os.path.join(self.dir.name, "t-0.offset"), "w") as f:

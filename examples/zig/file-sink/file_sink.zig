@@ -3,7 +3,10 @@
 //! <directory>/<topic>-<partition>.offset ("<next-offset> <file-length>"),
 //! written atomically on every flush. `open` truncates the data file to the
 //! flushed length and resumes there, so the output is exactly-once whatever
-//! the consumer group's offsets say. Behaviour: examples/SPEC.md.
+//! the consumer group's offsets say. A record whose value starts with
+//! "errant:" is not written: it goes to the errant record reporter (the
+//! connector's dead letter queue), `cc.errant.report`. Behaviour:
+//! examples/SPEC.md.
 //!
 //! Files go through libc (wasi-libc resolves absolute paths against the
 //! WASI preopens the operator grants with grants.fs.write).
@@ -132,19 +135,29 @@ pub const Task = struct {
         }
     }
 
+    /// Open partition `p`'s data file for appending, unless it is open.
+    fn openData(self: *const Task, p: *Part) cc.Error!void {
+        if (p.fd >= 0) return;
+        const data = try self.path(p.topic, p.partition, ".txt");
+        defer cc.allocator.free(data);
+        p.fd = libc.open(data, .{ .write = true, .CREAT = true, .APPEND = true }, @as(libc.mode_t, 0o644));
+        if (p.fd < 0) return self.ioError(errno(), "cannot open", data);
+    }
+
     /// Append the run to partition `i`'s data file; on success its next
     /// offset becomes `next`. A failed write is truncated away, so the host
     /// can redeliver the batch.
     fn writeRun(self: *Task, i: usize, next: i64) cc.Error!void {
         defer self.run.clearRetainingCapacity();
-        if (self.run.items.len == 0) return;
         const p = &self.parts.items[i];
-        if (p.fd < 0) {
-            const data = try self.path(p.topic, p.partition, ".txt");
-            defer cc.allocator.free(data);
-            p.fd = libc.open(data, .{ .write = true, .CREAT = true, .APPEND = true }, @as(libc.mode_t, 0o644));
-            if (p.fd < 0) return self.ioError(errno(), "cannot open", data);
+        if (self.run.items.len == 0) { // nothing to write, but reported records advance
+            if (next > p.next) {
+                p.next = next;
+                p.dirty = true;
+            }
+            return;
         }
+        try self.openData(p);
         var before: libc.Stat = undefined;
         var e: c_int = if (libc.fstat(p.fd, &before) == 0) 0 else errno();
         if (e == 0) {
@@ -172,7 +185,8 @@ pub const Task = struct {
     pub fn put(self: *Task, records: []const cc.SinkRecord) cc.Error!void {
         var cur: ?usize = null; // the partition of the current run
         var next: i64 = -1;
-        for (records) |r| {
+        self.run.clearRetainingCapacity(); // what a failed put left
+        for (records, 0..) |r, index| {
             const k = try self.findOrAdd(r.topic, r.partition);
             if (cur != k) {
                 if (cur) |i| try self.writeRun(i, next);
@@ -180,7 +194,18 @@ pub const Task = struct {
                 next = self.parts.items[k].next;
             }
             if (next >= 0 and r.offset < next) continue; // redelivered: already written
-            try self.run.appendSlice(cc.allocator, r.value orelse ""); // no value: an empty line
+            // A record this sink cannot write goes to the errant record
+            // reporter (the dead letter queue); it counts as handled.
+            const value = r.value orelse ""; // no value: an empty line
+            if (std.mem.startsWith(u8, value, "errant:")) {
+                cc.errant.report(index, value["errant:".len..]) catch return cc.fatal(
+                    "the record at topic {s} partition {d} offset {d} could not be reported errant: {s}",
+                    .{ r.topic, r.partition, r.offset, cc.errant.message() },
+                );
+                next = r.offset + 1;
+                continue;
+            }
+            try self.run.appendSlice(cc.allocator, value);
             try self.run.append(cc.allocator, '\n');
             next = r.offset + 1;
         }
@@ -208,6 +233,7 @@ pub const Task = struct {
         _ = offsets; // the task keeps its own
         for (self.parts.items) |*p| {
             if (!p.dirty) continue;
+            try self.openData(p); // none yet when every record was reported
             var st: libc.Stat = undefined;
             if (libc.fsync(p.fd) != 0 or libc.fstat(p.fd, &st) != 0) {
                 const e = errno();

@@ -370,6 +370,43 @@ typedef struct cc_offsets cc_offsets;
 /* Resume `topic`/`partition` at `offset` (the next offset to read). */
 void cc_offsets_add(cc_offsets *offsets, const char *topic, int32_t partition, int64_t offset);
 
+/* Errant records (copycat:errant/reporter@0.1.0, Kafka Connect's
+ * ErrantRecordReporter). During `put`, report a record of the batch the task
+ * cannot write: the host logs it, sends it as it was consumed to the
+ * connector's dead letter queue and, with errors.tolerance=all, the task
+ * goes on. A reported record counts as handled: its offset is committed with
+ * the batch's. Sinks only; a sink that calls cc_report_errant() imports the
+ * reporter, one that does not, does not. */
+typedef enum {
+    /* Reported: the record is handled. */
+    CC_ERRANT_REPORTED = 0,
+    /* The connector sets neither errors.deadletterqueue.topic.name nor
+     * errors.log.enable, so there is no reporter: handle the record yourself
+     * (fail `put`, or skip it knowingly). */
+    CC_ERRANT_UNAVAILABLE,
+    /* errors.tolerance=none: the record was logged and queued, and the task
+     * fails once `put` returns. */
+    CC_ERRANT_TOLERANCE_EXCEEDED,
+    /* No record at `index` in the batch of the running `put` (or no `put`
+     * is running); cc_errant_message() says which. */
+    CC_ERRANT_NO_SUCH_RECORD,
+} cc_errant_status;
+
+/* Report record `index` (from 0, in the `records` the running `put`
+ * received) as errant because of `reason`, `len` bytes (not necessarily
+ * NUL-terminated; pass strlen(reason) for a C string; the host keeps the
+ * first 4 KiB). Reporting a record again in the same `put` changes nothing.
+ *
+ *     if (cc_report_errant(i, why, strlen(why)) != CC_ERRANT_REPORTED)
+ *         return cc_error_fatal("offset %lld: %s (%s)", (long long)r->offset, why, cc_errant_message());
+ */
+cc_errant_status cc_report_errant(size_t index, const char *reason, size_t len);
+
+/* Why the latest cc_report_errant() failed, as text: "no errant record
+ * reporter: ...", "errors.tolerance=none: ..." or "no such record: <the
+ * host's message>"; "" after a success. Valid until the next report. */
+const char *cc_errant_message(void);
+
 /* The callbacks of a sink connector. Define exactly one
  * `const copycat_sink_t copycat_sink = {...};`. */
 typedef struct {

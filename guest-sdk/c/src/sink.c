@@ -29,6 +29,59 @@ void cc_offsets_add(cc_offsets *offsets, const char *topic, int32_t partition, i
     w->offset = offset;
 }
 
+/* ---- errant records ------------------------------------------------------ */
+
+/* Why the latest report failed ("" after a success), and the malloc'ed
+ * text it points to, if any. */
+static const char *errant_text = "";
+static char *errant_owned;
+
+static cc_errant_status errant_fail(cc_errant_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = cc__vformat(fmt, ap);
+    va_end(ap);
+    free(errant_owned);
+    errant_text = errant_owned = text;
+    return status;
+}
+
+cc_errant_status cc_report_errant(size_t index, const char *reason, size_t len) {
+    if (index > UINT32_MAX) return errant_fail(CC_ERRANT_NO_SUCH_RECORD, "no such record: record %zu", index);
+    wstring w;
+    w.ptr = cc__utf8_dup(reason ? reason : "", reason ? len : 0, &w.len);
+    copycat_errant_reporter_report_error_t e;
+    memset(&e, 0, sizeof e);
+    bool ok = copycat_errant_reporter_report((uint32_t)index, &w, &e);
+    free(w.ptr);
+    if (ok) {
+        free(errant_owned);
+        errant_owned = NULL;
+        errant_text = "";
+        return CC_ERRANT_REPORTED;
+    }
+    cc_errant_status status;
+    switch (e.tag) {
+    case COPYCAT_ERRANT_REPORTER_REPORT_ERROR_UNAVAILABLE:
+        status = errant_fail(CC_ERRANT_UNAVAILABLE, "no errant record reporter: the connector sets neither "
+                                                    "errors.deadletterqueue.topic.name nor errors.log.enable");
+        break;
+    case COPYCAT_ERRANT_REPORTER_REPORT_ERROR_TOLERANCE_EXCEEDED:
+        status = errant_fail(CC_ERRANT_TOLERANCE_EXCEEDED, "errors.tolerance=none: the task fails after this put");
+        break;
+    default:
+        status = errant_fail(CC_ERRANT_NO_SUCH_RECORD, "no such record: %.*s", (int)e.val.no_such_record.len,
+                             (const char *)e.val.no_such_record.ptr);
+        break;
+    }
+    copycat_errant_reporter_report_error_free(&e);
+    return status;
+}
+
+const char *cc_errant_message(void) {
+    return errant_text;
+}
+
 /* ---- topic names ---------------------------------------------------------
  * Callbacks get NUL-terminated topics. A batch holds few distinct topics,
  * so the glue interns them for the duration of one call. */

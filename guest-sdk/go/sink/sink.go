@@ -12,7 +12,8 @@
 // Each task runs in its own WebAssembly instance. The host calls start,
 // then for each partition assignment Open (if the task implements [Opener]),
 // Put and Flush as records arrive, Close ([Closer]) when partitions are
-// revoked, and finally Stop ([Stopper]).
+// revoked, and finally Stop ([Stopper]). From Put, [ReportErrant] hands a
+// record the task cannot write to the connector's dead letter queue.
 package sink
 
 import (

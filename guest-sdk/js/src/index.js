@@ -21,7 +21,7 @@
 // Modules:
 //   copycat-sdk         config, errors, records, logging, clock (both kinds)
 //   copycat-sdk/source  defineSource, readOffsets, transactions (+ all of the above)
-//   copycat-sdk/sink    defineSink (+ all of the above)
+//   copycat-sdk/sink    defineSink, errant (+ all of the above)
 //   copycat-sdk/fs      files in the directories the operator grants (WASI preopens)
 //
 // ABI notes (componentize-js): WIT `u64`/`s64` are BigInt, `s32`/`u32` are
@@ -111,8 +111,9 @@ export class FatalError extends ConnectorError {
 export function toConnectorError(error) {
   if (error instanceof ConnectorError) return error;
   if (error instanceof Error) {
-    // The file helpers' FsError already names the file and what went wrong.
-    if (error.name === 'FsError') return new FatalError(error.message, { cause: error });
+    // The file helpers' FsError already names the file and what went wrong;
+    // an unhandled errant ReportError says why there was no report.
+    if (error.name === 'FsError' || error.name === 'ReportError') return new FatalError(error.message, { cause: error });
     // Anything else is most likely a bug: keep the stack in the task's log.
     const text = error.name === 'Error' ? error.message : `${error.name}: ${error.message}`;
     if (error.stack) log.warn(`${text}\n${error.stack}`);

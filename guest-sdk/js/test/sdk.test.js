@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeEach, test } from 'node:test';
 import { host } from 'copycat-sdk/testing';
 import { Config, ConfigError, RetriableError, collectProblems, defineSource, toSourceRecord } from 'copycat-sdk/source';
-import { defineSink } from 'copycat-sdk/sink';
+import { ReportError, defineSink, errant } from 'copycat-sdk/sink';
 import * as fs from 'copycat-sdk/fs';
 
 beforeEach(() => host.reset());
@@ -81,6 +81,39 @@ test('sink defaults: tasks.max copies; open offsets become BigInt', () => {
   assert.equal(connector.taskConfigs([['a', 'b']], 3).length, 3);
   sinkTask.start([]);
   assert.deepEqual(sinkTask.open([{ topic: 't', partition: 1 }]), [{ topic: 't', partition: 1, offset: 4n }]);
+});
+
+test('errant.report: kept by the test host; report errors are typed', () => {
+  errant.report(2, 'bad value');
+  errant.report(0, 'x');
+  assert.deepEqual(host.reported, [{ index: 2, reason: 'bad value' }, { index: 0, reason: 'x' }]);
+  assert.throws(() => errant.report(-1, 'r'), (e) => e instanceof ReportError && e.kind === 'no-such-record');
+  assert.throws(() => errant.report(1.5, 'r'), (e) => e instanceof ReportError && e.kind === 'no-such-record');
+  for (const [error, kind, text] of [
+    ['unavailable', 'unavailable', 'neither errors.deadletterqueue.topic.name nor errors.log.enable'],
+    ['tolerance-exceeded', 'tolerance-exceeded', 'errors.tolerance=none'],
+    [{ tag: 'no-such-record', val: 'record 9 of 3' }, 'no-such-record', 'no such record: record 9 of 3'],
+  ]) {
+    host.reportError = error;
+    assert.throws(
+      () => errant.report(0, 'r'),
+      (e) => e instanceof ReportError && e.kind === kind && e.message.includes(text),
+    );
+  }
+  assert.equal(host.reported.length, 2);
+
+  // Unhandled in put: fatal with the ReportError's message.
+  const { sinkTask } = defineSink({
+    name: 'x',
+    version: '1',
+    start: () => ({ put: () => errant.report(0, 'r') }),
+  });
+  sinkTask.start([]);
+  host.reportError = 'unavailable';
+  assert.throws(
+    () => sinkTask.put([]),
+    (e) => e.payload.tag === 'fatal' && e.payload.val.startsWith('no errant record reporter'),
+  );
 });
 
 test('fs: granted directories only, errors name the file', () => {

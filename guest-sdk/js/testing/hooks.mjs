@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 
 const SDK = new URL('../', import.meta.url);
 const HOST = new URL('./host.js', import.meta.url).href;
-const WIT = /^(copycat:connector|wasi:filesystem)\/[a-z-]+(@[0-9.]+)?$/;
+const WIT = /^(copycat:connector|copycat:errant|wasi:filesystem)\/[a-z-]+(@[0-9.]+)?$/;
 
 const pkg = JSON.parse(readFileSync(new URL('package.json', SDK), 'utf8'));
 const modules = new Map(

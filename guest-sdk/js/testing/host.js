@@ -1,7 +1,8 @@
 // The in-memory host behind every WIT import when connector code runs under
-// Node.js for tests (register.mjs maps `copycat:connector/*` and
-// `wasi:filesystem/*` here). Files are real files: `host.grant(dir)` plays
-// the operator's `grants.fs.*` and preopens `dir` under its own path.
+// Node.js for tests (register.mjs maps `copycat:connector/*`,
+// `copycat:errant/*` and `wasi:filesystem/*` here). Files are real files:
+// `host.grant(dir)` plays the operator's `grants.fs.*` and preopens `dir`
+// under its own path.
 import * as nodeFs from 'node:fs';
 import { join, normalize } from 'node:path';
 
@@ -15,6 +16,14 @@ export const host = {
   transactions: [],
   /** Preopened directories (absolute paths). */
   grants: [],
+  /** Errant records reported (`errant.report`), in order: `{ index, reason }`. */
+  reported: [],
+  /**
+   * Make `errant.report` fail with this WIT `report-error` instead of
+   * keeping the report: `'unavailable'`, `'tolerance-exceeded'` or
+   * `{ tag: 'no-such-record', val: '...' }` (default: reports are taken).
+   */
+  reportError: undefined,
   /** Milliseconds since the epoch returned by `clock.nowMs` (default: the real clock). */
   nowMs: undefined,
   /** Grant (preopen) a directory, like `grants.fs.write`. */
@@ -27,6 +36,8 @@ export const host = {
     this.logs = [];
     this.transactions = [];
     this.grants = [];
+    this.reported = [];
+    this.reportError = undefined;
     this.nowMs = undefined;
   },
 };
@@ -56,6 +67,17 @@ export function commit() {
 }
 export function abort() {
   host.transactions.push('abort');
+}
+
+// copycat:errant/reporter
+export function report(index, reason) {
+  const error = host.reportError;
+  if (error !== undefined) {
+    const e = new Error('report-error');
+    e.payload = typeof error === 'string' ? { tag: error } : error;
+    throw e;
+  }
+  host.reported.push({ index, reason });
 }
 
 // wasi:filesystem (the subset the SDK uses), on node:fs.

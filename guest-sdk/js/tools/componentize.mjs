@@ -11,7 +11,8 @@
 //    `copycat-sdk/source`, ... resolve to guest-sdk/js/src/; imports of WIT
 //    interfaces (`copycat:...`, `wasi:...`) stay imports.
 // 2. Assemble the WIT: guest-sdk/js/wit/copycat-js.wit (Copycat's worlds plus
-//    wasi:filesystem), the vendored WASI WIT, and wit/connector/.
+//    wasi:filesystem; the sink with the errant record reporter), the vendored
+//    WASI WIT, wit/connector/ and wit/errant@0.1.0/.
 // 3. componentize-js (StarlingMonkey + Wizer) with the `http` and
 //    `fetch-event` engine features disabled (a connector has no use for
 //    `fetch()` or an incoming-HTTP handler; without them the component does
@@ -123,19 +124,23 @@ async function bundle(rolldown, entry) {
 }
 
 // The WIT directory for componentize-js: the JS worlds, vendored WASI, and
-// wit/connector as a dependency. Returns its files' content for the hash.
-function assembleWit(witDir, connectorWit) {
-  if (!existsSync(join(connectorWit, 'host.wit'))) {
-    throw new Error(`no Copycat WIT at ${connectorWit}; set COPYCAT_HOME to the Copycat checkout`);
+// wit/connector and wit/errant@0.1.0 as dependencies. Returns its files'
+// content for the hash.
+function assembleWit(witDir, connectorWit, errantWit) {
+  if (!existsSync(join(connectorWit, 'host.wit')) || !existsSync(join(errantWit, 'errant.wit'))) {
+    throw new Error(`no Copycat WIT at ${dirname(connectorWit)}; set COPYCAT_HOME to the Copycat checkout`);
   }
   rmSync(witDir, { recursive: true, force: true });
   mkdirSync(join(witDir, 'deps', 'connector'), { recursive: true });
+  mkdirSync(join(witDir, 'deps', 'errant'), { recursive: true });
   const copies = [[join(SDK_DIR, 'wit', 'copycat-js.wit'), join(witDir, 'copycat-js.wit')]];
   for (const f of readdirSync(join(SDK_DIR, 'wit', 'deps')).filter((f) => f.endsWith('.wit')).sort()) {
     copies.push([join(SDK_DIR, 'wit', 'deps', f), join(witDir, 'deps', f)]);
   }
-  for (const f of readdirSync(connectorWit).filter((f) => f.endsWith('.wit')).sort()) {
-    copies.push([join(connectorWit, f), join(witDir, 'deps', 'connector', f)]);
+  for (const [from, to] of [[connectorWit, 'connector'], [errantWit, 'errant']]) {
+    for (const f of readdirSync(from).filter((f) => f.endsWith('.wit')).sort()) {
+      copies.push([join(from, f), join(witDir, 'deps', to, f)]);
+    }
   }
   const contents = [];
   for (const [from, to] of copies) {
@@ -158,7 +163,7 @@ async function main() {
   writeFileSync(bundlePath, code);
 
   const witDir = join(opts.buildDir, 'wit');
-  const wit = assembleWit(witDir, join(opts.copycatHome, 'wit', 'connector'));
+  const wit = assembleWit(witDir, join(opts.copycatHome, 'wit', 'connector'), join(opts.copycatHome, 'wit', 'errant@0.1.0'));
 
   const lock = join(opts.toolchain, 'package-lock.json');
   const hash = createHash('sha256')

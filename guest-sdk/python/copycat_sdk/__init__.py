@@ -27,8 +27,9 @@ the end of the app module::
 
     Connector, SourceTask = export_source(Hello, HelloTask)
 
-Build with ``componentize-py -d wit/connector -w source componentize
--p <copycat>/guest-sdk/python -p . hello -o hello.wasm``.
+Build with ``scripts/examples/python.sh build source APP_DIR hello hello.wasm``
+(componentize-py against ``guest-sdk/python/wit``: Copycat's worlds, the
+``sink`` one with the errant record reporter).
 
 What is where:
 
@@ -41,6 +42,8 @@ What is where:
 * :mod:`copycat_sdk.connector` -- the base classes and :class:`PluginInfo`;
 * :mod:`copycat_sdk.host` (also as ``log``) -- logging, clocks,
   :func:`read_offsets`;
+* :mod:`copycat_sdk.errant` -- :func:`~copycat_sdk.errant.report` (sinks, in
+  ``put``): a record the task cannot write goes to the dead letter queue;
 * :mod:`copycat_sdk.export` -- :func:`export_source`, :func:`export_sink`.
 """
 
@@ -53,7 +56,7 @@ What is where:
 import encodings.ascii  # noqa: F401
 import encodings.latin_1  # noqa: F401
 
-from . import host
+from . import errant, host
 from . import host as log
 from .config import Config, ConfigKey, ConfigType, Importance, Problem, parse, problems
 from .connector import Connector, PluginInfo, SinkTask, SourceTask
@@ -81,6 +84,7 @@ __all__ = [
     "SourceRecord",
     "SourceTask",
     "TopicPartition",
+    "errant",
     "export_sink",
     "export_source",
     "host",

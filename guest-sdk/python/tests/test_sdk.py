@@ -12,6 +12,7 @@ from copycat_sdk import (
     Connector,
     PluginInfo,
     Problem,
+    errant,
     export_source,
     parse,
     problems,
@@ -100,6 +101,27 @@ class NativeFallbackTest(unittest.TestCase):
         connector, task = export_source(Connector, object)
         self.assertEqual(connector.__name__, "Connector")
         self.assertEqual(task.__name__, "SourceTask")
+
+    def test_errant_reports_are_kept(self):
+        errant.take_reported()
+        errant.report(2, "bad value")
+        errant.report(0, "x")
+        self.assertEqual(errant.take_reported(), [(2, "bad value"), (0, "x")])
+        self.assertEqual(errant.take_reported(), [])
+        with self.assertRaises(errant.NoSuchRecord) as e:
+            errant.report(-1, "negative")
+        self.assertEqual(e.exception.kind, "no-such-record")
+        self.assertEqual(errant.take_reported(), [])
+
+    def test_errant_errors(self):
+        for error, kind, text in [
+            (errant.ReporterUnavailable(), "unavailable", "errors.deadletterqueue.topic.name nor errors.log.enable"),
+            (errant.ToleranceExceeded(), "tolerance-exceeded", "errors.tolerance=none"),
+            (errant.NoSuchRecord("record 9 of 3"), "no-such-record", "no such record: record 9 of 3"),
+        ]:
+            self.assertIsInstance(error, errant.ReportError)
+            self.assertEqual(error.kind, kind)
+            self.assertIn(text, str(error))
 
     def test_to_bytes(self):
         self.assertEqual(to_bytes("é"), "é".encode())

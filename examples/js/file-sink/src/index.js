@@ -1,16 +1,27 @@
 // file-sink: appends each record's value and a newline to
 // `<directory>/<topic>-<partition>.txt` and keeps its own offsets in
 // `<directory>/<topic>-<partition>.offset` (`<next-offset> <file-length>`),
-// so it resumes exactly where its last flush left off. The behaviour is
-// specified in examples/SPEC.md and checked by the conformance suite.
+// so it resumes exactly where its last flush left off. A record whose value
+// starts with `errant:` is not written but reported through the errant
+// record reporter (the dead letter queue), the rest of the value as the
+// reason. The behaviour is specified in examples/SPEC.md and checked by the
+// conformance suite.
 //
 // The directory must be granted with `grants.fs.write` (a WASI preopen under
 // the same path); files are reached through 'copycat-sdk/fs'.
 
-import { ConfigError, collectProblems, concatBytes, defineSink } from 'copycat-sdk/sink';
+import { ConfigError, FatalError, collectProblems, concatBytes, defineSink, errant } from 'copycat-sdk/sink';
 import * as fs from 'copycat-sdk/fs';
 
 const NEWLINE = new Uint8Array([0x0a]);
+const ERRANT = new TextEncoder().encode('errant:');
+const decoder = new TextDecoder();
+
+/** The reason of an errant record (the value after `errant:`), or undefined. */
+function errantReason(value) {
+  if (!value || value.length < ERRANT.length || !ERRANT.every((b, i) => value[i] === b)) return undefined;
+  return decoder.decode(value.subarray(ERRANT.length));
+}
 
 export const { connector, sinkTask } = defineSink({
   name: 'file-sink',
@@ -105,8 +116,24 @@ class FileSinkTask {
   put(records) {
     // One write per partition and batch: the values and newlines, in order.
     const batches = new Map();
-    for (const record of records) {
+    for (const [index, record] of records.entries()) {
       const p = this.partition(record.topic, record.partition);
+      const reason = errantReason(record.value);
+      if (reason !== undefined) {
+        // A record this sink cannot write goes to the errant record reporter
+        // (the dead letter queue); it counts as handled.
+        try {
+          errant.report(index, reason);
+        } catch (e) {
+          throw new FatalError(
+            `the record at topic ${record.topic} partition ${record.partition} offset ${record.offset} could not be reported errant: ${e.message}`,
+            { cause: e },
+          );
+        }
+        p.next = record.offset + 1n;
+        p.dirty = true;
+        continue;
+      }
       let chunks = batches.get(p);
       if (!chunks) batches.set(p, (chunks = []));
       if (record.value) chunks.push(record.value);

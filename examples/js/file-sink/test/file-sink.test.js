@@ -65,6 +65,28 @@ test('open truncates to the last flush and returns the next offset', () => {
   assert.equal(readFileSync(join(dir, 't-0.offset'), 'utf8'), '3 14');
 });
 
+test('errant records are reported, not written; their offsets advance', () => {
+  sinkTask.start([['directory', dir]]);
+  sinkTask.put([record(0, 1, 'v1'), record(0, 2, 'errant:too odd'), record(0, 3, 'v3'), record(1, 7, 'errant:')]);
+  assert.deepEqual(host.reported, [{ index: 1, reason: 'too odd' }, { index: 3, reason: '' }]);
+  sinkTask.flush([]);
+  assert.equal(readFileSync(join(dir, 't-0.txt'), 'utf8'), 'v1\nv3\n');
+  assert.equal(readFileSync(join(dir, 't-0.offset'), 'utf8'), '4 6');
+  assert.equal(readFileSync(join(dir, 't-1.offset'), 'utf8'), '8 0');
+});
+
+test('a failed report is fatal and names the record', () => {
+  host.reportError = 'unavailable';
+  sinkTask.start([['directory', dir]]);
+  assert.throws(
+    () => sinkTask.put([record(0, 1, 'v1'), record(0, 2, 'errant:bad')]),
+    (e) =>
+      e.kind === 'fatal' &&
+      e.message.includes('topic t partition 0 offset 2') &&
+      e.message.includes('errors.deadletterqueue.topic.name'),
+  );
+});
+
 test('I/O failures are fatal errors naming the file', () => {
   writeFileSync(join(dir, 't-0.offset'), 'garbage');
   sinkTask.start([['directory', dir]]);

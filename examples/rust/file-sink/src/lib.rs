@@ -16,7 +16,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use copycat_sdk::{
-    Config, ConfigKey, ConfigProblem, Connector, Error, PluginInfo, SinkRecord, SinkTask, TopicPartition,
+    errant, Config, ConfigKey, ConfigProblem, Connector, Error, PluginInfo, SinkRecord, SinkTask, TopicPartition,
     TopicPartitionOffset,
 };
 
@@ -162,8 +162,22 @@ impl SinkTask for FileSinkTask {
     }
 
     fn put(&mut self, records: Vec<SinkRecord>) -> Result<(), Error> {
-        for record in records {
+        for (index, record) in records.into_iter().enumerate() {
             let tp = record.topic_partition();
+            // A record this sink cannot write goes to the errant record
+            // reporter (the dead letter queue); it counts as handled.
+            if let Some(reason) = record.value.as_deref().and_then(|v| v.strip_prefix(b"errant:")) {
+                let reason = String::from_utf8_lossy(reason);
+                errant::report(index, &reason).map_err(|e| {
+                    Error::fatal(format!(
+                        "the record at topic {} partition {} offset {} could not be reported errant: {e}",
+                        record.topic, record.partition, record.offset
+                    ))
+                })?;
+                self.next.insert(tp.clone(), record.offset + 1);
+                self.dirty.insert(tp);
+                continue;
+            }
             let txt = self.path(&tp, ".txt");
             let file = match self.files.entry(tp.clone()) {
                 std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
@@ -252,6 +266,21 @@ mod tests {
         let mut task = FileSinkTask::start(config)?;
         assert_eq!(task.open(vec![tp.clone()])?, [TopicPartitionOffset::new("t", 0, 3)]);
         assert_eq!(read(&dir, "t-0.txt"), "\nv1\nv2\n");
+        fs::remove_dir_all(&dir).map_err(|e| io_error(&dir, e))
+    }
+
+    #[test]
+    fn errant_records_are_reported_not_written() -> Result<(), Error> {
+        let dir = std::env::temp_dir().join(format!("file-sink-errant-{}", std::process::id()));
+        fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+        let mut task = FileSinkTask::start(Config::new().with("directory", dir.display().to_string()))?;
+        let mut records: Vec<SinkRecord> = (1..4).map(record).collect();
+        records[1].value = Some(b"errant:too odd".to_vec());
+        task.put(records)?;
+        assert_eq!(errant::take_reported(), [(1, "too odd".to_owned())]);
+        task.flush(Vec::new())?;
+        assert_eq!(read(&dir, "t-0.txt"), "v1\nv3\n");
+        assert_eq!(read(&dir, "t-0.offset"), "4 6", "the reported record's offset advances");
         fs::remove_dir_all(&dir).map_err(|e| io_error(&dir, e))
     }
 
