@@ -164,6 +164,19 @@ impl SinkTask for FileSinkTask {
     fn put(&mut self, records: Vec<SinkRecord>) -> Result<(), Error> {
         for (index, record) in records.into_iter().enumerate() {
             let tp = record.topic_partition();
+            // Opened first: a partition whose records were all reported
+            // still gets its offset state at `flush`.
+            let txt = self.path(&tp, ".txt");
+            let file = match self.files.entry(tp.clone()) {
+                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::btree_map::Entry::Vacant(e) => e.insert(
+                    OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(&txt)
+                        .map_err(|e| io_error(&txt, e))?,
+                ),
+            };
             // A record this sink cannot write goes to the errant record
             // reporter (the dead letter queue); it counts as handled.
             if let Some(reason) = record.value.as_deref().and_then(|v| v.strip_prefix(b"errant:")) {
@@ -178,17 +191,6 @@ impl SinkTask for FileSinkTask {
                 self.dirty.insert(tp);
                 continue;
             }
-            let txt = self.path(&tp, ".txt");
-            let file = match self.files.entry(tp.clone()) {
-                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::btree_map::Entry::Vacant(e) => e.insert(
-                    OpenOptions::new()
-                        .create(true)
-                        .append(true)
-                        .open(&txt)
-                        .map_err(|e| io_error(&txt, e))?,
-                ),
-            };
             let mut line = record.value.unwrap_or_default();
             line.push(b'\n');
             file.write_all(&line).map_err(|e| io_error(&txt, e))?;
