@@ -265,20 +265,30 @@ fn check_errant(component: &Path) {
     let records: Vec<(String, String)> = (0..20).map(|i| (format!("k{i}"), value(i))).collect();
     produce(&topic, Some(0), &records);
 
-    let out = tempfile::tempdir().unwrap();
-    let dir = out.path().to_str().unwrap().to_owned();
-    let name = unique("conf-errant");
-    let pairs = owned(&[
-        ("name", &name),
-        ("connector.class", class),
-        ("topics", &topic),
-        ("directory", &dir),
-        ("grants.fs.write", &dir),
-        ("errors.tolerance", "all"),
-        ("errors.deadletterqueue.topic.name", &dlq),
-        ("errors.deadletterqueue.topic.replication.factor", "1"),
-        ("errors.deadletterqueue.context.headers.enable", "true"),
-    ]);
+    // A file-sink connector on `topic` writing to a directory of its own.
+    let sink = |prefix: &str, extra: &[(&str, &str)]| {
+        let out = tempfile::tempdir().unwrap();
+        let dir = out.path().to_str().unwrap().to_owned();
+        let name = unique(prefix);
+        let mut pairs = owned(&[
+            ("name", &name),
+            ("connector.class", class),
+            ("topics", &topic),
+            ("directory", &dir),
+            ("grants.fs.write", &dir),
+        ]);
+        pairs.extend(owned(extra));
+        (out, name, pairs)
+    };
+    let (out, name, pairs) = sink(
+        "conf-errant",
+        &[
+            ("errors.tolerance", "all"),
+            ("errors.deadletterqueue.topic.name", &dlq),
+            ("errors.deadletterqueue.topic.replication.factor", "1"),
+            ("errors.deadletterqueue.context.headers.enable", "true"),
+        ],
+    );
     worker.start_connector(config(&worker, &pairs)).unwrap();
     let expected: Vec<String> = (0..20).filter(|i| !errant.contains(i)).map(value).collect();
     eventually("17 lines in the sink's files", Duration::from_secs(120), || {
@@ -323,17 +333,7 @@ fn check_errant(component: &Path) {
     worker.delete_connector(&name).unwrap();
 
     // No dead letter queue, no error log: no reporter.
-    let out = tempfile::tempdir().unwrap();
-    let dir = out.path().to_str().unwrap().to_owned();
-    let name = unique("conf-unreported");
-    let pairs = owned(&[
-        ("name", &name),
-        ("connector.class", class),
-        ("topics", &topic),
-        ("directory", &dir),
-        ("grants.fs.write", &dir),
-        ("task.restart.max.attempts", "0"),
-    ]);
+    let (_out, name, pairs) = sink("conf-unreported", &[("task.restart.max.attempts", "0")]);
     worker.start_connector(config(&worker, &pairs)).unwrap();
     let trace = eventually("the task failed", Duration::from_secs(120), || {
         task_states(&worker, &name)
