@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use copycat_runtime::{ConnectorConfig, Worker, WorkerConfig};
@@ -117,7 +118,7 @@ pub fn worker_config_with(offsets_topic: &str, extra: &[(&str, &str)]) -> Worker
 }
 
 /// Start a worker on the test broker.
-pub async fn worker(offsets_topic: &str) -> Worker {
+pub async fn worker(offsets_topic: &str) -> Arc<Worker> {
     init_logging();
     Worker::start(worker_config(offsets_topic)).await.unwrap()
 }
@@ -295,7 +296,7 @@ pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
 }
 
 /// Start a worker on the test broker, synchronously.
-pub fn start_worker(offsets_topic: &str) -> Worker {
+pub fn start_worker(offsets_topic: &str) -> Arc<Worker> {
     block_on(worker(offsets_topic))
 }
 

@@ -17,7 +17,6 @@
 //! `KAFKA_BOOTSTRAP` (default `127.0.0.1:9092`) and `COPYCAT_PLUGIN_DIR`
 //! (default `build/plugins`) override where it looks.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -45,7 +44,7 @@ async fn main() -> Result<()> {
         ("offset.storage.topic", "copycat-embedded-offsets"),
         ("offset.flush.interval.ms", "500"),
     ]))?;
-    let worker = Arc::new(Worker::start(worker_config).await?);
+    let worker = Worker::start(worker_config).await?;
 
     // 2. Optional: the Kafka Connect REST API on a socket of your choosing.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;

@@ -113,4 +113,19 @@ pub(crate) mod errant {
     pub(crate) use copycat::errant::reporter;
 }
 
+/// `copycat:dynamic@0.1.0` (`wit/dynamic@0.1.0`): the connector instance a
+/// 0.3.0 source or sink exports to be dynamic, and the context it imports.
+/// Its config and error types are 0.3.0's (0.1.0's `types`).
+pub(crate) mod dynamic {
+    wasmtime::component::bindgen!({
+        path: "../wit/dynamic@0.1.0",
+        world: "dynamic",
+        with: {
+            "copycat:connector/types": crate::bindings::source::copycat::connector::types,
+        },
+    });
+
+    pub(crate) use copycat::dynamic::context;
+}
+
 pub(crate) use source::copycat::connector::{clock, logging, offsets, transactions, types};

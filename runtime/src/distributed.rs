@@ -33,9 +33,7 @@ pub async fn run(
     })?;
     let rest_files = RestFiles::load(&wcfg, &worker_config)?;
     let listen = wcfg.listen_addr.clone();
-    let mut worker = Worker::start(wcfg).await?;
-    worker.enable_cluster_metrics();
-    let worker = Arc::new(worker);
+    let worker = Worker::start_distributed(wcfg).await?;
     ensure_compacted_topic(worker.config(), &dcfg.config_topic, 1, dcfg.config_replication).await?;
     ensure_compacted_topic(
         worker.config(),

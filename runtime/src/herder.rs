@@ -95,6 +95,7 @@ impl Herder for Worker {
     fn restart_connector(&self, name: &str, include_tasks: bool, only_failed: bool) -> Result<(), WorkerError> {
         // Serialised with the worker's other management operations.
         let _m = self.manage();
+        self.restart_instance(name, only_failed)?;
         self.restart_selected(name, include_tasks, only_failed)
     }
     fn restart_task(&self, name: &str, task: u32) -> Result<(), WorkerError> {

@@ -57,7 +57,7 @@ pub async fn run(
         .load()
         .map_err(|e| WorkerError::Start(format!("reading the persisted connectors (state.dir): {e}")))?;
     let listen = wcfg.listen_addr.clone();
-    let worker = Arc::new(Worker::start(wcfg).await?);
+    let worker = Worker::start(wcfg).await?;
     let mut validated = Vec::with_capacity(configs.len());
     for (cfg, path) in configs.into_iter().zip(&connectors) {
         let v = worker.validate(&cfg).map_err(in_file(path))?;

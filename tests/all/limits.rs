@@ -16,7 +16,7 @@ fn status(worker: &Worker, name: &str) -> TaskStatus {
 }
 
 /// A worker with extra worker-config keys.
-fn worker_with(offsets: &str, extra: &[(&str, &str)]) -> Worker {
+fn worker_with(offsets: &str, extra: &[(&str, &str)]) -> std::sync::Arc<Worker> {
     init_logging();
     block_on(Worker::start(worker_config_with(offsets, extra))).unwrap()
 }

@@ -15,6 +15,7 @@ mod converters;
 mod datagen;
 mod delivery;
 mod distributed;
+mod dynamic;
 mod embedded;
 mod engine;
 mod errors;

@@ -70,7 +70,7 @@ impl Api {
 }
 
 async fn start() -> (Arc<Worker>, Api) {
-    let worker = Arc::new(worker(&unique("offsets")).await);
+    let worker = worker(&unique("offsets")).await;
     let api = serve(worker.clone(), None).await;
     (worker, api)
 }
@@ -544,7 +544,7 @@ async fn plugins_and_validation() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn worker_info_loggers_and_openapi() {
-    let worker = Arc::new(worker(&unique("offsets")).await);
+    let worker = worker(&unique("offsets")).await;
     let applied = Arc::new(Mutex::new(Vec::<String>::new()));
     let seen = applied.clone();
     let loggers = Loggers::new("info,rdkafka=warn", move |d| {
@@ -615,7 +615,7 @@ async fn a_restarted_worker_restores_connectors_and_states() {
     create_topic(&topic, 1).await;
     let dir = tempfile::tempdir().unwrap();
     let offsets = unique("offsets");
-    let worker = Arc::new(worker(&offsets).await);
+    let worker = worker(&offsets).await;
     worker.persist_to(StateStore::new(dir.path()));
     let api = serve(worker.clone(), None).await;
     let names = [unique("run"), unique("paused"), unique("stopped")];
@@ -667,7 +667,7 @@ async fn a_restarted_worker_restores_connectors_and_states() {
     store.save(&saved).unwrap();
 
     // A new worker on the same state.dir.
-    let worker = Arc::new(copycat_runtime::Worker::start(worker_config(&offsets)).await.unwrap());
+    let worker = copycat_runtime::Worker::start(worker_config(&offsets)).await.unwrap();
     let store = StateStore::new(dir.path());
     let saved = store.load().unwrap();
     assert_eq!(saved.len(), 4);
@@ -844,7 +844,7 @@ fn sha256_of(path: &std::path::Path) -> String {
 async fn plugin_registry_uploads_versions_side_by_side_and_refuses_bad_uploads() {
     init_logging();
     let cfg = worker_config_with(&unique("offsets"), &[("plugin.upload.max.bytes", "400000")]);
-    let worker = Arc::new(Worker::start(cfg).await.unwrap());
+    let worker = Worker::start(cfg).await.unwrap();
     let api = serve(worker.clone(), None).await;
     let v1 = std::fs::read(fixture("tagged-v1")).unwrap();
     let v2 = std::fs::read(fixture("tagged-v2")).unwrap();
@@ -1089,7 +1089,7 @@ async fn active_topics_are_tracked_reset_and_can_be_turned_off() {
 
     init_logging();
     let off = worker_config_with(&unique("offsets"), &[("topic.tracking.enable", "false")]);
-    let worker = Arc::new(Worker::start(off).await.unwrap());
+    let worker = Worker::start(off).await.unwrap();
     let api = serve(worker.clone(), None).await;
     let name = unique("untracked");
     assert_eq!(api.send("POST", "/connectors", &datagen(&name, &topic)).await.0, 201);
@@ -1143,7 +1143,7 @@ async fn a_config_provider_secret_reaches_the_task_and_nothing_else() {
             ),
         ],
     );
-    let worker = Arc::new(copycat_runtime::Worker::start(cfg).await.unwrap());
+    let worker = copycat_runtime::Worker::start(cfg).await.unwrap();
     let state_dir = tempfile::tempdir().unwrap();
     worker.persist_to(StateStore::new(state_dir.path()));
     let api = serve(worker.clone(), None).await;

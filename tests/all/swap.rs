@@ -16,7 +16,7 @@ use copycat_tests::*;
 const PARTITIONS: i32 = 2;
 
 /// A worker with `tagged` 1.0.0, 2.0.0 and 3.0.0 uploaded.
-fn worker_with_versions(offsets_topic: &str) -> Worker {
+fn worker_with_versions(offsets_topic: &str) -> std::sync::Arc<Worker> {
     let worker = start_worker(offsets_topic);
     for (file, version) in [
         ("tagged-v1", "1.0.0"),

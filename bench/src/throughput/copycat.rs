@@ -26,7 +26,12 @@ use crate::{cpu_time, props, unique};
 
 /// A fresh embedded worker with its own offsets topic (pushed to
 /// `created`), its clients over `sec`, returned once that topic answers.
-fn start_worker(args: &Args, rt: &tokio::runtime::Runtime, sec: Security, created: &mut Vec<String>) -> Result<Worker> {
+fn start_worker(
+    args: &Args,
+    rt: &tokio::runtime::Runtime,
+    sec: Security,
+    created: &mut Vec<String>,
+) -> Result<std::sync::Arc<Worker>> {
     let offsets_topic = unique("copycat-bench-offsets");
     created.push(offsets_topic.clone());
     let wcfg = WorkerConfig::from_props(worker_props(args, &offsets_topic, sec)?).context("worker config")?;

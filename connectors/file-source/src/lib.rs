@@ -34,11 +34,18 @@
 //!   (the default ByteArrayConverter takes bytes only).
 //! * A trailing partial line is held back until its `\n` arrives. A file that
 //!   does not exist yet is waited for (one warning, then silent retries).
+//! * `directory` (an absolute path, granted with `grants.fs.read`): every
+//!   regular file in it (names starting with `.` skipped) is read too. The
+//!   connector is dynamic (`copycat:dynamic@0.1.0`): its instance lists the
+//!   directory every `connector.monitor.interval.ms` and, when files came
+//!   or went, asks the host for new task configs; the tasks are replaced
+//!   after committing, and each file resumes from its committed position.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 
 use copycat_data::json::{JsonConverter, Node, as_connect_schema};
+use copycat_sdk::v0_3::dynamic::{self, DynamicConnector};
 use copycat_sdk::v0_3::{
     Config, ConfigKey, ConfigProblem, Connector, Error, Importance, OffsetMap, PayloadRef, PluginInfo, RecordRef,
     Schema, SchemaBuilder, SourceBatch, SourceTask, Struct, Type, Value, grants, log,
@@ -71,6 +78,41 @@ fn paths(config: &Config) -> Vec<String> {
         }
     }
     paths
+}
+
+/// `directory`, if set.
+fn directory(config: &Config) -> Option<&str> {
+    config.get("directory").map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// The regular files of `dir` (names starting with `.` skipped), sorted.
+fn list_directory(dir: &str) -> io::Result<Vec<String>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || !entry.file_type()?.is_file() {
+            continue;
+        }
+        files.push(format!("{}/{name}", dir.trim_end_matches('/')));
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// `paths` spread over at most `max_tasks` task configs (none when there
+/// are no paths).
+fn spread(config: &Config, paths: &[String], max_tasks: u32) -> Vec<Config> {
+    let tasks = (max_tasks.max(1) as usize).min(paths.len());
+    (0..tasks)
+        .map(|t| {
+            let mine: Vec<&str> = paths.iter().skip(t).step_by(tasks).map(String::as_str).collect();
+            let mut task = config.clone();
+            task.remove("file");
+            task.remove("directory");
+            task.with("files", mine.join(","))
+        })
+        .collect()
 }
 
 fn batch_size(config: &Config) -> Result<u32, Error> {
@@ -347,6 +389,11 @@ impl Connector for FileSource {
                 "Comma-separated absolute paths of files to read, spread over the tasks; \
                          grant their directories with grants.fs.read",
             ))
+            .config(ConfigKey::string("directory").importance(Importance::High).doc(
+                "Absolute path of a directory whose files are all read (names starting with '.' \
+                 skipped); files that appear later are picked up within connector.monitor.interval.ms. \
+                 Grant it with grants.fs.read",
+            ))
             .config(
                 ConfigKey::string("topic")
                     .required()
@@ -375,10 +422,18 @@ impl Connector for FileSource {
 
     fn validate(config: &Config) -> Vec<ConfigProblem> {
         let mut problems = Vec::new();
-        if paths(config).is_empty() {
+        if paths(config).is_empty() && directory(config).is_none() {
             problems.push(ConfigProblem::new(
                 "file",
-                "set 'file' or 'files' to the absolute path(s) to read",
+                "set 'file', 'files' or 'directory' to the absolute path(s) to read",
+            ));
+        }
+        if let Some(dir) = directory(config)
+            && !dir.starts_with('/')
+        {
+            problems.push(ConfigProblem::new(
+                "directory",
+                format!("'{dir}' is not an absolute path"),
             ));
         }
         let single = config.get("file").map(str::trim).filter(|s| !s.is_empty());
@@ -400,20 +455,82 @@ impl Connector for FileSource {
         problems
     }
 
+    // The host asks the running instance (below); this answers for hosts
+    // that run no dynamic connector instance (a `directory` needs one).
     fn task_configs(config: &Config, max_tasks: u32) -> Result<Vec<Config>, Error> {
         let paths = paths(config);
         if paths.is_empty() {
             return Err(Error::config("set 'file' or 'files' to the absolute path(s) to read"));
         }
-        let tasks = (max_tasks.max(1) as usize).min(paths.len());
-        Ok((0..tasks)
-            .map(|t| {
-                let mine: Vec<&str> = paths.iter().skip(t).step_by(tasks).map(String::as_str).collect();
-                let mut task = config.clone();
-                task.remove("file");
-                task.with("files", mine.join(","))
-            })
-            .collect())
+        Ok(spread(config, &paths, max_tasks))
+    }
+}
+
+/// The running connector instance: watches `directory`, if set.
+pub struct FileSourceInstance {
+    config: Config,
+    directory: Option<String>,
+    /// The directory's files at the last look.
+    listed: Vec<String>,
+}
+
+impl FileSourceInstance {
+    fn list(&self) -> Result<Vec<String>, Error> {
+        match &self.directory {
+            None => Ok(Vec::new()),
+            Some(dir) => list_directory(dir).map_err(|e| {
+                Error::retriable(format!(
+                    "cannot list directory {dir} (is it granted with grants.fs.read?): {e}"
+                ))
+            }),
+        }
+    }
+}
+
+impl DynamicConnector for FileSourceInstance {
+    fn start(config: Config) -> Result<Self, Error> {
+        let directory = directory(&config).map(str::to_owned);
+        let mut instance = Self {
+            config,
+            directory,
+            listed: Vec::new(),
+        };
+        instance.listed = instance.list().map_err(|e| Error::config(e.message()))?;
+        Ok(instance)
+    }
+
+    fn watches(&self) -> bool {
+        self.directory.is_some()
+    }
+
+    fn task_configs(&mut self, max_tasks: u32) -> Result<Vec<Config>, Error> {
+        let mut all = paths(&self.config);
+        for f in &self.listed {
+            if !all.contains(f) {
+                all.push(f.clone());
+            }
+        }
+        if all.is_empty() && self.directory.is_none() {
+            return Err(Error::config(
+                "set 'file', 'files' or 'directory' to the absolute path(s) to read",
+            ));
+        }
+        Ok(spread(&self.config, &all, max_tasks))
+    }
+
+    fn monitor(&mut self) -> Result<(), Error> {
+        let now = self.list()?;
+        if now != self.listed {
+            log::info(format!(
+                "{}: {} files now (were {}); asking for new task configs",
+                self.directory.as_deref().unwrap_or_default(),
+                now.len(),
+                self.listed.len()
+            ));
+            self.listed = now;
+            dynamic::request_task_reconfiguration();
+        }
+        Ok(())
     }
 }
 
@@ -698,6 +815,7 @@ impl SourceTask for FileSourceTask {
 }
 
 copycat_sdk::v0_3::export_source!(FileSource, FileSourceTask);
+copycat_sdk::v0_3::export_dynamic!(FileSourceInstance);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
@@ -967,6 +1085,40 @@ mod tests {
         assert_eq!(tasks[0].get("files"), Some("/a,/c"));
         assert_eq!(tasks[1].get("files"), Some("/b"));
         assert!(tasks[0].get("file").is_none());
+    }
+
+    #[test]
+    fn the_instance_watches_a_directory_and_asks_again_when_files_come_or_go() {
+        let dir = temp_path("watched");
+        std::fs::create_dir_all(&dir).unwrap();
+        append(&format!("{dir}/b.log"), "x\n");
+        append(&format!("{dir}/.hidden"), "x\n");
+        let config = Config::new()
+            .with("topic", "t")
+            .with("file", "/fixed")
+            .with("directory", dir.as_str());
+        let mut instance = FileSourceInstance::start(config).unwrap();
+        assert!(instance.watches());
+        let tasks = instance.task_configs(4).unwrap();
+        assert_eq!(tasks.len(), 2);
+        assert_eq!(tasks[0].get("files"), Some("/fixed"));
+        assert_eq!(tasks[1].get("files"), Some(format!("{dir}/b.log").as_str()));
+        assert!(tasks[0].get("directory").is_none());
+        instance.monitor().unwrap();
+        assert!(!dynamic::take_requests().reconfigure, "nothing changed");
+        append(&format!("{dir}/a.log"), "y\n");
+        instance.monitor().unwrap();
+        assert!(dynamic::take_requests().reconfigure);
+        let tasks = instance.task_configs(2).unwrap();
+        assert_eq!(tasks[0].get("files"), Some(format!("/fixed,{dir}/b.log").as_str()));
+        assert_eq!(tasks[1].get("files"), Some(format!("{dir}/a.log").as_str()));
+        std::fs::remove_file(format!("{dir}/a.log")).unwrap();
+        instance.monitor().unwrap();
+        assert!(dynamic::take_requests().reconfigure, "a file went");
+        let fixed = FileSourceInstance::start(Config::new().with("topic", "t").with("file", "/fixed")).unwrap();
+        assert!(!fixed.watches(), "a fixed list watches nothing");
+        let missing = FileSourceInstance::start(Config::new().with("topic", "t").with("directory", "/no/such/dir"));
+        assert!(missing.is_err_and(|e| e.message().contains("/no/such/dir")));
     }
 
     #[test]

@@ -221,6 +221,13 @@ pub mod __bindings {
 #[path = "v0_3/bindings.rs"]
 pub mod __bindings_v0_3;
 
+/// Bindings generated from `wit/dynamic@0.1.0` (the `v0_3` feature).
+#[cfg(feature = "v0_3")]
+#[doc(hidden)]
+#[allow(missing_docs, unsafe_code, clippy::all)]
+#[path = "v0_3/dynamic_bindings.rs"]
+pub mod __bindings_dynamic;
+
 /// Export a source connector: `export_source!(MyConnector, MyTask);`
 ///
 /// `MyConnector` implements [`Connector`], `MyTask` implements

@@ -200,6 +200,7 @@ impl Herder for Cluster {
             target: e.target,
             tasks,
             worker_id: Some(worker_id),
+            failure: None,
         })
     }
 

@@ -69,6 +69,9 @@ pub struct ConnectorConfig {
     /// `poll.idle.backoff.max.ms`: the longest pause after consecutive
     /// empty polls (the pause doubles from `poll.idle.backoff.ms`).
     pub idle_backoff_max: Duration,
+    /// `connector.monitor.interval.ms`: how often a dynamic connector's
+    /// instance is asked to look at its source (`instance.monitor`).
+    pub monitor_interval: Duration,
     /// Sources: `delivery.guarantee` (at-most-once, at-least-once,
     /// exactly-once); defaults to exactly-once when the worker has
     /// `exactly.once.source.support=enabled`, else at-least-once.
@@ -241,6 +244,13 @@ impl ConnectorConfig {
                 ),
             ));
         }
+        let monitor_interval = Duration::from_millis(r.parse("connector.monitor.interval.ms", 5_000));
+        if monitor_interval < Duration::from_millis(10) {
+            r.problems.push((
+                "connector.monitor.interval.ms".into(),
+                format!("must be at least 10, got {}", monitor_interval.as_millis()),
+            ));
+        }
         let topics_regex = r.str("topics.regex").map(str::to_owned);
         let mut consumed_regex = None;
         if let Some(re) = &topics_regex {
@@ -282,6 +292,7 @@ impl ConnectorConfig {
             batch_max_records: r.parse("poll.max.records", batch_default).max(1),
             idle_backoff,
             idle_backoff_max,
+            monitor_interval,
             producer_overrides,
             consumer_overrides,
             admin_overrides,

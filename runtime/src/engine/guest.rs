@@ -12,7 +12,7 @@ pub use super::batch::{
     TypedError, transform_sink,
 };
 use super::{EPOCH_TICK, InstanceSlot, Plugin, WasmEngine};
-use crate::bindings::{sink, source, transform, v0_2, v0_3};
+use crate::bindings::{dynamic, sink, source, transform, v0_2, v0_3};
 use crate::connector::Kind;
 use crate::host::{StderrTail, TaskHost, TaskLimits};
 use crate::metrics::{Call, Limit, TaskInstruments};
@@ -92,6 +92,8 @@ enum Bindings {
 pub struct Guest {
     store: Store<TaskHost>,
     bindings: Bindings,
+    /// A dynamic connector's instance export (`copycat:dynamic`).
+    dynamic: Option<Arc<dynamic::Dynamic>>,
     /// `task.call.timeout.ms`: also bounds the call's waits in the host.
     call_timeout: std::time::Duration,
     deadline_ticks: u64,
@@ -163,31 +165,25 @@ impl Guest {
                 .set_fuel(names.fuel_per_call.unwrap_or(u64::MAX))
                 .map_err(|e| GuestError::Trap(format!("setting the fuel budget: {e:#}")))?;
         }
-        let result = match (plugin.kind, plugin.contract) {
-            (Kind::Source, Contract::V0_1) => source::SourcePre::new(plugin.pre.clone())
-                .and_then(|pre| pre.instantiate(&mut store))
-                .map(Bindings::Source),
-            (Kind::Sink, Contract::V0_1) => sink::SinkPre::new(plugin.pre.clone())
-                .and_then(|pre| pre.instantiate(&mut store))
-                .map(Bindings::Sink),
-            (Kind::Source, Contract::V0_2) => v0_2::source::SourcePre::new(plugin.pre.clone())
-                .and_then(|pre| pre.instantiate(&mut store))
-                .map(Bindings::SourceV0_2),
-            (Kind::Sink, Contract::V0_2) => v0_2::sink::SinkPre::new(plugin.pre.clone())
-                .and_then(|pre| pre.instantiate(&mut store))
-                .map(Bindings::SinkV0_2),
-            (Kind::Source, Contract::V0_3) => v0_3::source::SourcePre::new(plugin.pre.clone())
-                .and_then(|pre| pre.instantiate(&mut store))
-                .map(Bindings::SourceV0_3),
-            (Kind::Sink, Contract::V0_3) => v0_3::sink::SinkPre::new(plugin.pre.clone())
-                .and_then(|pre| pre.instantiate(&mut store))
-                .map(Bindings::SinkV0_3),
-            (Kind::Transform, _) => transform::TransformPre::new(plugin.pre.clone())
-                .and_then(|pre| pre.instantiate(&mut store))
-                .map(Bindings::Transform),
-        };
+        let result = plugin.pre.instantiate(&mut store).and_then(|instance| {
+            let s = &mut store;
+            let world = match (plugin.kind, plugin.contract) {
+                (Kind::Source, Contract::V0_1) => source::Source::new(s, &instance).map(Bindings::Source),
+                (Kind::Sink, Contract::V0_1) => sink::Sink::new(s, &instance).map(Bindings::Sink),
+                (Kind::Source, Contract::V0_2) => v0_2::source::Source::new(s, &instance).map(Bindings::SourceV0_2),
+                (Kind::Sink, Contract::V0_2) => v0_2::sink::Sink::new(s, &instance).map(Bindings::SinkV0_2),
+                (Kind::Source, Contract::V0_3) => v0_3::source::Source::new(s, &instance).map(Bindings::SourceV0_3),
+                (Kind::Sink, Contract::V0_3) => v0_3::sink::Sink::new(s, &instance).map(Bindings::SinkV0_3),
+                (Kind::Transform, _) => transform::Transform::new(s, &instance).map(Bindings::Transform),
+            }?;
+            let dynamic = match plugin.dynamic {
+                true => Some(Arc::new(dynamic::Dynamic::new(&mut store, &instance)?)),
+                false => None,
+            };
+            Ok((world, dynamic))
+        });
         let call_timeout = limits.call_timeout;
-        let bindings = result.map_err(|e| {
+        let (bindings, dynamic) = result.map_err(|e| {
             let (err, limit) = trap_error(&mut store, &stderr, names, "instantiation", e);
             if let (Some(i), Some(limit)) = (&instruments, limit) {
                 i.interrupted(limit);
@@ -200,6 +196,7 @@ impl Guest {
         Ok(Self {
             store,
             bindings,
+            dynamic,
             call_timeout,
             deadline_ticks,
             fuel_per_call: names.fuel_per_call,
@@ -589,6 +586,51 @@ impl Guest {
             Bindings::SinkV0_3(b) => b.copycat_connector_sink_task().call_stop(s),
             Bindings::Source(_) | Bindings::SourceV0_2(_) | Bindings::SourceV0_3(_) | Bindings::Transform(_) => Ok(()),
         })
+    }
+
+    // ---- a dynamic connector's instance (copycat:dynamic) ----
+
+    fn instance(&self, what: &str) -> Result<Arc<dynamic::Dynamic>, GuestError> {
+        self.dynamic.clone().ok_or_else(|| {
+            GuestError::Trap(format!(
+                "host invariant: `instance.{what}` called on a component that exports no copycat:dynamic instance"
+            ))
+        })
+    }
+
+    /// `instance.start`: whether the instance watches its source (else it
+    /// is asked its task configs once and stopped).
+    pub fn instance_start(&mut self, config: &WitConfig) -> Result<bool, GuestError> {
+        let d = self.instance("start")?;
+        self.call("instance.start", |_, s| {
+            d.copycat_dynamic_instance().call_start(s, config)
+        })
+    }
+
+    /// `instance.task-configs`.
+    pub fn instance_task_configs(&mut self, max_tasks: u32) -> Result<Vec<WitConfig>, GuestError> {
+        let d = self.instance("task-configs")?;
+        self.call("instance.task-configs", |_, s| {
+            d.copycat_dynamic_instance().call_task_configs(s, max_tasks)
+        })
+    }
+
+    /// `instance.monitor`.
+    pub fn instance_monitor(&mut self) -> Result<(), GuestError> {
+        let d = self.instance("monitor")?;
+        self.call("instance.monitor", |_, s| d.copycat_dynamic_instance().call_monitor(s))
+    }
+
+    /// `instance.stop`.
+    pub fn instance_stop(&mut self) -> Result<(), GuestError> {
+        let d = self.instance("stop")?;
+        self.call_infallible("instance.stop", |_, s| d.copycat_dynamic_instance().call_stop(s))
+    }
+
+    /// What the instance asked of its context (`copycat:dynamic/context`)
+    /// since the last take.
+    pub fn take_instance_requests(&mut self) -> crate::host::dynamic::Requests {
+        self.store.data_mut().dynamic.take()
     }
 
     // ---- transformer interface (copycat:transform) ----

@@ -73,6 +73,9 @@ fn provided(name: &str, world: Kind) -> bool {
     if sink_only(package, interface, version) {
         return world == Kind::Sink;
     }
+    if package == "copycat:dynamic" && interface == "context" && version.starts_with("0.1.") {
+        return world != Kind::Transform;
+    }
     PROVIDED
         .iter()
         .any(|(p, ifaces, v)| *p == package && version.starts_with(v) && ifaces.contains(&interface))
@@ -112,5 +115,9 @@ mod tests {
         assert!(provided("copycat:errant/reporter@0.1.0", Kind::Sink));
         assert!(!provided("copycat:errant/reporter@0.1.0", Kind::Source));
         assert!(!provided("copycat:errant/reporter@0.1.0", Kind::Transform));
+        assert!(provided("copycat:dynamic/context@0.1.0", Kind::Source));
+        assert!(provided("copycat:dynamic/context@0.1.0", Kind::Sink));
+        assert!(!provided("copycat:dynamic/context@0.1.0", Kind::Transform));
+        assert!(!provided("copycat:dynamic/context@0.2.0", Kind::Source));
     }
 }

@@ -31,6 +31,8 @@ const SOURCE_TASK_EXPORT: &str = "source-task";
 const SINK_TASK_EXPORT: &str = "sink-task";
 /// What a transform component exports (`copycat:transform@0.1.0`).
 const TRANSFORMER_EXPORT: &str = "copycat:transform/transformer@0.1.0";
+/// What a dynamic connector exports beside its world (`copycat:dynamic@0.1.0`).
+const DYNAMIC_EXPORT: &str = "copycat:dynamic/instance@0.1.0";
 
 /// Errors loading a component. Each names the file at fault.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +70,16 @@ pub enum LoadError {
         /// Every import that cannot be satisfied.
         missing: Vec<String>,
     },
+    /// It exports a dynamic connector's instance, but not beside a
+    /// `copycat:connector@0.3.0` source or sink.
+    #[error(
+        "{path} exports {DYNAMIC_EXPORT} beside {world}: a dynamic connector instance is for copycat:connector@0.3.0 sources and sinks"
+    )]
+    DynamicWorld {
+        path: PathBuf,
+        /// The world it implements.
+        world: String,
+    },
     /// Compilation failed or was stopped by its limits.
     #[error("{path} could not be compiled: {reason}")]
     Compile {
@@ -95,6 +107,9 @@ pub struct Plugin {
     /// The `copycat:connector` version it implements (a transform: the
     /// one whose types it uses, 0.3.0).
     pub contract: Contract,
+    /// Whether it exports a connector instance (`copycat:dynamic@0.1.0`),
+    /// which the worker keeps running while the connector runs.
+    pub dynamic: bool,
     pub(crate) pre: InstancePre<TaskHost>,
 }
 
@@ -115,6 +130,7 @@ impl std::fmt::Debug for Plugin {
             .field("digest", &self.digest)
             .field("kind", &self.kind)
             .field("contract", &self.contract)
+            .field("dynamic", &self.dynamic)
             .finish()
     }
 }
@@ -287,6 +303,13 @@ impl WasmEngine {
             path: path.to_owned(),
             exports,
         })?;
+        let dynamic = exports_dynamic(&self.engine, &component);
+        if dynamic && (kind == Kind::Transform || contract != Contract::V0_3) {
+            return Err(LoadError::DynamicWorld {
+                path: path.to_owned(),
+                world: format!("a {kind:?} of copycat:connector@{}", contract.version()),
+            });
+        }
         let missing = imports::missing(&self.engine, &component, kind);
         if !missing.is_empty() {
             return Err(LoadError::MissingImports {
@@ -307,6 +330,7 @@ impl WasmEngine {
             digest,
             kind,
             contract,
+            dynamic,
             pre,
         })
     }
@@ -390,6 +414,14 @@ fn classify(engine: &Engine, component: &Component) -> Result<(Kind, Contract), 
         .map(|(name, _)| name.to_owned())
         .collect();
     classify_names(exports)
+}
+
+/// Whether `component` exports a dynamic connector's instance.
+fn exports_dynamic(engine: &Engine, component: &Component) -> bool {
+    component
+        .component_type()
+        .exports(engine)
+        .any(|(name, item)| name == DYNAMIC_EXPORT && matches!(item.ty, ComponentItem::ComponentInstance(_)))
 }
 
 /// [`classify`] from a component's instance export names.

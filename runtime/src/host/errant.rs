@@ -59,10 +59,10 @@ impl ErrantCtx {
     }
 }
 
-/// `reason` cut to at most [`REASON_MAX_BYTES`], on a char boundary.
-fn cut(mut reason: String) -> String {
-    if reason.len() > REASON_MAX_BYTES {
-        let mut end = REASON_MAX_BYTES;
+/// `reason` cut to at most `max` bytes, on a char boundary.
+pub(super) fn cut(mut reason: String, max: usize) -> String {
+    if reason.len() > max {
+        let mut end = max;
         while !reason.is_char_boundary(end) {
             end -= 1;
         }
@@ -90,7 +90,7 @@ impl reporter::Host for ErrantCtx {
         let i = index as usize;
         if !self.seen[i] {
             self.seen[i] = true;
-            self.reports.push((index, cut(reason)));
+            self.reports.push((index, cut(reason, REASON_MAX_BYTES)));
         }
         match self.reporting {
             Reporting::Fails => Err(ReportError::ToleranceExceeded),

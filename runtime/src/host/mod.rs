@@ -9,6 +9,7 @@
 
 mod blocking;
 pub mod clock;
+pub mod dynamic;
 pub mod errant;
 mod file_streams;
 pub mod grants;

@@ -14,7 +14,7 @@ use super::limits::{MemoryLimiter, TaskLimits};
 use super::logging::TaskIdent;
 use super::offsets::OffsetSnapshot;
 use super::stdio::{self, StderrTail};
-use super::{blocking, clock, errant, file_streams, logging, offsets, transactions, wasi};
+use super::{blocking, clock, dynamic, errant, file_streams, logging, offsets, transactions, wasi};
 
 /// Everything a task's `Store` holds.
 pub struct TaskHost {
@@ -30,6 +30,7 @@ pub struct TaskHost {
     pub(crate) offsets: offsets::OffsetsCtx,
     pub(crate) transactions: transactions::TransactionsCtx,
     pub(crate) errant: errant::ErrantCtx,
+    pub(crate) dynamic: dynamic::DynamicCtx,
 }
 
 impl TaskHost {
@@ -64,6 +65,7 @@ impl TaskHost {
             offsets: offsets::OffsetsCtx::new(offsets),
             transactions: transactions::TransactionsCtx::default(),
             errant: errant::ErrantCtx::default(),
+            dynamic: dynamic::DynamicCtx::default(),
         })
     }
 }
@@ -125,7 +127,8 @@ impl WasiView for TaskHost {
 /// Copycat host interfaces. What WASI reaches is decided per task by its
 /// grants.
 /// Sinks do not get the `offsets` and `transactions` imports; only sinks
-/// get the errant record reporter.
+/// get the errant record reporter; connectors (not transforms) get the
+/// dynamic connector's context.
 pub fn linker(engine: &wasmtime::Engine, world: Kind) -> wasmtime::Result<Linker<TaskHost>> {
     let mut linker: Linker<TaskHost> = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
@@ -140,6 +143,9 @@ pub fn linker(engine: &wasmtime::Engine, world: Kind) -> wasmtime::Result<Linker
     }
     if world == Kind::Sink {
         errant::add_to_linker(&mut linker, |h| &mut h.errant)?;
+    }
+    if world != Kind::Transform {
+        dynamic::add_to_linker(&mut linker, |h| &mut h.dynamic)?;
     }
     Ok(linker)
 }

@@ -59,6 +59,12 @@ fn status_json(st: &RestState, s: &ConnectorStatus) -> Value {
         "tasks": tasks,
         "type": s.kind,
     });
+    if let Some(trace) = &s.failure {
+        // A dynamic connector's instance failed (Kafka Connect's connector
+        // state FAILED, with its trace); the tasks go on.
+        v["connector"]["state"] = json!("FAILED");
+        v["connector"]["trace"] = json!(trace);
+    }
     if let Some(swap) = &s.last_swap {
         v["last_swap"] = json!(swap);
     }

@@ -13,7 +13,7 @@ use crate::kafka::ensure_compacted_topic;
 use crate::task::{self};
 use crate::worker::registry::Registry;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
 use super::error::WorkerError;
 use super::handles::*;
@@ -45,11 +45,26 @@ pub struct Worker {
     /// Persisted connectors that could not be restored, kept in the state
     /// file as they were.
     pub(super) unrestored: Mutex<BTreeMap<String, crate::worker::persist::SavedConnector>>,
+    /// Dynamic connectors' instances running here.
+    pub(super) instances: super::dynamic::Instances,
+    /// This worker, for its dynamic connectors' runners (standalone mode:
+    /// the worker applies their task configs itself).
+    pub(super) me: Weak<Worker>,
 }
 
 impl Worker {
     /// Start a worker: build the engine and make sure the offsets topic exists.
-    pub async fn start(config: WorkerConfig) -> Result<Self, WorkerError> {
+    pub async fn start(config: WorkerConfig) -> Result<Arc<Self>, WorkerError> {
+        Self::start_with(config, false).await
+    }
+
+    /// [`Worker::start`] for a cluster member: its metrics include the
+    /// cluster's series.
+    pub async fn start_distributed(config: WorkerConfig) -> Result<Arc<Self>, WorkerError> {
+        Self::start_with(config, true).await
+    }
+
+    async fn start_with(config: WorkerConfig, cluster: bool) -> Result<Arc<Self>, WorkerError> {
         let engine = WasmEngine::new(&config.engine_config())
             .map_err(|e| WorkerError::Start(format!("creating the WebAssembly engine: {e:#}")))?;
         ensure_compacted_topic(
@@ -64,11 +79,15 @@ impl Worker {
         let producers = Arc::new(crate::kafka::shared_producer::ProducerRegistry::new(
             config.producer_shared,
         ));
-        Ok(Self {
+        let mut metrics = crate::metrics::WorkerMetrics::new();
+        if cluster {
+            metrics.register_cluster();
+        }
+        Ok(Arc::new_cyclic(|me: &Weak<Worker>| Self {
             config: Arc::new(config),
             engine: Arc::new(engine),
             connectors: Mutex::new(BTreeMap::new()),
-            metrics: crate::metrics::WorkerMetrics::new(),
+            metrics,
             manage: Mutex::new(()),
             store: OnceLock::new(),
             registry,
@@ -78,7 +97,9 @@ impl Worker {
             offsets: Arc::default(),
             producers,
             unrestored: Mutex::new(BTreeMap::new()),
-        })
+            instances: Default::default(),
+            me: me.clone(),
+        }))
     }
 
     /// The worker's config.
@@ -90,12 +111,6 @@ impl Worker {
     /// ([`crate::metrics::CONTENT_TYPE`]): what `GET /metrics` serves.
     pub fn metrics_text(&self) -> String {
         self.metrics.text()
-    }
-
-    /// Distributed mode: add the cluster's series to this worker's metrics
-    /// (before the worker is shared).
-    pub fn enable_cluster_metrics(&mut self) {
-        self.metrics.register_cluster();
     }
 
     /// This worker's metrics.
@@ -217,6 +232,7 @@ impl Worker {
             target: c.target,
             tasks: c.tasks.iter().map(|t| t.status.get()).collect(),
             worker_id: None,
+            failure: self.instance_failure(name),
         })
     }
 
@@ -268,6 +284,7 @@ impl Worker {
     pub fn shutdown(&self) {
         // The active topics tasks noted since the last change.
         self.persist();
+        self.stop_instances();
         let handles: Vec<ConnectorHandle> = std::mem::take(&mut *self.lock()).into_values().collect();
         self.stop_tasks(handles);
     }

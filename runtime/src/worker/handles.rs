@@ -84,6 +84,16 @@ pub(super) struct ConnectorHandle {
     pub(super) cluster_generation: String,
 }
 
+impl ConnectorHandle {
+    /// The configs its tasks run (references kept), by task number.
+    pub(super) fn task_configs(&self) -> Vec<WitConfig> {
+        self.tasks
+            .iter()
+            .filter_map(|t| t.spawn.as_ref().map(|s| s.task_config.clone()))
+            .collect()
+    }
+}
+
 /// Keys whose work is in progress: [`SingleFlight::enter`] waits while
 /// another thread holds the same key.
 #[derive(Default)]
@@ -126,4 +136,7 @@ pub(super) struct Prepared {
     pub(super) plugin: Arc<Plugin>,
     pub(super) info: PluginInfo,
     pub(super) spawns: Vec<TaskSpawn>,
+    /// A dynamic connector's instance, started (unless STOPPED): its task
+    /// configs are `spawns`'.
+    pub(super) instance: Option<super::dynamic::Started>,
 }

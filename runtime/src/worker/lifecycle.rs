@@ -6,6 +6,7 @@ use crate::active_topics::ActiveTopics;
 use crate::config::ConnectorConfig;
 use crate::connector::Kind;
 use crate::connector::TargetState;
+use crate::engine::Plugin;
 use crate::engine::guest::{GuestError, WitConfig};
 use crate::host::TaskIdent;
 use crate::task::{self, StatusHandle, TaskContext};
@@ -158,6 +159,7 @@ impl Worker {
         }
         match target {
             TargetState::Paused | TargetState::Stopped => {
+                self.stop_instance(name);
                 let mut stopping = Vec::new();
                 {
                     let mut map = self.lock();
@@ -194,6 +196,11 @@ impl Worker {
                     }
                 }
                 c.target = TargetState::Running;
+                let (plugin, current) = (c.plugin.clone(), c.task_configs());
+                drop(map);
+                // A new instance: it reconfigures the tasks if its work
+                // changed while paused.
+                self.keep_instance(&cfg, &plugin, TargetState::Running, current, None);
             }
             TargetState::Running => {
                 let validated = self.validate(&cfg)?;
@@ -232,8 +239,11 @@ impl Worker {
             plugin,
             info,
             spawns,
+            instance,
         } = prepared;
+        let current: Vec<WitConfig> = spawns.iter().map(|s| s.task_config.clone()).collect();
         let tasks = self.launch(spawns, target)?;
+        self.keep_instance(&cfg, &plugin, target, current, instance);
         tracing::info!(connector = %cfg.name, plugin = %info.name, version = %info.version, tasks = tasks.len(), ?target, "connector added");
         Ok(ConnectorHandle {
             kind: plugin.kind,
@@ -268,6 +278,20 @@ impl Worker {
                 plugin,
                 info,
                 spawns: Vec::new(),
+                instance: None,
+            });
+        }
+        if plugin.dynamic {
+            // Its task configs come from its running instance.
+            drop(guest);
+            let started = crate::util::off_async(|| super::dynamic::start(&self.engine, &self.config, &cfg, &plugin))?;
+            let spawns = self.spawns(&cfg, &plugin, topics, started.configs().to_vec());
+            return Ok(Prepared {
+                cfg,
+                plugin,
+                info,
+                spawns,
+                instance: Some(started),
             });
         }
         // The connector gets the config-provider references' values; the
@@ -303,7 +327,25 @@ impl Worker {
         if task_configs.is_empty() {
             tracing::warn!(connector = %cfg.name, "the connector returned no task configs; nothing will run");
         }
-        let spawns = task_configs
+        let spawns = self.spawns(&cfg, &plugin, topics, task_configs);
+        Ok(Prepared {
+            cfg,
+            plugin,
+            info,
+            spawns,
+            instance: None,
+        })
+    }
+
+    /// One task per config, numbered from 0.
+    pub(super) fn spawns(
+        &self,
+        cfg: &Arc<ConnectorConfig>,
+        plugin: &Arc<Plugin>,
+        topics: &Arc<ActiveTopics>,
+        task_configs: Vec<WitConfig>,
+    ) -> Vec<TaskSpawn> {
+        task_configs
             .into_iter()
             .enumerate()
             .map(|(i, task_config)| TaskSpawn {
@@ -314,13 +356,7 @@ impl Worker {
                 id: i as u32,
                 task_config,
             })
-            .collect();
-        Ok(Prepared {
-            cfg,
-            plugin,
-            info,
-            spawns,
-        })
+            .collect()
     }
 
     /// Start tasks (RUNNING) or keep them ready to start (PAUSED). If one
@@ -456,6 +492,7 @@ impl Worker {
     /// /connectors/{c}`; its committed offsets are kept).
     pub fn delete_connector(&self, name: &str) -> Result<(), WorkerError> {
         let _m = self.manage();
+        self.stop_instance(name);
         let removed = self.lock().remove(name);
         let Some(handle) = removed else {
             let was_unrestored = self.unrestored.lock().ok().and_then(|mut u| u.remove(name)).is_some();

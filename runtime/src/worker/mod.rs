@@ -11,6 +11,7 @@
 
 pub mod assigned;
 mod core;
+pub mod dynamic;
 mod error;
 mod handles;
 mod lifecycle;

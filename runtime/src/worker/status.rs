@@ -51,6 +51,9 @@ pub struct ConnectorStatus {
     /// Distributed mode: the worker reporting the connector (`None`: this
     /// one).
     pub worker_id: Option<String>,
+    /// A dynamic connector's instance failed: the connector is FAILED,
+    /// for this reason (its tasks go on).
+    pub failure: Option<String>,
 }
 
 /// How the last replacement of a connector's config or component version

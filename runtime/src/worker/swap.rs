@@ -64,7 +64,40 @@ impl Worker {
     ///
     /// The connector's status keeps the outcome ([`SwapReport`]); the pause
     /// feeds `copycat_connector_swap_pause_seconds`.
-    pub(super) fn replace(&self, prepared: Prepared, target: TargetState) -> Result<SwapReport, WorkerError> {
+    ///
+    /// A dynamic connector's instance is replaced too: the new one (started
+    /// by [`Worker::prepare`]) runs once the new tasks do; after a rollback
+    /// a new instance of the previous config runs.
+    pub(super) fn replace(&self, mut prepared: Prepared, target: TargetState) -> Result<SwapReport, WorkerError> {
+        let name = prepared.cfg.name.clone();
+        let started = prepared.instance.take();
+        self.stop_instance(&name);
+        let result = self.replace_tasks(prepared, target);
+        let started = match (&result, started) {
+            (Ok(_), started) => started,
+            (Err(_), Some(s)) => {
+                s.stop();
+                None
+            }
+            (Err(_), None) => None,
+        };
+        let now = self
+            .lock()
+            .get(&name)
+            .map(|c| (c.config.clone(), c.plugin.clone(), c.target, c.task_configs()));
+        match now {
+            Some((cfg, plugin, target, current)) => self.keep_instance(&cfg, &plugin, target, current, started),
+            None => {
+                if let Some(s) = started {
+                    s.stop();
+                }
+            }
+        }
+        result
+    }
+
+    /// [`Worker::replace`]'s work on the tasks (the instance aside).
+    pub(super) fn replace_tasks(&self, prepared: Prepared, target: TargetState) -> Result<SwapReport, WorkerError> {
         let name = prepared.cfg.name.clone();
         if !self.lock().contains_key(&name) {
             return Err(WorkerError::UnknownConnector(name));

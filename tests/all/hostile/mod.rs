@@ -56,7 +56,7 @@ fn offsets_topic() -> &'static str {
 
 /// The worker shared by every test of this module.
 fn worker() -> &'static Worker {
-    static WORKER: OnceLock<Worker> = OnceLock::new();
+    static WORKER: OnceLock<std::sync::Arc<Worker>> = OnceLock::new();
     WORKER.get_or_init(|| start_worker(offsets_topic()))
 }
 

@@ -89,6 +89,7 @@ pub mod __connect;
 #[doc(hidden)]
 #[path = "export.rs"]
 pub mod __private;
+pub mod dynamic;
 mod host;
 mod offsets;
 mod payload;
@@ -158,6 +159,12 @@ pub use crate::__copycat_export_source_v0_3 as export_source;
 pub use crate::__copycat_export_sink_v0_3 as export_sink;
 
 pub use crate::__copycat_to_connect as to_connect;
+
+/// Export a dynamic connector's instance beside the connector:
+/// `v0_3::export_dynamic!(MyInstance);` (`MyInstance`:
+/// [`dynamic::DynamicConnector`]), once, next to
+/// [`export_source!`] or [`export_sink!`].
+pub use crate::__copycat_export_dynamic as export_dynamic;
 
 /// [`v0_3::export_source!`](crate::v0_3::export_source).
 #[doc(hidden)]
