@@ -46,7 +46,7 @@ pub struct Worker {
     /// file as they were.
     pub(super) unrestored: Mutex<BTreeMap<String, crate::worker::persist::SavedConnector>>,
     /// Dynamic connectors' instances running here.
-    pub(super) instances: super::dynamic::Instances,
+    pub(super) instances: super::instance::Instances,
     /// This worker, for its dynamic connectors' runners (standalone mode:
     /// the worker applies their task configs itself).
     pub(super) me: Weak<Worker>,

@@ -138,5 +138,5 @@ pub(super) struct Prepared {
     pub(super) spawns: Vec<TaskSpawn>,
     /// A dynamic connector's instance, started (unless STOPPED): its task
     /// configs are `spawns`'.
-    pub(super) instance: Option<super::dynamic::Started>,
+    pub(super) instance: Option<super::instance::Started>,
 }

@@ -284,7 +284,7 @@ impl Worker {
         if plugin.dynamic {
             // Its task configs come from its running instance.
             drop(guest);
-            let started = crate::util::off_async(|| super::dynamic::start(&self.engine, &self.config, &cfg, &plugin))?;
+            let started = crate::util::off_async(|| super::instance::start(&self.engine, &self.config, &cfg, &plugin))?;
             let spawns = self.spawns(&cfg, &plugin, topics, started.configs().to_vec());
             return Ok(Prepared {
                 cfg,

@@ -11,9 +11,10 @@
 
 pub mod assigned;
 mod core;
-pub mod dynamic;
+mod dynamic;
 mod error;
 mod handles;
+pub mod instance;
 mod lifecycle;
 pub mod offsets;
 pub mod persist;
