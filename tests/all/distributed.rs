@@ -715,3 +715,95 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+/// The files in `name`'s task configs, from `w`'s answer.
+fn task_files(w: &ClusterWorker, name: &str) -> Vec<String> {
+    let (code, tasks) = w.get(&format!("/connectors/{name}/tasks"));
+    if code != 200 {
+        return Vec::new();
+    }
+    let mut files: Vec<String> = tasks
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["config"]["files"].as_str())
+        .flat_map(|f| {
+            f.split(',')
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_dynamic_connector_s_instance_runs_on_one_worker_and_moves_when_it_dies() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let write = |file: &str, lines: std::ops::Range<u32>| {
+        use std::io::Write as _;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(input.join(file))
+            .unwrap();
+        for i in lines {
+            writeln!(f, "{file}-{i}").unwrap();
+        }
+    };
+    write("a.log", 0..200);
+    let (_, mut workers) = cluster(dir.path(), 3);
+    let ids: Vec<String> = workers.iter().map(ClusterWorker::id).collect();
+    let topic = unique("dyn-lines");
+    block_on(create_topic(&topic, 1));
+    let name = unique("watch");
+    let (code, body) = workers[0].send(
+        "POST",
+        "/connectors",
+        &json!({"name": name, "config": {
+            "connector.class": "file-source", "directory": input.display().to_string(), "tasks.max": "2",
+            "topic": topic, "grants.fs.read": input.display().to_string(),
+            "delivery.guarantee": "exactly-once", "connector.monitor.interval.ms": "200",
+        }}),
+    );
+    assert_eq!(code, 201, "{body}");
+    let path = |f: &str| input.join(f).display().to_string();
+    // New files: the instance's worker writes new task configs, which
+    // every worker sees.
+    write("b.log", 0..100);
+    eventually("b.log in the task configs", Duration::from_secs(60), || {
+        (task_files(&workers[2], &name) == vec![path("a.log"), path("b.log")]).then_some(())
+    });
+    // The worker that runs the instance dies; another one takes it over.
+    let owner = assign(&[(name.clone(), u32::MAX)], &ids)
+        .into_iter()
+        .find(|(_, t)| !t.is_empty())
+        .map(|(w, _)| w)
+        .unwrap();
+    let v = ids.iter().position(|id| *id == owner).unwrap();
+    workers[v].kill();
+    let observer = &workers[(v + 1) % 3];
+    write("c.log", 0..100);
+    write("a.log", 200..300);
+    eventually(
+        "c.log in the task configs after the failover",
+        Duration::from_secs(90),
+        || (task_files(observer, &name).len() == 3).then_some(()),
+    );
+    let status = observer.get(&format!("/connectors/{name}/status")).1;
+    assert_eq!(status["connector"]["state"], "RUNNING", "{status}");
+    // Every line exactly once.
+    let expected = 300 + 100 + 100;
+    let counts = eventually("every line in the topic", Duration::from_secs(120), || {
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for r in read_topic(&topic) {
+            *counts.entry(r.value.unwrap_or_default()).or_default() += 1;
+        }
+        (counts.len() == expected).then_some(counts)
+    });
+    let repeated: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(repeated.is_empty(), "{repeated:?}");
+}

@@ -53,6 +53,11 @@ pub struct Cluster {
     seq: AtomicU64,
     stop: Arc<AtomicBool>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// Dynamic connectors whose instance runs here, with the identity of
+    /// the config and component it runs.
+    pub(super) instances: Mutex<BTreeMap<String, String>>,
+    /// This cluster, for its instances' runners.
+    pub(super) me: std::sync::Weak<Cluster>,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -82,7 +87,7 @@ impl Cluster {
         )?;
         tracing::info!(worker_id = %id, group = %cfg.group_id, config_topic = %cfg.config_topic,
             status_topic = %cfg.status_topic, "joined the cluster");
-        let cluster = Arc::new(Self {
+        let cluster = Arc::new_cyclic(|me| Self {
             worker,
             cfg,
             id,
@@ -94,6 +99,8 @@ impl Cluster {
             seq: AtomicU64::new(0),
             stop: Arc::new(AtomicBool::new(false)),
             thread: Mutex::new(None),
+            instances: Mutex::new(BTreeMap::new()),
+            me: me.clone(),
         });
         let thread = {
             let (cluster, stop) = (cluster.clone(), cluster.stop.clone());
@@ -187,6 +194,7 @@ impl Cluster {
             plugin: planned.plugin.clone(),
             version: planned.version.clone(),
             digest: planned.digest.clone(),
+            dynamic: planned.dynamic,
             tasks: planned
                 .tasks
                 .iter()

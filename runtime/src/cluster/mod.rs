@@ -13,6 +13,7 @@
 
 pub mod assign;
 mod core;
+mod instances;
 pub mod membership;
 mod requests;
 pub mod store;

@@ -160,6 +160,7 @@ impl Herder for Cluster {
             digest: String::new(),
             tasks: Vec::new(),
             config: Default::default(),
+            dynamic: false,
         });
         let tasks: Vec<TaskStatus> = (0..record.tasks.len() as u32)
             .map(|i| {
@@ -200,7 +201,11 @@ impl Herder for Cluster {
             target: e.target,
             tasks,
             worker_id: Some(worker_id),
-            failure: None,
+            failure: view
+                .get(&store::connector_status_key(name))
+                .and_then(|v| store::decode::<store::ConnectorStatusRecord>("status", v))
+                .filter(|r| r.state == "FAILED" && e.target == TargetState::Running)
+                .map(|r| format!("{} (on worker {})", r.trace.unwrap_or_default(), r.worker_id)),
         })
     }
 

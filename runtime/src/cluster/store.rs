@@ -51,6 +51,11 @@ pub fn topics_reset_key(c: &str) -> String {
 pub fn status_key(c: &str, task: u32) -> String {
     format!("status-task-{c}-{task}")
 }
+/// `status-connector-<c>`: a dynamic connector's state, published by the
+/// worker that runs its instance.
+pub fn connector_status_key(c: &str) -> String {
+    format!("status-connector-{c}")
+}
 /// `fenced-<c>-<n>`.
 pub fn fenced_key(c: &str, task: u32) -> String {
     format!("fenced-{c}-{task}")
@@ -141,6 +146,10 @@ pub struct TasksRecord {
     /// connector record still runs a consistent pair.
     #[serde(default)]
     pub config: Props,
+    /// The component runs a connector instance (`copycat:dynamic`): one
+    /// worker runs it and writes new task configs when it asks.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dynamic: bool,
 }
 
 /// `restart-<c>-<n>` and `topics-reset-<c>`: a request, told apart from
@@ -167,6 +176,17 @@ pub struct StatusRecord {
     pub worker_id: String,
     /// The `tasks-<c>` generation it runs.
     pub generation: String,
+}
+
+/// `status-connector-<c>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConnectorStatusRecord {
+    pub connector: String,
+    /// `RUNNING` or `FAILED`.
+    pub state: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    pub worker_id: String,
 }
 
 /// `fenced-<c>-<n>`.

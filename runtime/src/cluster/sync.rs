@@ -90,6 +90,7 @@ impl Cluster {
             Some(super::membership::Roster { ids: members, .. }) if !members.is_empty() => {
                 if members.contains(&self.id) {
                     self.rebalance(&connectors, &view, &members);
+                    self.run_instances(&connectors, &members, &view);
                 } else if !self.worker.connectors().is_empty() {
                     tracing::warn!(worker_id = %self.id, ?members,
                         "this worker is not a member of the cluster's group (cut off, or its session expired): stopping its tasks, which other workers may run now");
@@ -320,6 +321,7 @@ impl Cluster {
     /// Stop every local task and mark them free (shutdown, or cut off);
     /// an instance fenced meanwhile is published as such.
     pub(super) fn release_everything(&self) {
+        self.stop_instances();
         self.worker.metrics().cluster_assigned(0);
         let view = self.status_view().unwrap_or_default();
         for name in self.worker.connectors() {

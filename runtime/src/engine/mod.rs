@@ -53,7 +53,7 @@ pub enum LoadError {
     },
     /// A component, but not one implementing a Copycat world.
     #[error(
-        "{path} does not implement the copycat:connector source or sink world (0.2.0 or 0.1.0): it must export `copycat:connector/connector@<version>` and either `copycat:connector/source-task@<version>` or `copycat:connector/sink-task@<version>` of the same version, but it exports [{exports}]"
+        "{path} does not implement the copycat:connector source or sink world (0.3.0, 0.2.0 or 0.1.0): it must export `copycat:connector/connector@<version>` and either `copycat:connector/source-task@<version>` or `copycat:connector/sink-task@<version>` of the same version, but it exports [{exports}]"
     )]
     WrongWorld {
         path: PathBuf,
@@ -62,7 +62,7 @@ pub enum LoadError {
     },
     /// The component imports interfaces this worker does not provide.
     #[error(
-        "{path} imports what this worker does not provide: {}. Copycat links WASI 0.2 (io, clocks, filesystem, random, cli, sockets, http) and the copycat:connector (0.1 or 0.2) interfaces of the component's world; nothing else",
+        "{path} imports what this worker does not provide: {}. Copycat links WASI 0.2 (io, clocks, filesystem, random, cli, sockets, http), the copycat:connector (0.1, 0.2 or 0.3) interfaces of the component's world, copycat:errant/reporter@0.1 (sinks) and copycat:dynamic/context@0.1 (sources and sinks); nothing else",
         .missing.join(", ")
     )]
     MissingImports {

@@ -30,6 +30,8 @@ pub struct Planned {
     pub digest: String,
     /// One config per task, task `i` at index `i` (none when STOPPED).
     pub tasks: Vec<WitConfig>,
+    /// The component runs a connector instance (`copycat:dynamic`).
+    pub dynamic: bool,
 }
 
 /// What the cluster wants this worker to run of one connector.
@@ -57,8 +59,14 @@ impl Worker {
         validated: Validated,
         target: TargetState,
     ) -> Result<Planned, WorkerError> {
-        let prepared = self.prepare(cfg.clone(), validated, target, &Arc::default())?;
+        let mut prepared = self.prepare(cfg.clone(), validated, target, &Arc::default())?;
+        // The instance that gave the task configs ran here; the cluster
+        // runs the connector's instance where it places it.
+        if let Some(started) = prepared.instance.take() {
+            started.stop();
+        }
         Ok(Planned {
+            dynamic: prepared.plugin.dynamic,
             kind: prepared.plugin.kind,
             plugin: prepared.info.name.clone(),
             version: prepared.info.version.clone(),
@@ -237,19 +245,30 @@ impl Worker {
         Ok(())
     }
 
-    /// Another generation (or a connector new here): load its component,
-    /// check the digest, and replace the local tasks with the assigned ones.
-    fn rebuild(&self, name: &str, a: &Assignment) -> Result<(), WorkerError> {
-        let path = self.resolve_plugin(&a.config)?;
+    /// The component connector `cfg` names here, which must be the one
+    /// the cluster runs (`digest`).
+    pub fn cluster_plugin(
+        &self,
+        cfg: &ConnectorConfig,
+        digest: &str,
+    ) -> Result<Arc<crate::engine::Plugin>, WorkerError> {
+        let path = self.resolve_plugin(cfg)?;
         let plugin = crate::util::off_async(|| self.engine.load(&path))?;
-        if plugin.digest != a.digest {
+        if plugin.digest != digest {
             return Err(WorkerError::Start(format!(
-                "connector '{name}': the cluster runs component {}, but this worker's {} is {}; install the same component version on every worker (plugin.path) or upload it through the REST API",
-                a.digest,
+                "connector '{}': the cluster runs component {digest}, but this worker's {} is {}; install the same component version on every worker (plugin.path) or upload it through the REST API",
+                cfg.name,
                 path.display(),
                 plugin.digest
             )));
         }
+        Ok(plugin)
+    }
+
+    /// Another generation (or a connector new here): load its component,
+    /// check the digest, and replace the local tasks with the assigned ones.
+    fn rebuild(&self, name: &str, a: &Assignment) -> Result<(), WorkerError> {
+        let plugin = self.cluster_plugin(&a.config, &a.digest)?;
         let info = self.describe_loaded(&plugin)?;
         let old = self.lock().remove(name);
         let topics = old.as_ref().map(|c| c.topics.clone()).unwrap_or_default();
@@ -303,6 +322,7 @@ impl Worker {
             target: a.target,
             tasks,
             cluster_generation: a.generation.clone(),
+            instance: None,
         };
         self.lock().insert(name.to_owned(), handle);
         Ok(())

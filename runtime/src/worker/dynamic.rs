@@ -104,6 +104,24 @@ impl Worker {
         self.stop_instance(&cfg.name);
     }
 
+    /// Standalone mode: run the instance connector `name` was prepared
+    /// with, now that the connector is registered (its runner may
+    /// reconfigure it at once).
+    pub(super) fn run_prepared_instance(&self, name: &str) {
+        let Some((cfg, plugin, target, current, started)) = self.lock().get_mut(name).map(|c| {
+            (
+                c.config.clone(),
+                c.plugin.clone(),
+                c.target,
+                c.task_configs(),
+                c.instance.take(),
+            )
+        }) else {
+            return;
+        };
+        self.keep_instance(&cfg, &plugin, target, current, started);
+    }
+
     /// Stop connector `name`'s instance, if one runs here (its `stop` is
     /// called), and forget its failure.
     pub(crate) fn stop_instance(&self, name: &str) {

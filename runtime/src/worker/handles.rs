@@ -82,6 +82,9 @@ pub(super) struct ConnectorHandle {
     /// Distributed mode: the cluster's version of the connector's config
     /// and task configs these tasks run (empty in standalone mode).
     pub(super) cluster_generation: String,
+    /// A dynamic connector's instance, started when the connector was
+    /// prepared, until it runs ([`Worker::run_prepared_instance`]).
+    pub(super) instance: Option<super::instance::Started>,
 }
 
 impl ConnectorHandle {

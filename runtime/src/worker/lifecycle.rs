@@ -66,7 +66,8 @@ impl Worker {
         let handle = self.launch_prepared(prepared, target, topics)?;
         let name = handle.config.name.clone();
         self.forget_unrestored(&name);
-        self.lock().insert(name, handle);
+        self.lock().insert(name.clone(), handle);
+        self.run_prepared_instance(&name);
         self.persist();
         Ok(())
     }
@@ -207,6 +208,7 @@ impl Worker {
                 let topics = self.lock().get(name).map(|c| c.topics.clone()).unwrap_or_default();
                 let handle = self.build(cfg, validated, TargetState::Running, topics)?;
                 self.lock().insert(name.to_owned(), handle);
+                self.run_prepared_instance(name);
             }
         }
         tracing::info!(connector = name, ?target, "connector target state changed");
@@ -241,9 +243,7 @@ impl Worker {
             spawns,
             instance,
         } = prepared;
-        let current: Vec<WitConfig> = spawns.iter().map(|s| s.task_config.clone()).collect();
         let tasks = self.launch(spawns, target)?;
-        self.keep_instance(&cfg, &plugin, target, current, instance);
         tracing::info!(connector = %cfg.name, plugin = %info.name, version = %info.version, tasks = tasks.len(), ?target, "connector added");
         Ok(ConnectorHandle {
             kind: plugin.kind,
@@ -255,6 +255,7 @@ impl Worker {
             target,
             tasks,
             cluster_generation: String::new(),
+            instance,
         })
     }
 
