@@ -272,7 +272,6 @@ fn map_entries(line: &str) -> Vec<String> {
 }
 
 #[test]
-#[ignore = "landed without a fresh-clone CI run; enable after one (issue 24 note)"]
 fn kafka_connect_and_copycat_write_the_same_dead_letter_queue() {
     if let Err(why) = kafka_connect_available() {
         eprintln!("skipped: {why}");
