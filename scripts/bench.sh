@@ -114,6 +114,14 @@ if [[ "${COPYCAT_BENCH_SWAP:-1}" != 0 ]]; then
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --swaps 30
 fi
+# Dynamic connector: a watched directory's new file to Kafka, and the
+# reconfiguration pause; COPYCAT_BENCH_DYNAMIC=0 skips it.
+if [[ "${COPYCAT_BENCH_DYNAMIC:-1}" != 0 ]]; then
+    COPYCAT_PLUGIN_DIR="${COPYCAT_PLUGIN_DIR:-$PWD/build/plugins}" \
+    cargo run --quiet -p copycat-bench --bin dynamic \
+        --config 'profile.dev.package.copycat-bench.opt-level=2' \
+        -- --rounds 20
+fi
 # Distributed failover: SIGKILL / SIGTERM a worker of three; COPYCAT_BENCH_FAILOVER=0 skips it.
 if [[ "${COPYCAT_BENCH_FAILOVER:-1}" != 0 ]]; then
     cargo build --quiet -p copycat-cli --bin copycat
