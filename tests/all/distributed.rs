@@ -774,9 +774,29 @@ fn a_dynamic_connector_s_instance_runs_on_one_worker_and_moves_when_it_dies() {
     // New files: the instance's worker writes new task configs, which
     // every worker sees.
     write("b.log", 0..100);
-    eventually("b.log in the task configs", Duration::from_secs(60), || {
-        (task_files(&workers[2], &name) == vec![path("a.log"), path("b.log")]).then_some(())
-    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while task_files(&workers[2], &name) != vec![path("a.log"), path("b.log")] {
+        if std::time::Instant::now() > deadline {
+            for (i, w) in workers.iter().enumerate() {
+                eprintln!("DBG w{i} = {}", w.id());
+                for l in w.log().lines().filter(|l| {
+                    l.contains("instance")
+                        || l.contains("task configs")
+                        || l.contains("ERROR")
+                        || l.contains("WARN")
+                        || l.contains("members")
+                }) {
+                    eprintln!("DBG w{i}: {l}");
+                }
+            }
+            panic!(
+                "DBG timeout: {:?} {:?}",
+                task_files(&workers[2], &name),
+                workers[2].get(&format!("/connectors/{name}/status"))
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
     // The worker that runs the instance dies; another one takes it over.
     let owner = assign(&[(name.clone(), u32::MAX)], &ids)
         .into_iter()
@@ -806,4 +826,54 @@ fn a_dynamic_connector_s_instance_runs_on_one_worker_and_moves_when_it_dies() {
     });
     let repeated: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
     assert!(repeated.is_empty(), "{repeated:?}");
+}
+
+#[test]
+fn a_failed_dynamic_connector_is_failed_on_every_worker_and_restarts_where_its_instance_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, workers) = cluster(dir.path(), 2);
+    let ids: Vec<String> = workers.iter().map(ClusterWorker::id).collect();
+    let name = unique("dyn-failed");
+    let (code, body) = workers[0].send(
+        "POST",
+        "/connectors",
+        &json!({"name": name, "config": {
+            "connector.class": fixture("dynamic-hostile").display().to_string(), "topic": unique("t"),
+            "instance.mode": "fatal", "instance.after": "2", "connector.monitor.interval.ms": "50",
+        }}),
+    );
+    assert_eq!(code, 201, "{body}");
+    let owner = assign(&[(name.clone(), u32::MAX)], &ids)
+        .into_iter()
+        .find(|(_, t)| !t.is_empty())
+        .map(|(w, _)| w)
+        .unwrap();
+    for w in &workers {
+        let status = eventually(
+            "FAILED on every worker, its task RUNNING",
+            Duration::from_secs(60),
+            || {
+                let (_, s) = w.get(&format!("/connectors/{name}/status"));
+                (s["connector"]["state"] == "FAILED" && s["tasks"][0]["state"] == "RUNNING").then_some(s)
+            },
+        );
+        let trace = status["connector"]["trace"].as_str().unwrap_or_default().to_owned();
+        assert!(
+            trace.contains("the source went away") && trace.contains(&owner),
+            "{trace}"
+        );
+    }
+    let (code, body) = workers[1].send(
+        "POST",
+        &format!("/connectors/{name}/restart?onlyFailed=true"),
+        &json!({}),
+    );
+    assert!(code == 202 || code == 204, "{code} {body}");
+    let o = ids.iter().position(|id| *id == owner).unwrap();
+    eventually("the owner restarts the instance", Duration::from_secs(30), || {
+        workers[o]
+            .log()
+            .contains("connector instance restart requested through the cluster")
+            .then_some(())
+    });
 }

@@ -135,6 +135,25 @@ impl Herder for Cluster {
         Ok(())
     }
 
+    fn restart_connector(&self, name: &str, include_tasks: bool, only_failed: bool) -> Result<(), WorkerError> {
+        let e = self.entry(name)?;
+        // A dynamic connector's instance: restarted by the worker that
+        // runs it (a request through the config topic).
+        let dynamic = e.tasks.as_ref().is_some_and(|t| t.dynamic);
+        if dynamic && e.target == TargetState::Running && (!only_failed || self.status(name)?.failure.is_some()) {
+            let request = store::RequestRecord {
+                connector: name.to_owned(),
+                task: super::instances::INSTANCE,
+                seq: self.seq(),
+            };
+            self.write_config(vec![(
+                store::restart_key(name, super::instances::INSTANCE),
+                Some(store::encode(&request)),
+            )])?;
+        }
+        self.restart_selected(name, include_tasks, only_failed)
+    }
+
     fn restart_task(&self, name: &str, task: u32) -> Result<(), WorkerError> {
         let e = self.entry(name)?;
         let count = e.tasks.as_ref().map_or(0, |t| t.tasks.len());

@@ -366,6 +366,12 @@ impl Cluster {
                 if self.worker.connectors().contains(&r.connector) {
                     let _ = self.worker.reset_active_topics(&r.connector);
                 }
+            } else if r.task == super::instances::INSTANCE {
+                // The next round starts a new instance, if it is ours.
+                if lock(&self.instances).remove(&r.connector).is_some() {
+                    tracing::info!(connector = %r.connector, "connector instance restart requested through the cluster");
+                    self.worker.stop_instance(&r.connector);
+                }
             } else if self.worker.local_tasks(&r.connector).contains(&r.task) {
                 tracing::info!(connector = %r.connector, task = r.task, "restart requested through the cluster");
                 if let Err(e) = self.worker.restart_task(&r.connector, r.task) {

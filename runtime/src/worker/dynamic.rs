@@ -65,6 +65,9 @@ impl Worker {
         self.stop_instance(&cfg.name);
         let epoch = self.instances.epochs.fetch_add(1, Ordering::Relaxed) + 1;
         let name = cfg.name.clone();
+        // Registered before its runner can ask `instance_epoch` (the lock
+        // is held while it starts).
+        let mut running = lock(&self.instances.running);
         let handle = spawn(
             Spawn {
                 cfg,
@@ -77,7 +80,7 @@ impl Worker {
             },
             started,
         );
-        lock(&self.instances.running).insert(name, handle);
+        running.insert(name, handle);
         epoch
     }
 
