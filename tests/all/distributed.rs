@@ -774,29 +774,9 @@ fn a_dynamic_connector_s_instance_runs_on_one_worker_and_moves_when_it_dies() {
     // New files: the instance's worker writes new task configs, which
     // every worker sees.
     write("b.log", 0..100);
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while task_files(&workers[2], &name) != vec![path("a.log"), path("b.log")] {
-        if std::time::Instant::now() > deadline {
-            for (i, w) in workers.iter().enumerate() {
-                eprintln!("DBG w{i} = {}", w.id());
-                for l in w.log().lines().filter(|l| {
-                    l.contains("instance")
-                        || l.contains("task configs")
-                        || l.contains("ERROR")
-                        || l.contains("WARN")
-                        || l.contains("members")
-                }) {
-                    eprintln!("DBG w{i}: {l}");
-                }
-            }
-            panic!(
-                "DBG timeout: {:?} {:?}",
-                task_files(&workers[2], &name),
-                workers[2].get(&format!("/connectors/{name}/status"))
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    eventually("b.log in the task configs", Duration::from_secs(60), || {
+        (task_files(&workers[2], &name) == vec![path("a.log"), path("b.log")]).then_some(())
+    });
     // The worker that runs the instance dies; another one takes it over.
     let owner = assign(&[(name.clone(), u32::MAX)], &ids)
         .into_iter()
