@@ -45,6 +45,11 @@ fn inspect_describes_a_component() {
     let text = stdout(&copycat(&["inspect", path.to_str().unwrap()]));
     assert!(text.contains("datagen 0.1.0 (source connector)"), "{text}");
     assert!(text.contains("contract copycat:connector@0.3.0"), "{text}");
+    let dynamic = stdout(&copycat(&["inspect", plugin("file-source").to_str().unwrap()]));
+    assert!(
+        dynamic.contains("contract copycat:connector@0.3.0 + copycat:dynamic@0.1.0 (a dynamic connector)"),
+        "{dynamic}"
+    );
 
     let bad = copycat(&["inspect", fixture("wrong-world").to_str().unwrap()]);
     assert!(!bad.status.success());

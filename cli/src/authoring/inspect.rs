@@ -136,6 +136,8 @@ fn inspect_here(path: &Path) -> Result<Inspection, InspectError> {
         world: plugin.kind.as_str(),
         contract: if transform {
             "copycat:transform@0.1.0".to_owned()
+        } else if plugin.dynamic {
+            format!("{} + copycat:dynamic@0.1.0 (a dynamic connector)", plugin.contract)
         } else {
             plugin.contract.to_string()
         },
