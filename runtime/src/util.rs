@@ -14,6 +14,21 @@ pub fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     }
 }
 
+/// [`lock`] `m`, unless `stop` is set first: for a thread that must give
+/// up waiting when asked to stop (whoever stops it may hold `m`).
+pub fn lock_unless<'a, T: ?Sized>(m: &'a Mutex<T>, stop: &std::sync::atomic::AtomicBool) -> Option<MutexGuard<'a, T>> {
+    loop {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        match m.try_lock() {
+            Ok(g) => return Some(g),
+            Err(std::sync::TryLockError::Poisoned(p)) => return Some(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => std::thread::sleep(std::time::Duration::from_millis(5)),
+        }
+    }
+}
+
 /// Wait on `cv` with [`lock`]'s poison tolerance.
 pub fn wait<'a, T>(cv: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
     match cv.wait(guard) {

@@ -138,15 +138,9 @@ fn hash(config: &crate::config::Props) -> u64 {
 /// loop carries out.
 impl Reconfigure for Cluster {
     fn reconfigure(&self, name: &str, epoch: u64, configs: Vec<WitConfig>, stop: &AtomicBool) -> Result<(), String> {
-        let _w = loop {
-            if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                return Ok(());
-            }
-            match self.writes.try_lock() {
-                Ok(g) => break g,
-                Err(std::sync::TryLockError::Poisoned(p)) => break p.into_inner(),
-                Err(std::sync::TryLockError::WouldBlock) => std::thread::sleep(std::time::Duration::from_millis(5)),
-            }
+        // Whoever stops this instance may hold the writes lock.
+        let Some(_w) = crate::util::lock_unless(&self.writes, stop) else {
+            return Ok(());
         };
         if self.worker.instance_epoch(name) != Some(epoch) {
             return Ok(());

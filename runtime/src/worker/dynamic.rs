@@ -4,7 +4,6 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
-use std::time::Duration;
 
 use crate::config::ConnectorConfig;
 use crate::engine::Plugin;
@@ -18,7 +17,8 @@ use super::instance::{Reconfigure, Spawn, Started, spawn};
 /// Standalone mode: the worker replaces the connector's tasks itself.
 impl Reconfigure for Worker {
     fn reconfigure(&self, name: &str, epoch: u64, configs: Vec<WitConfig>, stop: &AtomicBool) -> Result<(), String> {
-        let Some(_m) = self.manage_unless(stop) else {
+        // Whoever stops this instance may hold the management lock.
+        let Some(_m) = crate::util::lock_unless(&self.manage, stop) else {
             return Ok(());
         };
         if self.instance_epoch(name) != Some(epoch) {
@@ -152,21 +152,6 @@ impl Worker {
     /// The epoch of connector `name`'s instance here, if one runs.
     pub(crate) fn instance_epoch(&self, name: &str) -> Option<u64> {
         lock(&self.instances.running).get(name).map(|h| h.epoch)
-    }
-
-    /// The management lock, unless `stop` is set first (the caller is an
-    /// instance's runner, and whoever stops it may hold the lock).
-    pub(crate) fn manage_unless(&self, stop: &AtomicBool) -> Option<std::sync::MutexGuard<'_, ()>> {
-        loop {
-            if stop.load(Ordering::Relaxed) {
-                return None;
-            }
-            match self.manage.try_lock() {
-                Ok(g) => return Some(g),
-                Err(std::sync::TryLockError::Poisoned(p)) => return Some(p.into_inner()),
-                Err(std::sync::TryLockError::WouldBlock) => std::thread::sleep(Duration::from_millis(5)),
-            }
-        }
     }
 }
 
