@@ -26,6 +26,23 @@
 //! After a partition is revoked, messages of it still in the queue are
 //! outdated (librdkafka's version barrier) and dropped by the batch call.
 //!
+//! That barrier moves when a partition starts fetching, and a partition is
+//! routed before that, so [`MessageQueue::assign`] gives every partition a
+//! start offset: one assigned without (to resume from the group's committed
+//! offset) starts only after librdkafka's own lookup of that offset, and in
+//! between the task read whatever the partition's fetch queue already held,
+//! forwarded here by the routing and not outdated yet. An unassigned
+//! partition's fetch queue is not always empty: librdkafka 2.12 restarts a
+//! partition stopped while the lookup of a logical start offset (ListOffsets,
+//! e.g. for auto.offset.reset) is in flight (the outdated reply re-arms the
+//! lookup, and the next reply starts fetching), so it goes on fetching,
+//! unassigned, into its fetch queue. A sink task whose first assignment was
+//! revoked that way, and which got the partition back when the other task
+//! stopped, handed that task's records to the guest a second time, from
+//! offset 0 (the rebalance test's 300 lines instead of 200). Assigned at an
+//! offset, a partition starts fetching inside `assign`, which moves the
+//! barrier past everything fetched before.
+//!
 //! This module and [`super::batch_produce`] are the runtime's `unsafe` code:
 //! FFI calls, and ownership of the messages the batch call hands out.
 #![allow(unsafe_code)]
@@ -36,11 +53,11 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::time::Duration;
 
-use rdkafka::TopicPartitionList;
 use rdkafka::bindings as rdsys;
 use rdkafka::client::{Client, ClientContext};
 use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::error::{KafkaError as RdKafkaError, KafkaResult, RDKafkaErrorCode};
+use rdkafka::{Offset, TopicPartitionList};
 
 /// Messages asked for per batch call.
 const RUN: usize = 512;
@@ -94,11 +111,24 @@ impl<'c> MessageQueue<'c> {
     /// this queue, in order (see the module documentation). A partition that
     /// cannot be routed is assigned all the same and read from the
     /// consumer's queue. Fails only if the assignment does.
+    ///
+    /// A partition without a start offset (`Offset::Invalid`: resume from
+    /// the group's committed offset) is assigned at its committed offset,
+    /// looked up here first (waiting up to `lookup`), or at `uncommitted`
+    /// (the consumer's `auto.offset.reset`) if the group has none, so that
+    /// it starts fetching inside `assign` and nothing its fetch queue held
+    /// before is handed out (see the module documentation). If the lookup
+    /// fails, librdkafka looks the offsets up after the assignment, as it
+    /// does by itself.
     pub fn assign<C: ConsumerContext>(
         &mut self,
         consumer: &BaseConsumer<C>,
         partitions: &TopicPartitionList,
+        uncommitted: Offset,
+        lookup: Duration,
     ) -> KafkaResult<()> {
+        let starts = start_offsets(consumer, partitions, uncommitted, lookup);
+        let partitions = starts.as_ref().unwrap_or(partitions);
         let elements = partitions.elements();
         if let Err(e) = self.route(elements.iter().map(|e| (e.topic(), e.partition()))) {
             tracing::warn!(error = %e, "routing fetched messages; they are read one by one");
@@ -189,6 +219,58 @@ impl<'c> MessageQueue<'c> {
             }));
         Ok(n)
     }
+}
+
+/// `partitions` with a start offset for each one given without
+/// (`Offset::Invalid`): its committed offset (with its leader epoch, as
+/// librdkafka's own lookup resumes), or `uncommitted` if the group has none.
+/// `None` if every partition has one already, or if the lookup failed (then
+/// librdkafka looks them up after the assignment).
+fn start_offsets<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    partitions: &TopicPartitionList,
+    uncommitted: Offset,
+    lookup: Duration,
+) -> Option<TopicPartitionList> {
+    let mut unknown = TopicPartitionList::new();
+    for e in partitions.elements() {
+        if e.offset() == Offset::Invalid {
+            unknown.add_partition(e.topic(), e.partition());
+        }
+    }
+    if unknown.count() == 0 {
+        return None;
+    }
+    let mut starts = match consumer.committed_offsets(unknown, lookup) {
+        Ok(committed) => committed,
+        Err(e) => {
+            tracing::warn!(error = %e, "looking up the committed offsets of an assignment; librdkafka looks them up after it");
+            return None;
+        }
+    };
+    for mut e in starts.elements() {
+        // None committed; a partition the lookup failed for keeps
+        // `Invalid`: librdkafka looks it up.
+        if e.offset() == Offset::Invalid
+            && e.error().is_ok()
+            && let Err(err) = e.set_offset(uncommitted)
+        {
+            tracing::warn!(error = %err, partition = e.partition(), "setting a partition's start offset");
+        }
+    }
+    for e in partitions.elements() {
+        if e.offset() != Offset::Invalid
+            && let Err(err) = starts.add_partition_offset(e.topic(), e.partition(), e.offset())
+        {
+            tracing::warn!(error = %err, partition = e.partition(), "setting a partition's start offset");
+            return None;
+        }
+    }
+    tracing::debug!(
+        starts = ?starts.elements().iter().map(|e| (e.partition(), e.offset())).collect::<Vec<_>>(),
+        "assignment start offsets"
+    );
+    Some(starts)
 }
 
 impl Drop for MessageQueue<'_> {

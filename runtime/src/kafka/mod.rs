@@ -15,11 +15,11 @@ mod client_configs_golden;
 
 use std::time::{Duration, Instant};
 
-use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::error::RDKafkaErrorCode;
 use rdkafka::producer::{Producer, ProducerContext};
+use rdkafka::{ClientConfig, Offset};
 
 use crate::config::{MAX_POLL_RECORDS, Props, WorkerConfig};
 
@@ -152,6 +152,23 @@ pub fn sink_consumer_config(worker: &WorkerConfig, overrides: &Props, group: &st
             .set("heartbeat.interval.ms", "1500");
     }
     cfg
+}
+
+/// Where a consumer with `cfg` starts a partition its group has no
+/// committed offset for, as a start offset to assign: its
+/// `auto.offset.reset` (librdkafka's names and aliases; librdkafka's
+/// default, the end, when unset). `Offset::Invalid` for `error`, which only
+/// librdkafka's own lookup applies.
+pub fn offset_reset(cfg: &ClientConfig) -> Offset {
+    match cfg
+        .get("auto.offset.reset")
+        .map(|v| v.trim().to_ascii_lowercase())
+        .as_deref()
+    {
+        Some("smallest" | "earliest" | "beginning") => Offset::Beginning,
+        Some("largest" | "latest" | "end") | None => Offset::End,
+        Some(_) => Offset::Invalid,
+    }
 }
 
 /// Producer settings for source tasks: idempotent (so retries neither
@@ -455,6 +472,34 @@ pub async fn ensure_compacted_topic(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_partition_without_a_committed_offset_starts_where_auto_offset_reset_says() {
+        let reset = |v: Option<&str>| {
+            let mut cfg = ClientConfig::new();
+            if let Some(v) = v {
+                cfg.set("auto.offset.reset", v);
+            }
+            offset_reset(&cfg)
+        };
+        for v in ["earliest", "smallest", "beginning", " Earliest "] {
+            assert_eq!(reset(Some(v)), Offset::Beginning, "{v}");
+        }
+        for v in ["latest", "largest", "end"] {
+            assert_eq!(reset(Some(v)), Offset::End, "{v}");
+        }
+        // librdkafka's default.
+        assert_eq!(reset(None), Offset::End);
+        // Only librdkafka's own lookup fails the partition.
+        assert_eq!(reset(Some("error")), Offset::Invalid);
+        // What a sink task gets unless overridden.
+        let props: Props = [("bootstrap.servers".to_owned(), "b:9092".to_owned())]
+            .into_iter()
+            .collect();
+        let worker = WorkerConfig::from_props(props).unwrap();
+        let cfg = sink_consumer_config(&worker, &Props::new(), "g", "c");
+        assert_eq!(offset_reset(&cfg), Offset::Beginning);
+    }
 
     #[test]
     fn timestamps_outside_the_topic_s_window_are_named() {

@@ -187,6 +187,9 @@ pub(crate) struct SinkContext {
     /// Batches on their way to the guest: a rebalance waits until they are
     /// put before it flushes, commits and closes partitions.
     batches: Arc<DoubleBuffer<PutBatch>>,
+    /// Where a partition the group has no committed offset for starts (the
+    /// consumer's `auto.offset.reset`), for [`MessageQueue::assign`].
+    uncommitted: Offset,
 }
 
 fn partitions(tpl: &TopicPartitionList) -> Vec<TopicPartition> {
@@ -362,6 +365,7 @@ pub(crate) fn run(ctx: &TaskContext) -> Result<(), TaskFailure> {
             shared: shared.clone(),
             rebalanced: rebalanced.clone(),
             batches: batches.clone(),
+            uncommitted: crate::kafka::offset_reset(&cfg),
         })
         .map_err(|e| KafkaError::new(format!("creating the consumer of task {}", ctx.ident), e))?;
     subscribe(ctx, &consumer)?;
@@ -492,14 +496,21 @@ fn consume_loop<'c>(
     // may belong to partitions now owned elsewhere (or rewound); their owner
     // reads them again from the committed offsets. A new assignment is made
     // here, its partitions routed to `queue` before they start fetching, so
-    // none of their messages reach the consumer's own queue.
+    // none of their messages reach the consumer's own queue, and assigned at
+    // their committed offsets (looked up first), so that nothing fetched
+    // before is handed out.
     let after_rebalance = |batch: &mut PutBatch, batch_bytes: &mut usize, queue: &mut MessageQueue<'c>| {
         batch.clear();
         *batch_bytes = 0;
         queue.discard_pending();
         let assignment = lock(shared).assignment.take();
         if let Some(tpl) = assignment
-            && let Err(e) = queue.assign(consumer, &tpl)
+            && let Err(e) = queue.assign(
+                consumer,
+                &tpl,
+                consumer.context().uncommitted,
+                ctx.worker.offset_flush_timeout,
+            )
         {
             lock(shared).fail(KafkaError::new("assigning partitions", e).into());
         }
