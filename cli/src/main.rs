@@ -363,15 +363,19 @@ async fn run(command: Command) -> ExitCode {
         .filter(|d| EnvFilter::try_new(d).is_ok())
         .unwrap_or_else(|| "info".to_owned());
     let (filter, handle) = reload::Layer::new(EnvFilter::new(&directives));
+    // The targets logged from are the loggers `/admin/loggers` lists.
+    let targets = copycat_runtime::rest::Targets::default();
     tracing_subscriber::registry()
         .with(filter)
+        .with(targets.clone())
         .with(
             tracing_subscriber::fmt::layer()
                 .with_writer(std::io::stderr)
                 .with_ansi(std::io::stderr().is_terminal()),
         )
         .init();
-    let loggers = Arc::new(copycat_runtime::rest::Loggers::for_reload_handle(&directives, handle));
+    let loggers =
+        Arc::new(copycat_runtime::rest::Loggers::for_reload_handle(&directives, handle).with_targets(targets));
     // A worker compiles components in child processes of this binary,
     // bounded in time and memory (engine::compile_child).
     if matches!(command, Command::Standalone { .. } | Command::Worker { .. }) {

@@ -54,6 +54,12 @@ pub async fn run(
         .map_err(|e| WorkerError::Start(format!("joining the cluster: {e}")))??;
     let mut state = RestState::new(cluster.clone(), id.clone());
     if let Some(l) = loggers {
+        let local = l.clone();
+        cluster.apply_log_levels_with(Box::new(move |namespace, level| {
+            if let Err(e) = local.set(namespace, level) {
+                tracing::warn!(%namespace, %level, error = %e.message, "could not apply a cluster-wide log level");
+            }
+        }));
         state = state.with_loggers(l);
     }
     let server = listener.serve(state, shutdown.clone());

@@ -65,6 +65,13 @@ pub trait Herder: Send + Sync {
     fn install_plugin(&self, name: &str, version: &str, bytes: &[u8]) -> Result<(PluginVersion, bool), WorkerError>;
     /// Delete an uploaded plugin version no connector runs.
     fn delete_plugin_version(&self, name: &str, version: &str) -> Result<(), WorkerError>;
+    /// Set a log level on every worker of the cluster (`PUT
+    /// /admin/loggers/{l}?scope=cluster`, KIP-976): `false` if this is no
+    /// cluster (a standalone worker is the whole cluster: the caller sets
+    /// it here). `level` is checked already.
+    fn set_cluster_logger_level(&self, _namespace: &str, _level: &str) -> Result<bool, WorkerError> {
+        Ok(false)
+    }
 }
 
 impl Herder for Worker {

@@ -367,7 +367,7 @@ fn a_rolling_restart_of_every_worker_loses_and_repeats_no_record() {
         grows_by(&topic, 100);
     }
     let (code, _) = http(workers[0].addr, "PUT", &format!("/connectors/{name}/stop"), None);
-    assert_eq!(code, 202);
+    assert_eq!(code, 204);
     eventually("the connector STOPPED", Duration::from_secs(60), || {
         let (_, s) = workers[1].get(&format!("/connectors/{name}/status"));
         (s["connector"]["state"] == "STOPPED" && s["tasks"].as_array()?.is_empty()).then_some(())
@@ -464,7 +464,7 @@ fn a_config_replaced_through_any_worker_swaps_every_task_and_a_broken_version_ro
     await_balanced(&workers[1], &name, 1, &ids);
     grows_by(&topic, 100);
     let (code, _) = http(workers[0].addr, "PUT", &format!("/connectors/{name}/stop"), None);
-    assert_eq!(code, 202);
+    assert_eq!(code, 204);
     eventually("the connector STOPPED", Duration::from_secs(60), || {
         let (_, s) = workers[1].get(&format!("/connectors/{name}/status"));
         (s["tasks"].as_array()?.is_empty()).then_some(())
@@ -856,4 +856,68 @@ fn a_failed_dynamic_connector_is_failed_on_every_worker_and_restarts_where_its_i
             .contains("connector instance restart requested through the cluster")
             .then_some(())
     });
+}
+
+/// `PUT /admin/loggers/{l}?scope=cluster` (KIP-976) through one worker sets
+/// the level on every worker (204), through the config topic; the worker's
+/// own scope stays its own. A connector created PAUSED has no task configs
+/// on any worker until it is resumed (as in Kafka Connect).
+#[test]
+fn a_cluster_scoped_log_level_reaches_every_worker_and_a_paused_connector_has_no_tasks_until_resumed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, workers) = cluster(dir.path(), 2);
+    // Answering HTTP, a worker has joined (its port is bound before): a
+    // worker applies only the levels written after it joined.
+    for w in &workers {
+        eventually("the worker answers", Duration::from_secs(60), || {
+            (w.get("/connectors").0 == 200).then_some(())
+        });
+    }
+    let logger = "copycat_runtime::cluster";
+    let (code, body) = workers[0].send(
+        "PUT",
+        &format!("/admin/loggers/{logger}?scope=cluster"),
+        &json!({"level": "TRACE"}),
+    );
+    assert_eq!(code, 204, "{body}");
+    for w in &workers {
+        eventually(
+            &format!("the level on worker {}", w.id()),
+            Duration::from_secs(30),
+            || {
+                let (code, l) = w.get(&format!("/admin/loggers/{logger}"));
+                (code == 200 && l["level"] == "TRACE" && l["last_modified"].is_u64()).then_some(())
+            },
+        );
+    }
+    // Worker scope: only the worker asked.
+    let (code, body) = workers[1].send("PUT", &format!("/admin/loggers/{logger}"), &json!({"level": "WARN"}));
+    assert_eq!(code, 200, "{body}");
+    // The logger and those below it that were logged from.
+    let changed: Vec<&str> = body.as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    assert!(changed.contains(&logger), "{body}");
+    assert!(changed.iter().all(|l| l.starts_with(logger)), "{body}");
+    assert_eq!(workers[0].get(&format!("/admin/loggers/{logger}")).1["level"], "TRACE");
+    assert_eq!(workers[1].get(&format!("/admin/loggers/{logger}")).1["level"], "WARN");
+
+    let topic = unique("paused");
+    block_on(create_topic(&topic, 2));
+    let name = unique("paused");
+    let mut body = datagen(&name, &topic, 2, "100");
+    body["initial_state"] = json!("PAUSED");
+    let (code, created) = workers[0].send("POST", "/connectors", &body);
+    assert_eq!(code, 201, "{created}");
+    assert_eq!(created["tasks"], json!([]), "{created}");
+    for w in &workers {
+        eventually("the connector PAUSED on every worker", Duration::from_secs(30), || {
+            let (_, s) = w.get(&format!("/connectors/{name}/status"));
+            (s["connector"]["state"] == "PAUSED").then_some(())
+        });
+        assert_eq!(w.get(&format!("/connectors/{name}/tasks")).1, json!([]));
+    }
+    let (code, _) = http(workers[1].addr, "PUT", &format!("/connectors/{name}/resume"), None);
+    assert_eq!(code, 202);
+    let ids: Vec<String> = workers.iter().map(ClusterWorker::id).collect();
+    await_balanced(&workers[0], &name, 2, &ids);
+    grows_by(&topic, 50);
 }

@@ -23,6 +23,7 @@ mod exactly_once;
 mod file;
 mod hostile;
 mod kafka_connect_dead_letter_queue;
+mod kafka_connect_offsets;
 mod kafka_connect_side_by_side;
 mod kafka_connect_transforms;
 mod limits;

@@ -204,9 +204,9 @@ async fn connector_lifecycle_over_rest() {
     let (code, body) = api
         .send("PATCH", &format!("{base}/offsets"), &json!({"offsets": []}))
         .await;
-    assert_eq!(code, 409, "{body}");
+    assert_eq!(code, 400, "{body}");
     assert!(body["message"].as_str().unwrap().contains("STOPPED"), "{body}");
-    assert_eq!(api.call("DELETE", &format!("{base}/offsets"), None).await.0, 409);
+    assert_eq!(api.call("DELETE", &format!("{base}/offsets"), None).await.0, 400);
 
     // Restarts.
     let (code, body) = api
@@ -214,6 +214,24 @@ async fn connector_lifecycle_over_rest() {
         .await;
     assert_eq!(code, 202, "{body}");
     assert_eq!(body["name"], json!(name));
+    // Kafka Connect's restart plan: what restarts shows RESTARTING.
+    assert_eq!(body["connector"]["state"], json!("RESTARTING"), "{body}");
+    assert_eq!(task_states(&body), ["RESTARTING"], "{body}");
+    api.until("running after the restart", &format!("{base}/status"), |s| {
+        task_states(s) == ["RUNNING"]
+    })
+    .await;
+    // Only the failed ones: none failed, nothing restarts.
+    let (code, body) = api
+        .call(
+            "POST",
+            &format!("{base}/restart?includeTasks=true&onlyFailed=true"),
+            None,
+        )
+        .await;
+    assert_eq!(code, 202, "{body}");
+    assert_eq!(body["connector"]["state"], json!("RUNNING"), "{body}");
+    assert_eq!(task_states(&body), ["RUNNING"], "{body}");
     assert_eq!(api.call("POST", &format!("{base}/restart"), None).await.0, 204);
     assert_eq!(api.call("POST", &format!("{base}/tasks/0/restart"), None).await.0, 204);
     api.until("running after restarts", &format!("{base}/status"), |s| {
@@ -222,7 +240,7 @@ async fn connector_lifecycle_over_rest() {
     .await;
 
     // Stop: STOPPED, no tasks, the committed offsets readable and alterable.
-    assert_eq!(api.call("PUT", &format!("{base}/stop"), None).await.0, 202);
+    assert_eq!(api.call("PUT", &format!("{base}/stop"), None).await.0, 204);
     let status = api.get(&format!("{base}/status")).await.1;
     assert_eq!(status["connector"]["state"], json!("STOPPED"), "{status}");
     assert_eq!(status["tasks"], json!([]));
@@ -360,11 +378,20 @@ async fn bad_input_gets_kafka_connect_errors() {
     ok["initial_state"] = json!("SLEEPING");
     assert_eq!(api.send("POST", "/connectors", &ok).await.0, 400);
     ok["initial_state"] = json!("STOPPED");
-    let (code, body) = api.send("POST", "/connectors", &ok).await;
+    // A trailing slash is the same path (kcctl lists and creates on `/connectors/`).
+    let (code, body) = api.send("POST", "/connectors/", &ok).await;
     assert_eq!(code, 201, "{body}");
     let (code, body) = api.send("POST", "/connectors", &ok).await;
     assert_eq!(code, 409, "{body}");
     assert_eq!(body["error_code"], json!(409));
+    let (code, body) = api.get("/connectors/").await;
+    assert_eq!(code, 200, "{body}");
+    assert!(body.as_array().unwrap().contains(&json!(name)), "{body}");
+    let (code, body) = api.get("/connector-plugins/").await;
+    assert_eq!(code, 200, "{body}");
+    assert!(body.as_array().is_some_and(|p| !p.is_empty()), "{body}");
+    let (code, body) = api.get(&format!("/connectors/{name}/status/")).await;
+    assert_eq!((code, body["connector"]["state"].clone()), (200, json!("STOPPED")));
     let (code, body) = api
         .send(
             "PUT",
@@ -555,7 +582,9 @@ async fn worker_info_loggers_and_openapi() {
 
     let (code, root) = api.get("/").await;
     assert_eq!(code, 200);
-    assert!(root["version"].as_str().is_some(), "{root}");
+    // The Kafka Connect API level (tools gate features on it), and Copycat's own.
+    assert_eq!(root["version"], json!("4.4.0"), "{root}");
+    assert!(root["copycat_version"].as_str().is_some(), "{root}");
     assert!(root["commit"].as_str().is_some(), "{root}");
     assert!(
         root["kafka_cluster_id"].as_str().is_some_and(|id| !id.is_empty()),
@@ -566,7 +595,12 @@ async fn worker_info_loggers_and_openapi() {
 
     let (code, all) = api.get("/admin/loggers").await;
     assert_eq!(code, 200);
-    assert_eq!(all, json!({"root": {"level": "INFO"}, "rdkafka": {"level": "WARN"}}));
+    assert_eq!(
+        all,
+        json!({"root": {"level": "INFO", "last_modified": null}, "rdkafka": {"level": "WARN", "last_modified": null}})
+    );
+    // A trailing slash is the same path (Strimzi reads `/admin/loggers/`).
+    assert_eq!(api.get("/admin/loggers/").await, (200, all));
     let (code, body) = api
         .send(
             "PUT",
@@ -580,14 +614,37 @@ async fn worker_info_loggers_and_openapi() {
         applied.lock().unwrap().last().unwrap(),
         "info,copycat_runtime::task=debug,rdkafka=warn"
     );
-    assert_eq!(
-        api.get("/admin/loggers/copycat_runtime::task::source").await.1,
-        json!({"level": "DEBUG"}),
-        "inherited from the parent"
-    );
-    assert_eq!(api.get("/admin/loggers/other").await.1, json!({"level": "INFO"}));
+    let (code, task) = api.get("/admin/loggers/copycat_runtime::task").await;
+    assert_eq!((code, task["level"].clone()), (200, json!("DEBUG")), "{task}");
+    assert!(task["last_modified"].as_u64().is_some(), "{task}");
+    // The same level again changes nothing.
+    let (code, body) = api
+        .send(
+            "PUT",
+            "/admin/loggers/copycat_runtime::task",
+            &json!({"level": "DEBUG"}),
+        )
+        .await;
+    assert_eq!((code, body), (200, json!([])));
+    // A logger that neither has a level nor was logged from does not exist.
+    let (code, body) = api.get("/admin/loggers/other").await;
+    assert_eq!(code, 404, "{body}");
+    assert_eq!(body["message"], json!("Logger other not found."), "{body}");
+    // Cluster scope: a standalone worker is the whole cluster; 204.
+    let (code, _) = api
+        .send(
+            "PUT",
+            "/admin/loggers/rdkafka?scope=cluster",
+            &json!({"level": "ERROR"}),
+        )
+        .await;
+    assert_eq!(code, 204);
+    assert_eq!(api.get("/admin/loggers/rdkafka").await.1["level"], json!("ERROR"));
     let (code, body) = api.send("PUT", "/admin/loggers/root", &json!({"level": "LOUD"})).await;
     assert_eq!(code, 400, "{body}");
+    let (code, body) = api.send("PUT", "/admin/loggers/root", &json!({})).await;
+    assert_eq!(code, 400, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("'level'"), "{body}");
     assert_eq!(api.call("PUT", "/admin/loggers/root", Some("nope")).await.0, 400);
 
     let (code, doc) = api.get("/openapi.json").await;
@@ -633,6 +690,12 @@ async fn a_restarted_worker_restores_connectors_and_states() {
         )
         .await;
     assert_eq!(code, 200);
+    // As in Kafka Connect, a connector created PAUSED has no task configs
+    // until it is resumed.
+    let paused = api.get(&format!("/connectors/{}/status", names[1])).await.1;
+    assert_eq!(paused["connector"]["state"], json!("PAUSED"), "{paused}");
+    assert_eq!(task_states(&paused), Vec::<String>::new(), "{paused}");
+    assert_eq!(api.get(&format!("/connectors/{}/tasks", names[1])).await.1, json!([]));
     let persisted = std::fs::read_to_string(dir.path().join("connectors.json")).unwrap();
     assert!(persisted.contains(&names[2]), "{persisted}");
     api.until(
@@ -701,6 +764,7 @@ async fn a_restarted_worker_restores_connectors_and_states() {
     );
     let paused = api.get(&status(&names[1])).await.1;
     assert_eq!(paused["connector"]["state"], json!("PAUSED"), "{paused}");
+    // Restored PAUSED, it is split again, its tasks not started.
     assert_eq!(task_states(&paused), ["PAUSED"]);
     let stopped = api.get(&status(&names[2])).await.1;
     assert_eq!(stopped["connector"]["state"], json!("STOPPED"), "{stopped}");
@@ -818,7 +882,11 @@ async fn standalone_serves_the_api_and_restores_its_connectors() {
     let (code, body) = api
         .send("PUT", "/admin/loggers/copycat_runtime", &json!({"level": "debug"}))
         .await;
-    assert_eq!((code, body), (200, json!(["copycat_runtime"])));
+    // The logger and every logged-from target below it whose level changed.
+    assert_eq!(code, 200, "{body}");
+    let changed: Vec<&str> = body.as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    assert!(changed.contains(&"copycat_runtime"), "{body}");
+    assert!(changed.iter().all(|l| l.starts_with("copycat_runtime")), "{body}");
     assert_eq!(api.call("PUT", &format!("/connectors/{name}/pause"), None).await.0, 202);
     tokio::task::spawn_blocking(move || terminate(child)).await.unwrap();
 

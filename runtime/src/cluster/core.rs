@@ -25,10 +25,9 @@ use crate::util::{lock, unix_ms};
 pub struct SyncState {
     /// The group's members at the last round that read any.
     pub members: Vec<String>,
-    /// Requests already seen (key → sequence number).
+    /// Requests already seen (key → sequence number); those in the config
+    /// topic when this worker joined are seen from the start.
     pub(super) seen: BTreeMap<String, u64>,
-    /// Whether the requests present at start-up were noted (not acted on).
-    pub(super) primed: bool,
     /// Plugin versions published to the cluster at the last round.
     pub(super) plugins: BTreeSet<(String, String)>,
     /// Published versions already installed (or refused) here.
@@ -58,7 +57,12 @@ pub struct Cluster {
     pub(super) instances: Mutex<BTreeMap<String, String>>,
     /// This cluster, for its instances' runners.
     pub(super) me: std::sync::Weak<Cluster>,
+    /// Sets a log level in this process (cluster-scoped levels).
+    pub(super) log_levels: std::sync::OnceLock<Box<SetLogLevel>>,
 }
+
+/// Sets this process's level of a logger namespace (checked already).
+pub type SetLogLevel = dyn Fn(&str, &str) + Send + Sync;
 
 impl std::fmt::Debug for Cluster {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -75,6 +79,20 @@ impl Cluster {
     pub fn join(worker: Arc<Worker>, cfg: DistributedConfig, id: String) -> Result<Arc<Self>, WorkerError> {
         let mut config_log = TopicLog::open(worker.config(), &cfg.config_topic)?;
         config_log.catch_up()?;
+        // Requests written before this worker joined are not carried out.
+        let mut seen: BTreeMap<String, u64> = BTreeMap::new();
+        for prefix in ["restart-", "topics-reset-"] {
+            seen.extend(
+                store::requests(config_log.view(), prefix)
+                    .into_iter()
+                    .map(|(k, r)| (k, r.seq)),
+            );
+        }
+        seen.extend(
+            store::loggers(config_log.view())
+                .into_iter()
+                .map(|(ns, r)| (store::logger_key(&ns), r.seq)),
+        );
         let mut status_log = TopicLog::open(worker.config(), &cfg.status_topic)?;
         status_log.catch_up()?;
         let membership = Membership::join(
@@ -94,13 +112,17 @@ impl Cluster {
             config_log: Mutex::new(config_log),
             status_log: Mutex::new(status_log),
             membership: Mutex::new(Some(membership)),
-            sync: Mutex::new(SyncState::default()),
+            sync: Mutex::new(SyncState {
+                seen,
+                ..SyncState::default()
+            }),
             writes: Mutex::new(()),
             seq: AtomicU64::new(0),
             stop: Arc::new(AtomicBool::new(false)),
             thread: Mutex::new(None),
             instances: Mutex::new(BTreeMap::new()),
             me: me.clone(),
+            log_levels: std::sync::OnceLock::new(),
         });
         let thread = {
             let (cluster, stop) = (cluster.clone(), cluster.stop.clone());
@@ -118,6 +140,13 @@ impl Cluster {
         };
         *lock(&cluster.thread) = Some(thread);
         Ok(cluster)
+    }
+
+    /// How this worker applies the cluster-scoped log levels it reads
+    /// (`PUT /admin/loggers/{l}?scope=cluster`); without, they are ignored.
+    /// Set once.
+    pub fn apply_log_levels_with(&self, set: Box<SetLogLevel>) {
+        let _ = self.log_levels.set(set);
     }
 
     /// This worker's id in the cluster.
@@ -140,7 +169,7 @@ impl Cluster {
     }
 
     /// Wake the sync loop now (after a write).
-    fn nudge(&self) {
+    pub(super) fn nudge(&self) {
         if let Some(t) = lock(&self.thread).as_ref() {
             t.thread().unpark();
         }

@@ -35,7 +35,14 @@ impl Herder for Cluster {
             return Err(WorkerError::Duplicate(cfg.name));
         }
         let name = cfg.name.clone();
-        let (cfg, tasks) = self.plan(cfg, target)?;
+        // Created PAUSED, a connector has no task configs until it is
+        // resumed (as in Kafka Connect): planned as STOPPED.
+        let planned = if target == TargetState::Paused {
+            TargetState::Stopped
+        } else {
+            target
+        };
+        let (cfg, tasks) = self.plan(cfg, planned)?;
         self.write_config(Self::config_records(&name, &cfg.props, Some(target), &tasks))?;
         tracing::info!(connector = %name, tasks = tasks.tasks.len(), ?target, "connector created in the cluster");
         Ok(())
@@ -309,6 +316,17 @@ impl Herder for Cluster {
             self.write_config(records)?;
         }
         Ok(())
+    }
+
+    fn set_cluster_logger_level(&self, namespace: &str, level: &str) -> Result<bool, WorkerError> {
+        let record = store::LoggerRecord {
+            level: level.to_owned(),
+            seq: self.seq(),
+        };
+        self.write_config(vec![(store::logger_key(namespace), Some(store::encode(&record)))])?;
+        // This worker reads it back like the others, at its next round.
+        self.nudge();
+        Ok(true)
     }
 
     fn reset_active_topics(&self, name: &str) -> Result<(), WorkerError> {

@@ -9,6 +9,9 @@
 //!   generation that changes whenever they do;
 //! - `restart-<c>-<n>`: a request to restart task `n`, a sequence number;
 //! - `topics-reset-<c>`: a request to forget its active topics;
+//! - `logger-cluster-<namespace>`: a log level for every worker
+//!   (KIP-976's cluster scope), applied by the workers that read it after
+//!   they joined;
 //! - `plugin-<name>-<version>`: an uploaded component's manifest, and
 //!   `plugin-chunk-<name>-<version>-<i>` its bytes in chunks of at most
 //!   512 KiB (under Kafka's default 1 MB message limit): every worker
@@ -63,6 +66,11 @@ pub fn fenced_key(c: &str, task: u32) -> String {
 /// `topic:<c>:<topic>` (topic names hold no `:`).
 pub fn topic_key(c: &str, topic: &str) -> String {
     format!("topic:{c}:{topic}")
+}
+
+/// `logger-cluster-<namespace>` (Kafka Connect's key).
+pub fn logger_key(namespace: &str) -> String {
+    format!("logger-cluster-{namespace}")
 }
 
 /// Bytes per `plugin-chunk-...` record.
@@ -162,6 +170,28 @@ pub struct RequestRecord {
     pub task: u32,
     /// Unique per request.
     pub seq: u64,
+}
+
+/// `logger-cluster-<namespace>`: a level for every worker, told apart from
+/// the previous one by its sequence number.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoggerRecord {
+    pub level: String,
+    /// Unique per request.
+    pub seq: u64,
+}
+
+/// The cluster-wide log levels of the config topic's view, by namespace.
+pub fn loggers(view: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, LoggerRecord> {
+    let prefix = "logger-cluster-";
+    let mut end = prefix.to_owned();
+    end.push('\u{10ffff}');
+    view.range(prefix.to_owned()..end)
+        .filter_map(|(k, v)| {
+            let ns = k.strip_prefix(prefix)?;
+            decode::<LoggerRecord>(k, v).map(|r| (ns.to_owned(), r))
+        })
+        .collect()
 }
 
 /// `status-task-<c>-<n>`.

@@ -39,7 +39,7 @@ const RETRY_FAILED: Duration = Duration::from_secs(10);
 impl Cluster {
     /// One round of the sync loop; problems are logged and retried.
     pub(super) fn sync_once(&self) {
-        let (connectors, requests, plugins) = {
+        let (connectors, requests, plugins, loggers) = {
             let mut log = lock(&self.config_log);
             if let Err(e) = log.catch_up() {
                 tracing::warn!(error = %e, "could not read the config topic; retrying");
@@ -48,7 +48,12 @@ impl Cluster {
             let mut requests = store::requests(log.view(), "restart-");
             requests.extend(store::requests(log.view(), "topics-reset-"));
             let plugins = self.missing_plugins(log.view());
-            (store::connectors(log.view()), requests, plugins)
+            (
+                store::connectors(log.view()),
+                requests,
+                plugins,
+                store::loggers(log.view()),
+            )
         };
         self.install_plugins(plugins);
         let view = match self.status_view() {
@@ -111,7 +116,7 @@ impl Cluster {
             // what runs.
             _ => {}
         }
-        self.handle_requests(&requests);
+        self.handle_requests(&requests, &loggers);
         self.publish(&view);
     }
 
@@ -349,18 +354,35 @@ impl Cluster {
         }
     }
 
-    /// Step 5: restarts and topic resets asked for since the last round.
-    fn handle_requests(&self, requests: &BTreeMap<String, store::RequestRecord>) {
-        let fresh: Vec<(String, store::RequestRecord)> = {
+    /// Step 5: restarts, topic resets and cluster-wide log levels asked
+    /// for since the last round (those of before this worker joined are
+    /// not carried out, as in Kafka Connect).
+    fn handle_requests(
+        &self,
+        requests: &BTreeMap<String, store::RequestRecord>,
+        loggers: &BTreeMap<String, store::LoggerRecord>,
+    ) {
+        let fresh: Vec<(String, store::RequestRecord)>;
+        let levels: Vec<(String, String)>;
+        {
             let mut s = lock(&self.sync);
-            let primed = s.primed;
-            s.primed = true;
-            requests
+            fresh = requests
                 .iter()
-                .filter(|(k, r)| s.seen.insert((*k).clone(), r.seq) != Some(r.seq) && primed)
+                .filter(|(k, r)| s.seen.insert((*k).clone(), r.seq) != Some(r.seq))
                 .map(|(k, r)| (k.clone(), r.clone()))
-                .collect()
-        };
+                .collect();
+            levels = loggers
+                .iter()
+                .filter(|(ns, r)| s.seen.insert(store::logger_key(ns), r.seq) != Some(r.seq))
+                .map(|(ns, r)| (ns.clone(), r.level.clone()))
+                .collect();
+        }
+        if let Some(set) = self.log_levels.get() {
+            for (namespace, level) in levels {
+                tracing::info!(%namespace, %level, "log level set for the whole cluster");
+                set(&namespace, &level);
+            }
+        }
         for (key, r) in fresh {
             if key.starts_with("topics-reset-") {
                 if self.worker.connectors().contains(&r.connector) {

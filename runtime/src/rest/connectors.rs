@@ -405,32 +405,39 @@ pub async fn swap_version(
     Ok(Json(json!(report)))
 }
 
-async fn set_target(st: RestState, connector: String, target: TargetState) -> Result<StatusCode, RestError> {
+/// Moves the connector to `target`; answers `done` (Kafka Connect: 202 for
+/// pause and resume, 204 for stop).
+async fn set_target(
+    st: RestState,
+    connector: String,
+    target: TargetState,
+    done: StatusCode,
+) -> Result<StatusCode, RestError> {
     let herder = st.herder.clone();
     blocking(move || herder.set_target_state(&connector, target)).await??;
-    Ok(StatusCode::ACCEPTED)
+    Ok(done)
 }
 
 /// Pause: the tasks stop gracefully (flush, commit) and report PAUSED.
 #[utoipa::path(put, path = "/connectors/{connector}/pause", tag = "connectors",
     params(("connector" = String, Path)), responses((status = 202, description = "Paused"), (status = 404, description = "No such connector")))]
 pub async fn pause(State(st): State<RestState>, Path(connector): Path<String>) -> Result<StatusCode, RestError> {
-    set_target(st, connector, TargetState::Paused).await
+    set_target(st, connector, TargetState::Paused, StatusCode::ACCEPTED).await
 }
 
 /// Resume a paused or stopped connector.
 #[utoipa::path(put, path = "/connectors/{connector}/resume", tag = "connectors",
     params(("connector" = String, Path)), responses((status = 202, description = "Resumed"), (status = 404, description = "No such connector")))]
 pub async fn resume(State(st): State<RestState>, Path(connector): Path<String>) -> Result<StatusCode, RestError> {
-    set_target(st, connector, TargetState::Running).await
+    set_target(st, connector, TargetState::Running, StatusCode::ACCEPTED).await
 }
 
 /// Stop: the tasks stop gracefully and are dropped; the connector reports
 /// STOPPED and its offsets may be altered.
 #[utoipa::path(put, path = "/connectors/{connector}/stop", tag = "connectors",
-    params(("connector" = String, Path)), responses((status = 202, description = "Stopped"), (status = 404, description = "No such connector")))]
+    params(("connector" = String, Path)), responses((status = 204, description = "Stopped"), (status = 404, description = "No such connector")))]
 pub async fn stop(State(st): State<RestState>, Path(connector): Path<String>) -> Result<StatusCode, RestError> {
-    set_target(st, connector, TargetState::Stopped).await
+    set_target(st, connector, TargetState::Stopped, StatusCode::NO_CONTENT).await
 }
 
 /// Restart a connector; `includeTasks=true` restarts its tasks too
@@ -447,15 +454,45 @@ pub async fn restart(
 ) -> Result<Response, RestError> {
     let include_tasks = flag(&q.0, "includeTasks")?;
     let only_failed = flag(&q.0, "onlyFailed")?;
+    // Kafka Connect answers the status from before the restart, with what
+    // restarts marked RESTARTING (traces kept).
+    let before = {
+        let herder = st.herder.clone();
+        let name = connector.clone();
+        blocking(move || herder.status(&name)).await??
+    };
     let herder = st.herder.clone();
     let name = connector.clone();
     blocking(move || herder.restart_connector(&name, include_tasks, only_failed)).await??;
     if include_tasks || only_failed {
-        let s = st.herder.status(&connector)?;
-        Ok((StatusCode::ACCEPTED, Json(status_json(&st, &s))).into_response())
+        Ok((
+            StatusCode::ACCEPTED,
+            Json(restarting_json(&st, &before, include_tasks, only_failed)),
+        )
+            .into_response())
     } else {
         Ok(StatusCode::NO_CONTENT.into_response())
     }
+}
+
+/// The status `before` a restart with the connector and the tasks the
+/// restart covers in state RESTARTING (Kafka Connect's restart plan: the
+/// connector unless `only_failed` and it did not fail; with
+/// `include_tasks`, every task, or only the failed ones).
+fn restarting_json(st: &RestState, before: &ConnectorStatus, include_tasks: bool, only_failed: bool) -> Value {
+    let mut v = status_json(st, before);
+    let failed = |state: &Value| state == "FAILED";
+    if !only_failed || failed(&v["connector"]["state"]) {
+        v["connector"]["state"] = json!("RESTARTING");
+    }
+    if include_tasks && let Some(tasks) = v["tasks"].as_array_mut() {
+        for t in tasks {
+            if !only_failed || failed(&t["state"]) {
+                t["state"] = json!("RESTARTING");
+            }
+        }
+    }
+    v
 }
 
 /// Restart one task (with a full automatic-restart budget).
@@ -476,18 +513,21 @@ impl From<OffsetsError> for RestError {
     fn from(e: OffsetsError) -> Self {
         let message = e.to_string();
         match e {
-            OffsetsError::Running { .. } => RestError::conflict(message),
-            OffsetsError::File { .. } | OffsetsError::Invalid { .. } => RestError::bad_request(message),
+            // Kafka Connect: 400 (BadRequestException) for a connector that
+            // is not stopped.
+            OffsetsError::Running { .. } | OffsetsError::File { .. } | OffsetsError::Invalid { .. } => {
+                RestError::bad_request(message)
+            }
             OffsetsError::Kafka { .. } => RestError::internal(message),
         }
     }
 }
 
-/// The connector's config, if it is STOPPED (Kafka Connect's 409 otherwise).
+/// The connector's config, if it is STOPPED (Kafka Connect's 400 otherwise).
 fn stopped_config(st: &RestState, connector: &str) -> Result<std::sync::Arc<ConnectorConfig>, RestError> {
     let (cfg, target) = st.herder.connector_config(connector)?;
     if target != TargetState::Stopped {
-        return Err(RestError::conflict(format!(
+        return Err(RestError::bad_request(format!(
             "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/{connector}/stop' endpoint"
         )));
     }
@@ -514,7 +554,7 @@ pub async fn get_offsets(
 #[utoipa::path(patch, path = "/connectors/{connector}/offsets", tag = "connectors",
     params(("connector" = String, Path)),
     responses((status = 200, description = "{message}"), (status = 400, description = "Malformed offsets"),
-        (status = 404, description = "No such connector"), (status = 409, description = "The connector is not STOPPED")))]
+        (status = 404, description = "No such connector"), (status = 400, description = "The connector is not STOPPED")))]
 pub async fn alter_offsets(
     State(st): State<RestState>,
     Path(connector): Path<String>,
@@ -534,7 +574,7 @@ pub async fn alter_offsets(
 #[utoipa::path(delete, path = "/connectors/{connector}/offsets", tag = "connectors",
     params(("connector" = String, Path)),
     responses((status = 200, description = "{message}"), (status = 404, description = "No such connector"),
-        (status = 409, description = "The connector is not STOPPED")))]
+        (status = 400, description = "The connector is not STOPPED")))]
 pub async fn reset_offsets(
     State(st): State<RestState>,
     Path(connector): Path<String>,

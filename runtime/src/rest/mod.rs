@@ -32,7 +32,7 @@ use utoipa_axum::routes;
 
 pub use auth::RestAuth;
 pub use error::RestError;
-pub use loggers::{ApplyFilter, Loggers};
+pub use loggers::{ApplyFilter, LoggerLevel, Loggers, Targets};
 pub use state::RestState;
 
 #[derive(OpenApi)]
@@ -92,7 +92,9 @@ pub fn router(state: RestState) -> (Router, utoipa::openapi::OpenApi) {
 }
 
 /// The whole API, `/openapi.json` included, with JSON 404s for unknown
-/// paths, behind the state's authentication.
+/// paths, behind the state's authentication. A path with a trailing slash
+/// (`/connectors/`) is answered as without, as Kafka Connect does (kcctl and
+/// Strimzi call such paths).
 pub fn app(state: RestState) -> Router {
     let auth = state.auth.clone();
     let (router, api) = router(state);
@@ -107,7 +109,12 @@ pub fn app(state: RestState) -> Router {
         )
         .fallback(|| async { RestError::not_found("HTTP 404 Not Found") })
         .layer(axum::middleware::map_response(json_errors));
-    auth::protect(router, auth)
+    // Normalised before routing (a layer on the router itself runs after).
+    let normalized = tower::Layer::layer(
+        &tower_http::normalize_path::NormalizePathLayer::trim_trailing_slash(),
+        auth::protect(router, auth),
+    );
+    Router::new().fallback_service(normalized)
 }
 
 /// Every error answer in Kafka Connect's JSON shape, including those axum
@@ -246,24 +253,5 @@ mod tests {
         assert!(!flag(&q, "onlyFailed").unwrap());
         let q = vec![("onlyFailed".to_owned(), "yes".to_owned())];
         assert_eq!(flag(&q, "onlyFailed").unwrap_err().status, StatusCode::BAD_REQUEST);
-    }
-
-    #[test]
-    fn loggers_apply_directives() {
-        let applied = Arc::new(std::sync::Mutex::new(String::new()));
-        let seen = applied.clone();
-        let loggers = Loggers::new("warn,a::b=debug", move |d| {
-            *seen.lock().unwrap() = d.to_owned();
-            Ok(())
-        });
-        assert_eq!(loggers.get("root"), "WARN");
-        assert_eq!(loggers.get("a::b::c"), "DEBUG");
-        assert_eq!(loggers.get("x"), "WARN");
-        assert_eq!(loggers.set("a", "trace").unwrap(), vec!["a", "a::b"]);
-        assert_eq!(*applied.lock().unwrap(), "warn,a=trace,a::b=trace");
-        assert_eq!(loggers.set("root", "nope").unwrap_err().status, StatusCode::BAD_REQUEST);
-        let refusing = Loggers::new("info", |_| Err("no".into()));
-        assert!(refusing.set("x", "debug").is_err());
-        assert_eq!(refusing.get("x"), "INFO", "a refused change is not recorded");
     }
 }

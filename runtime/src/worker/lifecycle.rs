@@ -20,6 +20,16 @@ use super::handles::*;
 use super::persist::SavedConnector;
 use super::status::*;
 
+/// What a connector created in `target` state is split for: a connector
+/// created PAUSED has no task configs until it is resumed (as in Kafka
+/// Connect), like a STOPPED one.
+fn created(target: TargetState) -> TargetState {
+    match target {
+        TargetState::Paused => TargetState::Stopped,
+        t => t,
+    }
+}
+
 impl Worker {
     /// Validate a connector, split it into tasks and start them.
     pub fn start_connector(&self, cfg: ConnectorConfig) -> Result<(), WorkerError> {
@@ -36,8 +46,8 @@ impl Worker {
     }
 
     /// Add an already validated connector in `target` state: RUNNING starts
-    /// its tasks, PAUSED prepares them without starting them, STOPPED
-    /// prepares none.
+    /// its tasks, PAUSED prepares them without starting them (a restored
+    /// paused connector), STOPPED prepares none.
     pub fn start_validated_in(
         &self,
         cfg: ConnectorConfig,
@@ -83,7 +93,7 @@ impl Worker {
         }
         let validated = self.validate(&cfg)?;
         let topics: Arc<ActiveTopics> = Arc::default();
-        let prepared = self.prepare(Arc::new(cfg), validated, target, &topics)?;
+        let prepared = self.prepare(Arc::new(cfg), validated, created(target), &topics)?;
         let _m = self.manage();
         self.start_prepared(prepared, target, topics)
     }
@@ -186,7 +196,9 @@ impl Worker {
                     t.join(timeout);
                 }
             }
-            TargetState::Running if current == TargetState::Paused => {
+            TargetState::Running
+                if current == TargetState::Paused && self.lock().get(name).is_some_and(|c| !c.tasks.is_empty()) =>
+            {
                 let mut map = self.lock();
                 let c = map
                     .get_mut(name)
