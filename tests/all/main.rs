@@ -31,6 +31,7 @@ mod oauth;
 mod offsets;
 mod rebalance;
 mod rest;
+mod rest_clients;
 mod rest_compat;
 mod sandbox;
 mod secure;
