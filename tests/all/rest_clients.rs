@@ -84,9 +84,13 @@ fn drive(client: &'static str, server: &'static str, addr: SocketAddr, dir: &Pat
     let prefix = unique(&format!("{client}-client"));
     let topic = unique(&format!("{client}-client"));
     block_on(create_topic(&topic, 1));
-    let source = dir.join(format!("{prefix}.in"));
+    // Separate directories: the drivers grant Copycat's connectors these.
+    let (input, output) = (dir.join(&prefix).join("in"), dir.join(&prefix).join("out"));
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::create_dir_all(&output).unwrap();
+    let source = input.join("source.txt");
     std::fs::write(&source, "one\ntwo\nthree\n").unwrap();
-    let sink = dir.join(format!("{prefix}.out"));
+    let sink = output.join("sink.txt");
     let out = Command::new("bash")
         .arg(script())
         .args(["run", client, &format!("http://{addr}"), &prefix])

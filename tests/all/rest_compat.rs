@@ -70,7 +70,10 @@ impl Mode {
 
 /// One side's variables: random names, its topic and its files.
 fn variables(side: &str, dir: &Path) -> Vec<(String, String)> {
-    let source_file = dir.join("source.txt");
+    let (source_dir, sink_dir) = (dir.join("in"), dir.join("out"));
+    std::fs::create_dir_all(&source_dir).unwrap();
+    std::fs::create_dir_all(&sink_dir).unwrap();
+    let source_file = source_dir.join("source.txt");
     std::fs::write(&source_file, SOURCE_LINES).unwrap();
     let topic = unique(&format!("rest-compat-{side}"));
     block_on(create_topic(&topic, 1));
@@ -81,9 +84,13 @@ fn variables(side: &str, dir: &Path) -> Vec<(String, String)> {
         ("stopped".into(), unique("rc-stopped")),
         ("created".into(), unique("rc-created")),
         ("slashed".into(), unique("rc-slashed")),
+        ("ungranted".into(), unique("rc-ungranted")),
+        ("kcsink".into(), unique("rc-kcsink")),
         ("topic".into(), topic),
         ("source_file".into(), source_file.to_str().unwrap().to_owned()),
-        ("sink_file".into(), dir.join("sink.txt").to_str().unwrap().to_owned()),
+        ("source_dir".into(), source_dir.to_str().unwrap().to_owned()),
+        ("sink_file".into(), sink_dir.join("sink.txt").to_str().unwrap().to_owned()),
+        ("sink_dir".into(), sink_dir.to_str().unwrap().to_owned()),
     ]
 }
 

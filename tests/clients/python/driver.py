@@ -11,6 +11,7 @@ Each call prints one line, "ok <method>: <what came back>" or "FAILED
 of failures (capped at 100). Waits poll with deadlines. tests/all/rest_clients.rs
 runs it against a Copycat worker and asserts the outcome.
 """
+import os
 import sys
 import time
 
@@ -86,13 +87,19 @@ def main():
     pattern = f"^{prefix}-"
     kc = KafkaConnect(url=url)
     string = "org.apache.kafka.connect.storage.StringConverter"
+    # grants.fs.* (Copycat's sandbox: the directories a connector may read or
+    # write) and `directory` (Copycat's file-sink writes <directory>/<topic>-<p>.txt)
+    # are ignored by Kafka Connect, whose connectors do not define them.
+    source_dir, sink_dir = os.path.dirname(source_file), os.path.dirname(sink_file)
     source_config = {
         "connector.class": "FileStreamSource", "tasks.max": "1", "file": source_file,
         "topic": topic, "key.converter": string, "value.converter": string,
+        "grants.fs.read": source_dir,
     }
     sink_config = {
         "connector.class": "FileStreamSink", "tasks.max": "1", "file": sink_file,
         "topics": topic, "key.converter": string, "value.converter": string,
+        "directory": sink_dir, "grants.fs.write": sink_dir,
     }
 
     call("get_cluster_info", kc.get_cluster_info, lambda r: bool(r.get("version")), "a version")

@@ -108,6 +108,10 @@ public final class KafkaConnectClientDriver {
         sourceConfig.put("tasks.max", "1");
         sourceConfig.put("file", sourceFile);
         sourceConfig.put("topic", topic);
+        // Copycat's sandbox: the directories a connector may read or write
+        // (Kafka Connect ignores keys its connectors do not define).
+        String sourceDir = new java.io.File(sourceFile).getParent(), sinkDir = new java.io.File(sinkFile).getParent();
+        sourceConfig.put("grants.fs.read", sourceDir);
         sourceConfig.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
         sourceConfig.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
         Map<String, String> validated = new HashMap<>(sourceConfig);
@@ -123,6 +127,9 @@ public final class KafkaConnectClientDriver {
         sinkConfig.put("tasks.max", "1");
         sinkConfig.put("file", sinkFile);
         sinkConfig.put("topics", topic);
+        // Copycat's file-sink writes <directory>/<topic>-<partition>.txt.
+        sinkConfig.put("directory", sinkDir);
+        sinkConfig.put("grants.fs.write", sinkDir);
         sinkConfig.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
         sinkConfig.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
         call("addConnector(sink)", () -> client.addConnector(new NewConnectorDefinition(sink, sinkConfig)),
