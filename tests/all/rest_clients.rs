@@ -152,6 +152,7 @@ fn third_party_rest_clients_work_against_a_copycat_worker() {
         });
     }
 
+    let cc_addr = cc.addr;
     let runs: Vec<Run> = std::thread::scope(|s| {
         let handles: Vec<_> = CLIENTS
             .iter()
@@ -159,7 +160,7 @@ fn third_party_rest_clients_work_against_a_copycat_worker() {
                 let (kc_dir, cc_dir) = (&kc_dir, &cc_dir);
                 [
                     s.spawn(move || drive(client, "Kafka Connect 4.4", kc_addr, kc_dir)),
-                    s.spawn(move || drive(client, "Copycat", cc.addr, cc_dir)),
+                    s.spawn(move || drive(client, "Copycat", cc_addr, cc_dir)),
                 ]
             })
             .collect();

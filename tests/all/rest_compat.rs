@@ -653,22 +653,18 @@ fn kafka_connect(mode: Mode, dir: &Path) -> (ConnectStandalone, SocketAddr) {
     (kc, format!("127.0.0.1:{port}").parse().unwrap())
 }
 
-enum CopycatProcess {
-    Standalone(Standalone),
-    Worker(ClusterWorker),
-}
-
-fn copycat(mode: Mode, dir: &Path) -> (CopycatProcess, SocketAddr) {
+/// Copycat's process (killed when dropped) and its REST address.
+fn copycat(mode: Mode, dir: &Path) -> (Box<dyn std::any::Any>, SocketAddr) {
     match mode {
         Mode::Standalone => {
             let s = Standalone::start(dir, "");
             let addr = s.addr;
-            (CopycatProcess::Standalone(s), addr)
+            (Box::new(s), addr)
         }
         Mode::Distributed => {
             let w = ClusterWorker::start(dir, "copycat", &unique("rc-cc"), "");
             let addr = w.addr;
-            (CopycatProcess::Worker(w), addr)
+            (Box::new(w), addr)
         }
     }
 }
@@ -714,7 +710,7 @@ fn differential(mode: Mode) {
         let id = step["id"].as_str().unwrap().to_owned();
         transcripts.0.push(json!({"step": id, "request": request, "outcome": k.to_json()}));
         transcripts.1.push(json!({"step": id, "request": request, "outcome": c.to_json()}));
-        let norm = |o: &Outcome, vars, copycat| match o {
+        let norm = |o: &Outcome, vars: &[(String, String)], copycat: bool| match o {
             Outcome::Response { status, body } => Outcome::Response {
                 status: *status,
                 body: normalise(body, vars, copycat),
