@@ -98,7 +98,10 @@ fn variables(side: &str, dir: &Path) -> Vec<(String, String)> {
         ("topic".into(), topic),
         ("source_file".into(), source_file.to_str().unwrap().to_owned()),
         ("source_dir".into(), source_dir.to_str().unwrap().to_owned()),
-        ("sink_file".into(), sink_dir.join("sink.txt").to_str().unwrap().to_owned()),
+        (
+            "sink_file".into(),
+            sink_dir.join("sink.txt").to_str().unwrap().to_owned(),
+        ),
         ("sink_dir".into(), sink_dir.to_str().unwrap().to_owned()),
     ]
 }
@@ -492,8 +495,16 @@ fn compare_step(step: &Value, kc: &Outcome, cc: &Outcome) -> Vec<(String, String
             if !(*a && *b) {
                 out.push((
                     "await".into(),
-                    if *a { "reached".into() } else { format!("not reached: {}", short(la)) },
-                    if *b { "reached".into() } else { format!("not reached: {}", short(lb)) },
+                    if *a {
+                        "reached".into()
+                    } else {
+                        format!("not reached: {}", short(la))
+                    },
+                    if *b {
+                        "reached".into()
+                    } else {
+                        format!("not reached: {}", short(lb))
+                    },
                 ));
             }
         }
@@ -507,16 +518,27 @@ fn compare_step(step: &Value, kc: &Outcome, cc: &Outcome) -> Vec<(String, String
                 if x != y {
                     let only = |p: &BTreeSet<String>, q: &BTreeSet<String>| {
                         let d: Vec<&String> = p.difference(q).collect();
-                        if d.is_empty() { "(nothing else)".to_owned() } else { format!("only here: {d:?}") }
+                        if d.is_empty() {
+                            "(nothing else)".to_owned()
+                        } else {
+                            format!("only here: {d:?}")
+                        }
                     };
                     out.push((format!("set {ptr}"), only(&x, &y), only(&y, &x)));
                 }
             }
             // Sets Copycat may extend (its own plugins): only what it lacks counts.
             for ptr in strings(step, "subsets") {
-                let missing: Vec<String> = collect_at(&a, &ptr).difference(&collect_at(&b, &ptr)).cloned().collect();
+                let missing: Vec<String> = collect_at(&a, &ptr)
+                    .difference(&collect_at(&b, &ptr))
+                    .cloned()
+                    .collect();
                 if !missing.is_empty() {
-                    out.push((format!("subset {ptr}"), format!("only here: {missing:?}"), "(lacks them)".into()));
+                    out.push((
+                        format!("subset {ptr}"),
+                        format!("only here: {missing:?}"),
+                        "(lacks them)".into(),
+                    ));
                 }
             }
             for ptr in strings(step, "values") {
@@ -570,7 +592,10 @@ struct Allowed {
 impl Allowed {
     fn load(steps: &[Value]) -> Self {
         let doc = load("allowed.json");
-        let entries = doc["allowed"].as_array().expect("allowed.json: {\"allowed\": [...]}").clone();
+        let entries = doc["allowed"]
+            .as_array()
+            .expect("allowed.json: {\"allowed\": [...]}")
+            .clone();
         for e in &entries {
             for k in ["step", "request", "at", "difference", "reason"] {
                 assert!(
@@ -653,7 +678,11 @@ fn kafka_connect(mode: Mode, dir: &Path) -> (ConnectStandalone, SocketAddr) {
         }
     }
     let worker = dir.join("kc-worker.properties");
-    std::fs::write(&worker, keys.iter().map(|(k, v)| format!("{k}={v}\n")).collect::<String>()).unwrap();
+    std::fs::write(
+        &worker,
+        keys.iter().map(|(k, v)| format!("{k}={v}\n")).collect::<String>(),
+    )
+    .unwrap();
     let kc = ConnectStandalone::launch(dir, mode.name(), &[worker]);
     (kc, format!("127.0.0.1:{port}").parse().unwrap())
 }
@@ -698,7 +727,11 @@ fn differential(mode: Mode) {
     let (cc, cc_addr) = copycat(mode, cc_dir.path());
     wait_ready(cc_addr, "Copycat", || {});
     wait_ready(kc_addr, "Kafka Connect", || kc.check_running());
-    eprintln!("rest_compat {}: both sides up after {:.1?}", mode.name(), started.elapsed());
+    eprintln!(
+        "rest_compat {}: both sides up after {:.1?}",
+        mode.name(),
+        started.elapsed()
+    );
 
     let (kc_out, cc_out) = std::thread::scope(|s| {
         let kc = s.spawn(|| run_sequence(kc_addr, &steps, mode, &kc_vars));
@@ -713,8 +746,12 @@ fn differential(mode: Mode) {
     for ((step, k), c) in ran.iter().zip(&kc_out).zip(&cc_out) {
         let request = step["request"].as_str().or(step["await"].as_str()).unwrap().to_owned();
         let id = step["id"].as_str().unwrap().to_owned();
-        transcripts.0.push(json!({"step": id, "request": request, "outcome": k.to_json()}));
-        transcripts.1.push(json!({"step": id, "request": request, "outcome": c.to_json()}));
+        transcripts
+            .0
+            .push(json!({"step": id, "request": request, "outcome": k.to_json()}));
+        transcripts
+            .1
+            .push(json!({"step": id, "request": request, "outcome": c.to_json()}));
         let top_version = step["compare_version"].as_bool() == Some(true);
         let norm = |o: &Outcome, vars: &[(String, String)], copycat: bool| match o {
             Outcome::Response { status, body } => Outcome::Response {
@@ -748,13 +785,19 @@ fn differential(mode: Mode) {
         let reason = allowed.reason(d, mode);
         report += &format!(
             "{} [{}] {} at {}: Kafka Connect {} | Copycat {}{}\n",
-            if reason.is_some() { "  allowed   " } else { "  DIFFERENT " },
+            if reason.is_some() {
+                "  allowed   "
+            } else {
+                "  DIFFERENT "
+            },
             d.step,
             d.request,
             d.at,
             d.kafka_connect,
             d.copycat,
-            reason.map(|r| format!("\n                (allowed: {r})")).unwrap_or_default(),
+            reason
+                .map(|r| format!("\n                (allowed: {r})"))
+                .unwrap_or_default(),
         );
         if reason.is_none() {
             unexplained.push(d);
@@ -767,9 +810,9 @@ fn differential(mode: Mode) {
             e.get("modes")
                 .and_then(Value::as_array)
                 .is_none_or(|m| m.iter().any(|x| x == mode.name()))
-                && !differences.iter().any(|d| {
-                    e["step"] == d.step.as_str() && glob(e["at"].as_str().unwrap(), &d.at)
-                })
+                && !differences
+                    .iter()
+                    .any(|d| e["step"] == d.step.as_str() && glob(e["at"].as_str().unwrap(), &d.at))
         })
         .map(|e| e["step"].as_str().unwrap())
         .collect();
@@ -843,7 +886,11 @@ fn the_comparison_sees_shapes_values_and_sets() {
     let d = compare_step(&step, &kc, &cc);
     assert_eq!(
         d,
-        [("/*/last_modified".to_owned(), "null|number".to_owned(), "(absent)".to_owned())]
+        [(
+            "/*/last_modified".to_owned(),
+            "null|number".to_owned(),
+            "(absent)".to_owned()
+        )]
     );
 
     let vars = vec![("source".to_owned(), "rc-source-1".to_owned())];
