@@ -11,6 +11,9 @@
 #   scripts/kafka-connect.sh fetch                       download the jars (idempotent)
 #   scripts/kafka-connect.sh classpath                   print the classpath (fetches first)
 #   scripts/kafka-connect.sh standalone WORKER CONN...   run ConnectStandalone in the foreground
+#   scripts/kafka-connect.sh distributed WORKER          run ConnectDistributed in the foreground (its
+#                                                        group.id and config/offset/status topics come
+#                                                        from WORKER; tests/all/rest_compat.rs)
 #   scripts/kafka-connect.sh run-class CLASS ARGS        run any class with that classpath
 #   scripts/kafka-connect.sh plugins                     build the converter benchmark's plugins (below)
 #                                                        and print their plugin.path
@@ -217,6 +220,11 @@ standalone)
     [[ $# -ge 1 ]] || usage
     (lock && fetch)
     run_class org.apache.kafka.connect.cli.ConnectStandalone "$@"
+    ;;
+distributed)
+    [[ $# -eq 1 ]] || usage
+    (lock && fetch)
+    run_class org.apache.kafka.connect.cli.ConnectDistributed "$@"
     ;;
 plugins)
     lock

@@ -71,7 +71,8 @@ pub(crate) fn kafka_connect_available() -> Result<(), String> {
     ))
 }
 
-/// Kafka Connect's ConnectStandalone, in its own process group (the script
+/// Kafka Connect's ConnectStandalone (or ConnectDistributed, through
+/// [`ConnectStandalone::launch`]), in its own process group (the script
 /// `exec`s java), its output in a log file; the group is killed when this
 /// is dropped, even on a panic (which prints the log's end).
 pub(crate) struct ConnectStandalone {
@@ -93,13 +94,19 @@ impl ConnectStandalone {
             write("kc-worker.properties", worker),
             write("kc-connector.properties", connector),
         );
+        Self::launch(dir, "standalone", &[worker, connector])
+    }
+
+    /// Run `scripts/kafka-connect.sh <command> <files>...` (`standalone
+    /// WORKER [CONN...]` or `distributed WORKER`), its log in
+    /// `dir/kafka-connect.log`.
+    pub(crate) fn launch(dir: &Path, command: &str, files: &[PathBuf]) -> Self {
         let log = dir.join("kafka-connect.log");
         let out = std::fs::File::create(&log).unwrap();
         let child = Command::new("bash")
             .arg(script())
-            .arg("standalone")
-            .arg(&worker)
-            .arg(&connector)
+            .arg(command)
+            .args(files)
             // Java's Date.toString() prints in the JVM's default time zone.
             .env("KAFKA_CONNECT_OPTS", "-Duser.timezone=UTC")
             .env("KAFKA_CONNECT_HEAP_OPTS", "-Xms64m -Xmx512m")

@@ -32,6 +32,8 @@ mod oauth;
 mod offsets;
 mod rebalance;
 mod rest;
+mod rest_clients;
+mod rest_compat;
 mod sandbox;
 mod secure;
 mod shared_producer;
