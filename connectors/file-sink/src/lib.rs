@@ -1,6 +1,8 @@
 //! `file-sink`: a sink connector that appends record values to files, one file
 //! per topic partition: `<directory>/<topic>-<partition>.txt`, each value
-//! followed by `\n`. Contract `copycat:connector@0.3.0`.
+//! followed by `\n`; or, with `file` instead of `directory`, every value to
+//! that one file, as Kafka Connect's FileStreamSink does (so its configs run
+//! unchanged). Contract `copycat:connector@0.3.0`.
 //!
 //! What a line is depends on what the connector's `value.converter` reads
 //! (the worker's, by default ByteArrayConverter):
@@ -127,13 +129,17 @@ impl Connector for FileSink {
         PluginInfo::new("file-sink", env!("CARGO_PKG_VERSION"))
             .description(
                 "Appends record values to one file per topic partition: \
-                 <directory>/<topic>-<partition>.txt",
+                 <directory>/<topic>-<partition>.txt (or all to one file, as Kafka Connect's FileStreamSink)",
             )
-            .config(
-                ConfigKey::string("directory").required().doc(
-                    "Absolute path of the output directory (grant it, or a directory above it, with grants.fs.write)",
-                ),
-            )
+            .config(ConfigKey::string("directory").importance(Importance::High).doc(
+                "Absolute path of the output directory, one file per topic partition (grant it, or a \
+                 directory above it, with grants.fs.write). Set this or file",
+            ))
+            .config(ConfigKey::string("file").importance(Importance::High).doc(
+                "Absolute path of one file every record is appended to, as Kafka Connect's \
+                 FileStreamSink (grant its directory with grants.fs.write). Set this or directory; \
+                 not with exactly.once",
+            ))
             .config(ConfigKey::boolean("exactly.once").default_value("false").doc(
                 "Write one file per flush and partition, \
                          <topic>-<partition>-<first offset>-<last offset>.txt, committed by an \
@@ -163,14 +169,8 @@ impl Connector for FileSink {
 
     fn validate(config: &Config) -> Vec<ConfigProblem> {
         let mut problems = Vec::new();
-        if let Some(dir) = config.get("directory").map(str::trim)
-            && !dir.is_empty()
-            && !dir.starts_with('/')
-        {
-            problems.push(ConfigProblem::new(
-                "directory",
-                format!("'{dir}' is not an absolute path"),
-            ));
+        if let Err((key, e)) = Output::parse(config) {
+            problems.push(ConfigProblem::new(key, e));
         }
         if let Err(e) = ValueFormat::parse(config) {
             problems.push(ConfigProblem::new("value.format", e));
@@ -187,10 +187,61 @@ impl Connector for FileSink {
     }
 }
 
+/// Where the values go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Output {
+    /// `directory`: a file per topic partition.
+    Directory(String),
+    /// `file`: one file for every record (FileStreamSink's `file`).
+    File(String),
+}
+
+impl Output {
+    /// `directory` or `file` (exactly one, an absolute path, and `file` not
+    /// with `exactly.once`); `Err` names the key at fault.
+    fn parse(config: &Config) -> Result<Self, (&'static str, String)> {
+        let get = |k: &str| config.get(k).map(str::trim).filter(|v| !v.is_empty());
+        let absolute = |key: &'static str, v: &str| {
+            if v.starts_with('/') {
+                Ok(())
+            } else {
+                Err((key, format!("'{v}' is not an absolute path")))
+            }
+        };
+        match (get("directory"), get("file")) {
+            (Some(_), Some(_)) => Err((
+                "file",
+                "set either directory (a file per topic partition) or file (one file), not both".to_owned(),
+            )),
+            (Some(dir), None) => {
+                absolute("directory", dir)?;
+                Ok(Output::Directory(dir.trim_end_matches('/').to_owned()))
+            }
+            (None, Some(file)) => {
+                absolute("file", file)?;
+                if get("exactly.once").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
+                    return Err((
+                        "file",
+                        "exactly.once needs directory (its committed files are named by offsets), not file".to_owned(),
+                    ));
+                }
+                Ok(Output::File(file.to_owned()))
+            }
+            (None, None) => Err((
+                "directory",
+                "missing: set directory (a file per topic partition) or file (one file, as FileStreamSink)".to_owned(),
+            )),
+        }
+    }
+}
+
 /// A file-sink task.
 #[derive(Debug)]
 pub struct FileSinkTask {
+    /// The output directory (`file` mode: the file's).
     directory: String,
+    /// `file`: the one file every value goes to.
+    file: Option<String>,
     /// Values (each with its `\n`) not yet appended, per partition.
     buffers: BTreeMap<TopicPartition, Vec<u8>>,
     /// Files appended to but not yet synced (after a failed sync).
@@ -252,7 +303,10 @@ impl FileSinkTask {
     }
 
     fn path(&self, tp: &TopicPartition) -> String {
-        format!("{}/{}-{}.txt", self.directory, tp.topic, tp.partition)
+        match &self.file {
+            Some(file) => file.clone(),
+            None => format!("{}/{}-{}.txt", self.directory, tp.topic, tp.partition),
+        }
     }
 
     fn temp_path(&self, tp: &TopicPartition) -> String {
@@ -406,12 +460,17 @@ fn write_typed(
 
 impl SinkTask for FileSinkTask {
     fn start(config: Config) -> Result<Self, Error> {
-        let directory = config.require("directory")?.trim().trim_end_matches('/');
-        if !directory.starts_with('/') {
-            return Err(Error::config(format!(
-                "config 'directory': '{directory}' is not an absolute path"
-            )));
-        }
+        let (directory, file) = match Output::parse(&config) {
+            Ok(Output::Directory(dir)) => (dir, None),
+            Ok(Output::File(file)) => {
+                let dir = Path::new(&file)
+                    .parent()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "/".to_owned());
+                (dir, Some(file))
+            }
+            Err((key, e)) => return Err(Error::config(format!("config '{key}': {e}"))),
+        };
         let exactly_once = match config.get("exactly.once").map(str::trim) {
             None | Some("") => false,
             Some(v) if v.eq_ignore_ascii_case("true") => true,
@@ -425,7 +484,8 @@ impl SinkTask for FileSinkTask {
         let format = ValueFormat::parse(&config).map_err(|e| Error::config(format!("config 'value.format': {e}")))?;
         let line_max = line_max_bytes(&config).map_err(|e| Error::config(format!("config 'line.max.bytes': {e}")))?;
         Ok(Self {
-            directory: directory.to_string(),
+            directory,
+            file,
             buffers: BTreeMap::new(),
             unsynced: BTreeSet::new(),
             files: BTreeMap::new(),
@@ -872,6 +932,44 @@ mod tests {
     fn exactly_once_must_be_a_boolean() {
         let config = Config::new().with("directory", "/tmp/x").with("exactly.once", "yes");
         assert!(FileSinkTask::start(config).is_err());
+    }
+
+    #[test]
+    fn with_file_every_partition_s_values_go_to_that_one_file_as_file_stream_sink() {
+        let dir = std::env::temp_dir().join(format!("copycat-file-sink-one-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let file = format!("{}/out/all.txt", dir.to_string_lossy());
+        let config = Config::new().with("file", file.clone());
+        assert!(FileSink::validate(&config).is_empty());
+        let mut task = FileSinkTask::start(config).unwrap();
+        task.put(vec![
+            record("t", 0, 0, Some("a")),
+            record("t", 1, 0, Some("b")),
+            record("u", 0, 0, Some("c")),
+        ])
+        .unwrap();
+        task.close(vec![TopicPartition::new("t", 1)]).unwrap();
+        task.put(vec![record("t", 0, 1, Some("d"))]).unwrap();
+        task.flush(Vec::new()).unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.sort_unstable();
+        assert_eq!(lines, ["a", "b", "c", "d"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn directory_or_file_exactly_one_absolute() {
+        let keys = |c: Config| -> Vec<String> { FileSink::validate(&c).into_iter().map(|p| p.key).collect() };
+        assert_eq!(keys(Config::new()), ["directory"]);
+        assert_eq!(keys(Config::new().with("file", "out.txt")), ["file"]);
+        assert_eq!(keys(Config::new().with("file", "/o.txt").with("directory", "/d")), ["file"]);
+        assert_eq!(
+            keys(Config::new().with("file", "/o.txt").with("exactly.once", "true")),
+            ["file"]
+        );
+        assert!(FileSinkTask::start(Config::new().with("file", "/o.txt").with("exactly.once", "true")).is_err());
+        assert!(FileSinkTask::start(Config::new()).is_err());
     }
 
     #[test]

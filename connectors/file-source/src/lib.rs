@@ -101,8 +101,13 @@ fn list_directory(dir: &str) -> io::Result<Vec<String>> {
 }
 
 /// `paths` spread over at most `max_tasks` task configs (none when there
-/// are no paths).
+/// are no paths). A config reading one `file` (FileStreamSource's) is its
+/// own task config, as in Kafka Connect.
 fn spread(config: &Config, paths: &[String], max_tasks: u32) -> Vec<Config> {
+    let single = config.get("file").is_some_and(|f| paths == [f.trim()]);
+    if single && config.get("files").is_none() && directory(config).is_none() {
+        return vec![config.clone()];
+    }
     let tasks = (max_tasks.max(1) as usize).min(paths.len());
     (0..tasks)
         .map(|t| {
@@ -1085,6 +1090,13 @@ mod tests {
         assert_eq!(tasks[0].get("files"), Some("/a,/c"));
         assert_eq!(tasks[1].get("files"), Some("/b"));
         assert!(tasks[0].get("file").is_none());
+    }
+
+    #[test]
+    fn one_file_is_its_own_task_config_as_in_kafka_connect() {
+        let config = Config::new().with("topic", "t").with("file", "/a").with("batch.size", "10");
+        let tasks = FileSource::task_configs(&config, 3).unwrap();
+        assert_eq!(tasks, vec![config]);
     }
 
     #[test]
