@@ -25,8 +25,16 @@ fn golden() -> Value {
 
 /// Keys whose default differs on purpose: `connector.plugin.version`'s is
 /// the plugin's own version (Kafka Connect's FileStream connectors are
-/// 4.4.0; Copycat's file-source and file-sink have their own).
-const DEFAULT_DIFFERS: &[&str] = &["connector.plugin.version"];
+/// 4.4.0; Copycat's file-source and file-sink have their own); in
+/// validation Kafka Connect gives the converters' `.plugin.version` keys
+/// the converter's version as default, while Copycat's converters are
+/// built in and have none (the keys are refused).
+const DEFAULT_DIFFERS: &[&str] = &[
+    "connector.plugin.version",
+    "key.converter.plugin.version",
+    "value.converter.plugin.version",
+    "header.converter.plugin.version",
+];
 
 /// Keys of Kafka Connect's transform and predicate groups that Copycat
 /// does not list: `transforms.<alias>.plugin.version` and
@@ -48,8 +56,15 @@ const SAME: &[&str] = &[
     "display_name",
 ];
 
+/// A worker with the golden's worker converters (JsonConverter for keys
+/// and values), serving the API.
 async fn start() -> Api {
-    let worker = worker(&unique("offsets")).await;
+    let json = "org.apache.kafka.connect.json.JsonConverter";
+    let config = worker_config_with(
+        &unique("offsets"),
+        &[("key.converter", json), ("value.converter", json)],
+    );
+    let worker = copycat_runtime::Worker::start(config).await.unwrap();
     serve(worker, None).await
 }
 
@@ -66,12 +81,18 @@ fn copycat_plugin(kafka_connect: &str) -> &'static str {
 fn compare_key(what: &str, kc: &Value, cc: &Value) {
     let name = kc["name"].as_str().unwrap();
     for field in SAME {
-        assert_eq!(cc[field], kc[field], "{what}: {name}'s {field}: Copycat {cc}, Kafka Connect {kc}");
+        assert_eq!(
+            cc[field], kc[field],
+            "{what}: {name}'s {field}: Copycat {cc}, Kafka Connect {kc}"
+        );
     }
     if !DEFAULT_DIFFERS.contains(&name) {
         assert_eq!(cc["default_value"], kc["default_value"], "{what}: {name}'s default");
     }
-    let (cc_doc, kc_doc) = (cc["documentation"].as_str().unwrap(), kc["documentation"].as_str().unwrap());
+    let (cc_doc, kc_doc) = (
+        cc["documentation"].as_str().unwrap(),
+        kc["documentation"].as_str().unwrap(),
+    );
     assert!(
         cc_doc == kc_doc || cc_doc.starts_with(&format!("{kc_doc} Copycat: ")),
         "{what}: {name}'s documentation: Copycat {cc_doc:?}, Kafka Connect {kc_doc:?}"
@@ -102,7 +123,7 @@ async fn framework_keys_match_kafka_connect() {
             .iter()
             .filter(|k| !k["group"].is_null())
             .collect();
-        assert!(framework.len() >= 25, "{plugin}: {}", framework.len());
+        assert!(framework.len() >= 24, "{plugin}: {}", framework.len());
         let mut last = None;
         for k in &framework {
             let name = k["name"].as_str().unwrap();
@@ -113,7 +134,12 @@ async fn framework_keys_match_kafka_connect() {
             last = at;
         }
         // Copycat's own keys are in groups of their own.
-        let kc_names: BTreeSet<&str> = kc.as_array().unwrap().iter().map(|k| k["name"].as_str().unwrap()).collect();
+        let kc_names: BTreeSet<&str> = kc
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["name"].as_str().unwrap())
+            .collect();
         let kc_groups: BTreeSet<&str> = framework.iter().map(|k| k["group"].as_str().unwrap()).collect();
         for k in cc.as_array().unwrap() {
             let name = k["name"].as_str().unwrap();
@@ -126,7 +152,12 @@ async fn framework_keys_match_kafka_connect() {
                 None => {}
             }
         }
-        for key in ["grants.fs.read", "task.memory.max.bytes", "task.restart.max.attempts", "poll.max.records"] {
+        for key in [
+            "grants.fs.read",
+            "task.memory.max.bytes",
+            "task.restart.max.attempts",
+            "poll.max.records",
+        ] {
             assert!(by_name(&cc, key).is_some(), "{plugin}: {key}");
         }
     }
@@ -164,7 +195,12 @@ async fn validation_matches_kafka_connect() {
         compared += 1;
         assert_eq!(cc["name"], kc["name"], "{case}");
         // Kafka Connect's groups, in its order, all in Copycat's.
-        let cc_groups: Vec<&str> = cc["groups"].as_array().unwrap().iter().map(|g| g.as_str().unwrap()).collect();
+        let cc_groups: Vec<&str> = cc["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g.as_str().unwrap())
+            .collect();
         let positions: Vec<usize> = kc["groups"]
             .as_array()
             .unwrap()
@@ -210,7 +246,10 @@ async fn plugin_endpoints_resolve_class_names_and_list_converters() {
     ] {
         let (code, keys) = api.get(&format!("/connector-plugins/{alias}/config")).await;
         assert_eq!(code, 200, "{alias}: {keys}");
-        assert!(by_name(&keys, "exactly.once.support").is_some(), "{alias}: a source's keys");
+        assert!(
+            by_name(&keys, "exactly.once.support").is_some(),
+            "{alias}: a source's keys"
+        );
         let (code, versions) = api.get(&format!("/connector-plugins/{alias}/versions")).await;
         assert_eq!(code, 200, "{alias}: {versions}");
         let (code, body) = api
@@ -232,7 +271,13 @@ async fn plugin_endpoints_resolve_class_names_and_list_converters() {
     assert!(by_name(&sink, "exactly.once.support").is_none(), "{sink}");
     let (code, body) = api.get("/connector-plugins/com.example.NoSuchConnector/config").await;
     assert_eq!((code, body["error_code"].clone()), (404, json!(404)), "{body}");
-    assert!(body["message"].as_str().unwrap().contains("com.example.NoSuchConnector"), "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("com.example.NoSuchConnector"),
+        "{body}"
+    );
 
     // connectorsOnly=false: every plugin type Kafka Connect lists, and
     // every converter class of Kafka Connect's own.
@@ -256,13 +301,23 @@ async fn plugin_endpoints_resolve_class_names_and_list_converters() {
         .collect();
     assert_eq!(
         types,
-        BTreeSet::from(["converter", "header_converter", "predicate", "sink", "source", "transformation"])
+        BTreeSet::from([
+            "converter",
+            "header_converter",
+            "predicate",
+            "sink",
+            "source",
+            "transformation"
+        ])
     );
     for t in types {
         let kc = listed(&golden["plugins"], t);
         let cc = listed(&all, t);
         if matches!(t, "converter" | "header_converter" | "predicate" | "transformation") {
-            assert!(kc.is_subset(&cc), "{t}: Kafka Connect's {kc:?} not all in Copycat's {cc:?}");
+            assert!(
+                kc.is_subset(&cc),
+                "{t}: Kafka Connect's {kc:?} not all in Copycat's {cc:?}"
+            );
         } else {
             assert!(!cc.is_empty(), "{t}");
         }

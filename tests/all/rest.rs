@@ -447,7 +447,12 @@ async fn plugins_and_validation() {
     assert_eq!(errors_of(&body, "topic").len(), 1, "{body}");
     assert_eq!(errors_of(&body, "rate").len(), 1, "{body}");
     // Kafka Connect's framework groups first, then Copycat's own.
-    let groups: Vec<&str> = body["groups"].as_array().unwrap().iter().map(|g| g.as_str().unwrap()).collect();
+    let groups: Vec<&str> = body["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g.as_str().unwrap())
+        .collect();
     assert_eq!(
         &groups[..7],
         [
@@ -461,7 +466,10 @@ async fn plugins_and_validation() {
         ],
         "{groups:?}"
     );
-    assert!(groups.contains(&"Copycat Sandbox") && groups.contains(&"Copycat Limits"), "{groups:?}");
+    assert!(
+        groups.contains(&"Copycat Sandbox") && groups.contains(&"Copycat Limits"),
+        "{groups:?}"
+    );
     // The connector's own validate, in the sandbox.
     let (_, body) = api.send("PUT", validate, &json!({"topic": "t", "streams": "0"})).await;
     assert_eq!(body["error_count"], json!(1), "{body}");

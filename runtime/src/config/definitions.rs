@@ -531,48 +531,204 @@ type Own = (&'static str, &'static str, &'static str, &'static str, &'static str
 
 /// "Copycat Sandbox": what a connector's component may reach.
 const SANDBOX: &[Own] = &[
-    ("grants.fs.read", "LIST", "HIGH", "Comma-separated absolute paths of existing directories the connector may read (WASI preopens, under the same path inside). Deny-by-default: without it, no files.", "Readable directories"),
-    ("grants.fs.write", "LIST", "HIGH", "Comma-separated absolute paths of existing directories the connector may read and write.", "Writable directories"),
-    ("grants.net.connect", "LIST", "HIGH", "Comma-separated host:port, ip:port or cidr:port (the port may be *) the connector may open TCP connections to.", "TCP destinations"),
-    ("grants.http.hosts", "LIST", "HIGH", "Comma-separated host or host:port the connector may send wasi:http requests to.", "HTTP hosts"),
-    ("grants.env", "LIST", "MEDIUM", "Comma-separated names of the worker's environment variables passed to the connector.", "Environment variables"),
-    ("connector.digest", "STRING", "MEDIUM", "sha256:<64 lowercase hex digits>: the component is refused unless its SHA-256 digest is this one.", "Component digest"),
+    (
+        "grants.fs.read",
+        "LIST",
+        "HIGH",
+        "Comma-separated absolute paths of existing directories the connector may read (WASI preopens, under the same path inside). Deny-by-default: without it, no files.",
+        "Readable directories",
+    ),
+    (
+        "grants.fs.write",
+        "LIST",
+        "HIGH",
+        "Comma-separated absolute paths of existing directories the connector may read and write.",
+        "Writable directories",
+    ),
+    (
+        "grants.net.connect",
+        "LIST",
+        "HIGH",
+        "Comma-separated host:port, ip:port or cidr:port (the port may be *) the connector may open TCP connections to.",
+        "TCP destinations",
+    ),
+    (
+        "grants.http.hosts",
+        "LIST",
+        "HIGH",
+        "Comma-separated host or host:port the connector may send wasi:http requests to.",
+        "HTTP hosts",
+    ),
+    (
+        "grants.env",
+        "LIST",
+        "MEDIUM",
+        "Comma-separated names of the worker's environment variables passed to the connector.",
+        "Environment variables",
+    ),
+    (
+        "connector.digest",
+        "STRING",
+        "MEDIUM",
+        "sha256:<64 lowercase hex digits>: the component is refused unless its SHA-256 digest is this one.",
+        "Component digest",
+    ),
 ];
 
 /// "Copycat Limits": per-task limits over the worker's defaults.
 const LIMITS: &[Own] = &[
-    ("task.memory.max.bytes", "LONG", "MEDIUM", "Most bytes of linear memory one task's component instance may have (at least 1048576).", "Memory"),
-    ("task.call.timeout.ms", "LONG", "MEDIUM", "Longest one guest call (poll, put, validate, ...) may take, time waiting in the host included.", "Call timeout"),
-    ("task.fuel.per.call", "LONG", "LOW", "Wasm fuel (about one unit per instruction) of one guest call; 0: not metered. Needs the worker's task.fuel.per.call set.", "Fuel per call"),
-    ("task.record.max.bytes", "LONG", "MEDIUM", "Largest source record (key, value and headers), in bytes.", "Record size"),
-    ("task.batch.max.bytes", "LONG", "MEDIUM", "Most bytes one poll may return; a sink's put batch stops growing there (at least task.record.max.bytes).", "Batch size"),
-    ("task.log.max.lines.per.second", "INT", "LOW", "Lines of stdout and of stderr, and records of the logging import, logged per second; the rest are dropped and counted.", "Log lines per second"),
-    ("task.host.handles.max", "INT", "LOW", "Most host resources (WASI and wasi:http handles) the instance may hold at once (at least 16).", "Host handles"),
-    ("task.http.fields.max.bytes", "INT", "LOW", "Largest content of one wasi:http fields resource (headers), in bytes (at least 1024).", "HTTP fields size"),
-    ("task.offset.max.bytes", "INT", "LOW", "Largest source partition plus source offset, in bytes (at least 64).", "Offset size"),
-    ("task.offset.partitions.max", "INT", "LOW", "Most source partitions one source task may have offsets for.", "Offset partitions"),
-    ("task.transform.records.max", "INT", "LOW", "Most records one transform component may return for a batch.", "Transform records"),
+    (
+        "task.memory.max.bytes",
+        "LONG",
+        "MEDIUM",
+        "Most bytes of linear memory one task's component instance may have (at least 1048576).",
+        "Memory",
+    ),
+    (
+        "task.call.timeout.ms",
+        "LONG",
+        "MEDIUM",
+        "Longest one guest call (poll, put, validate, ...) may take, time waiting in the host included.",
+        "Call timeout",
+    ),
+    (
+        "task.fuel.per.call",
+        "LONG",
+        "LOW",
+        "Wasm fuel (about one unit per instruction) of one guest call; 0: not metered. Needs the worker's task.fuel.per.call set.",
+        "Fuel per call",
+    ),
+    (
+        "task.record.max.bytes",
+        "LONG",
+        "MEDIUM",
+        "Largest source record (key, value and headers), in bytes.",
+        "Record size",
+    ),
+    (
+        "task.batch.max.bytes",
+        "LONG",
+        "MEDIUM",
+        "Most bytes one poll may return; a sink's put batch stops growing there (at least task.record.max.bytes).",
+        "Batch size",
+    ),
+    (
+        "task.log.max.lines.per.second",
+        "INT",
+        "LOW",
+        "Lines of stdout and of stderr, and records of the logging import, logged per second; the rest are dropped and counted.",
+        "Log lines per second",
+    ),
+    (
+        "task.host.handles.max",
+        "INT",
+        "LOW",
+        "Most host resources (WASI and wasi:http handles) the instance may hold at once (at least 16).",
+        "Host handles",
+    ),
+    (
+        "task.http.fields.max.bytes",
+        "INT",
+        "LOW",
+        "Largest content of one wasi:http fields resource (headers), in bytes (at least 1024).",
+        "HTTP fields size",
+    ),
+    (
+        "task.offset.max.bytes",
+        "INT",
+        "LOW",
+        "Largest source partition plus source offset, in bytes (at least 64).",
+        "Offset size",
+    ),
+    (
+        "task.offset.partitions.max",
+        "INT",
+        "LOW",
+        "Most source partitions one source task may have offsets for.",
+        "Offset partitions",
+    ),
+    (
+        "task.transform.records.max",
+        "INT",
+        "LOW",
+        "Most records one transform component may return for a batch.",
+        "Transform records",
+    ),
 ];
 
 /// "Copycat Restart": what happens when a task fails.
 const RESTART: &[Own] = &[
-    ("task.restart.max.attempts", "INT", "MEDIUM", "Automatic restarts of a failed task before it stays FAILED; 0: never restarted automatically.", "Restart attempts"),
-    ("task.restart.backoff.initial.ms", "LONG", "LOW", "Pause before the first automatic restart; each next pause doubles.", "Initial restart pause"),
-    ("task.restart.backoff.max.ms", "LONG", "LOW", "Longest pause between automatic restarts; a task that then runs this long without failing gets its full budget back.", "Longest restart pause"),
+    (
+        "task.restart.max.attempts",
+        "INT",
+        "MEDIUM",
+        "Automatic restarts of a failed task before it stays FAILED; 0: never restarted automatically.",
+        "Restart attempts",
+    ),
+    (
+        "task.restart.backoff.initial.ms",
+        "LONG",
+        "LOW",
+        "Pause before the first automatic restart; each next pause doubles.",
+        "Initial restart pause",
+    ),
+    (
+        "task.restart.backoff.max.ms",
+        "LONG",
+        "LOW",
+        "Longest pause between automatic restarts; a task that then runs this long without failing gets its full budget back.",
+        "Longest restart pause",
+    ),
 ];
 
 /// "Copycat Polling": how a task is driven.
 const POLLING: &[Own] = &[
-    ("poll.max.records", "INT", "MEDIUM", "Sources: most records asked of one poll; sinks: most records per put.", "Records per call"),
-    ("poll.idle.backoff.ms", "LONG", "LOW", "Pause after a poll returned nothing; it doubles with every further empty poll.", "Idle pause"),
-    ("poll.idle.backoff.max.ms", "LONG", "LOW", "Longest pause after consecutive empty polls (at least poll.idle.backoff.ms).", "Longest idle pause"),
-    ("connector.monitor.interval.ms", "LONG", "LOW", "Dynamic connectors: how often the connector's instance looks at its source (at least 10).", "Monitor interval"),
+    (
+        "poll.max.records",
+        "INT",
+        "MEDIUM",
+        "Sources: most records asked of one poll; sinks: most records per put.",
+        "Records per call",
+    ),
+    (
+        "poll.idle.backoff.ms",
+        "LONG",
+        "LOW",
+        "Pause after a poll returned nothing; it doubles with every further empty poll.",
+        "Idle pause",
+    ),
+    (
+        "poll.idle.backoff.max.ms",
+        "LONG",
+        "LOW",
+        "Longest pause after consecutive empty polls (at least poll.idle.backoff.ms).",
+        "Longest idle pause",
+    ),
+    (
+        "connector.monitor.interval.ms",
+        "LONG",
+        "LOW",
+        "Dynamic connectors: how often the connector's instance looks at its source (at least 10).",
+        "Monitor interval",
+    ),
 ];
 
 /// "Copycat Delivery" (sources).
 const DELIVERY: &[Own] = &[
-    ("delivery.guarantee", "STRING", "MEDIUM", "Sources: at-most-once (offsets committed before the records are sent), at-least-once (after Kafka acknowledged them) or exactly-once (records and offsets in one transaction). Default: exactly-once when the worker has exactly.once.source.support=enabled, else at-least-once.", "Delivery guarantee"),
-    ("topic", "STRING", "MEDIUM", "Sources: the topic of records that name none.", "Default topic"),
+    (
+        "delivery.guarantee",
+        "STRING",
+        "MEDIUM",
+        "Sources: at-most-once (offsets committed before the records are sent), at-least-once (after Kafka acknowledged them) or exactly-once (records and offsets in one transaction). Default: exactly-once when the worker has exactly.once.source.support=enabled, else at-least-once.",
+        "Delivery guarantee",
+    ),
+    (
+        "topic",
+        "STRING",
+        "MEDIUM",
+        "Sources: the topic of records that name none.",
+        "Default topic",
+    ),
 ];
 
 /// The groups of Copycat's own keys, in order.
@@ -708,10 +864,21 @@ fn recommended(name: &str, plugin: &Plugin) -> Vec<String> {
     }
 }
 
+/// The plugin's own keys but those Kafka Connect's framework defines for
+/// its kind (a sink's `topics`, say): the framework's definition of those
+/// is the one listed.
+fn own_keys(plugin: &Plugin) -> impl Iterator<Item = &KeyInfo> {
+    plugin.keys.iter().filter(|k| {
+        !KAFKA_CONNECT
+            .iter()
+            .any(|d| d.name == k.name && d.scope.covers(plugin.kind))
+    })
+}
+
 /// `GET /connector-plugins/{p}/config`: the plugin's keys, then the
 /// framework's (Kafka Connect's order).
 pub fn config_definitions(plugin: &Plugin, worker: &WorkerConfig) -> Vec<KeyInfo> {
-    let mut out = plugin.keys.clone();
+    let mut out: Vec<KeyInfo> = own_keys(plugin).cloned().collect();
     out.extend(framework(plugin, worker));
     out
 }
@@ -823,6 +990,8 @@ fn converter_default(key: &str, worker: &WorkerConfig) -> Option<&'static str> {
 
 /// `PUT /connector-plugins/{p}/config/validate`'s answer, Kafka Connect's
 /// ConfigInfos: `name` (the connector class), every definition (the
+/// converters' defaults being the worker's converters here, as in Kafka
+/// Connect's validation; the
 /// framework's, the transforms' and predicates' the config names, the
 /// plugin's) with its value, the recommended values and the `problems`
 /// under their key; a key with problems that no definition lists gets an
@@ -836,9 +1005,15 @@ pub fn validation(
     hidden: impl Fn(&str) -> bool,
 ) -> Value {
     let mut defs = framework(plugin, worker);
+    // As Kafka Connect validates: a converter's default is the worker's.
+    for d in &mut defs {
+        if let Some(class) = converter_default(&d.name, worker) {
+            d.default = Some(class.to_owned());
+        }
+    }
     defs.extend(chain_keys(props, false));
     defs.extend(chain_keys(props, true));
-    defs.extend(plugin.keys.iter().cloned());
+    defs.extend(own_keys(plugin).cloned());
     for (key, _) in problems {
         if !defs.iter().any(|d| d.name == *key) {
             defs.push(KeyInfo::plugin_key(key, "STRING", false, None, "HIGH", ""));
@@ -856,10 +1031,7 @@ pub fn validation(
             let value = match props.get(&d.name) {
                 Some(_) if hidden(&d.name) || d.type_ == "PASSWORD" => Some("[hidden]".to_owned()),
                 Some(v) => Some(v.clone()),
-                None => d
-                    .default
-                    .clone()
-                    .or_else(|| converter_default(&d.name, worker).map(str::to_owned)),
+                None => d.default.clone(),
             };
             let errors: Vec<&str> = problems
                 .iter()
@@ -911,10 +1083,20 @@ mod tests {
         let sink = config_definitions(&plugin(Kind::Sink), &worker);
         assert_eq!(source[0].name, "topic", "the plugin's keys first");
         assert_eq!(source[0].group, None);
-        for k in ["exactly.once.support", "topic.creation.groups", "delivery.guarantee", "grants.fs.read"] {
+        for k in [
+            "exactly.once.support",
+            "topic.creation.groups",
+            "delivery.guarantee",
+            "grants.fs.read",
+        ] {
             assert!(names(&source).contains(&k), "{k}");
         }
-        for k in ["topics", "topics.regex", "errors.deadletterqueue.topic.name", "grants.fs.read"] {
+        for k in [
+            "topics",
+            "topics.regex",
+            "errors.deadletterqueue.topic.name",
+            "grants.fs.read",
+        ] {
             assert!(names(&sink).contains(&k), "{k}");
             assert!(!names(&source).contains(&k) || k.starts_with("grants"), "{k}");
         }
@@ -938,7 +1120,10 @@ mod tests {
         let worker = WorkerConfig::for_bootstrap("b:9092").unwrap();
         let props: Props = [
             ("transforms", "route"),
-            ("transforms.route.type", "org.apache.kafka.connect.transforms.RegexRouter"),
+            (
+                "transforms.route.type",
+                "org.apache.kafka.connect.transforms.RegexRouter",
+            ),
             ("predicates", "tomb"),
             ("predicates.tomb.type", "RecordIsTombstone"),
             ("grants.env", "SECRET"),
@@ -950,11 +1135,21 @@ mod tests {
             ("tasks.max".to_owned(), "must be at least 1".to_owned()),
             ("producer.override.x".to_owned(), "unknown".to_owned()),
         ];
-        let v = validation("c", &plugin(Kind::Source), &worker, &props, &problems, |k| k == "grants.env");
+        let v = validation("c", &plugin(Kind::Source), &worker, &props, &problems, |k| {
+            k == "grants.env"
+        });
         assert_eq!(v["error_count"], json!(2));
-        let groups: Vec<&str> = v["groups"].as_array().unwrap().iter().map(|g| g.as_str().unwrap()).collect();
+        let groups: Vec<&str> = v["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g.as_str().unwrap())
+            .collect();
         assert_eq!(&groups[..3], ["Common", "Transforms", "Predicates"]);
-        assert!(groups.contains(&"Transforms: route") && groups.contains(&"Predicates: tomb"), "{groups:?}");
+        assert!(
+            groups.contains(&"Transforms: route") && groups.contains(&"Predicates: tomb"),
+            "{groups:?}"
+        );
         assert!(groups.contains(&"Copycat Sandbox"), "{groups:?}");
         let entry = |key: &str| {
             v["configs"]
@@ -968,11 +1163,24 @@ mod tests {
         assert_eq!(entry("tasks.max")["value"]["errors"], json!(["must be at least 1"]));
         assert_eq!(entry("producer.override.x")["value"]["errors"], json!(["unknown"]));
         assert_eq!(entry("name")["value"]["errors"], json!([]));
-        assert_eq!(entry("transforms.route.regex")["definition"]["group"], json!("Transforms: route"));
-        assert_eq!(entry("transforms.route.regex")["definition"]["order_in_group"], json!(2));
-        assert_eq!(entry("transforms.route.predicate")["definition"]["order_in_group"], json!(5));
+        assert_eq!(
+            entry("transforms.route.regex")["definition"]["group"],
+            json!("Transforms: route")
+        );
+        assert_eq!(
+            entry("transforms.route.regex")["definition"]["order_in_group"],
+            json!(2)
+        );
+        assert_eq!(
+            entry("transforms.route.predicate")["definition"]["order_in_group"],
+            json!(5)
+        );
         assert_eq!(entry("grants.env")["value"]["value"], json!("[hidden]"));
-        assert_eq!(entry("errors.tolerance")["value"]["value"], json!("none"), "the default");
+        assert_eq!(
+            entry("errors.tolerance")["value"]["value"],
+            json!("none"),
+            "the default"
+        );
         assert_eq!(
             entry("errors.tolerance")["value"]["recommended_values"],
             json!(["none", "all"])

@@ -6,7 +6,6 @@
 //! plugin is named as `connector.class` names it: a plugin name, or a Kafka
 //! Connect class name or alias of a connector Copycat ships.
 
-
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
