@@ -10,6 +10,7 @@ mod chaos;
 mod cli;
 mod client;
 mod cluster;
+mod config_defs;
 mod conformance;
 mod converters;
 mod datagen;

@@ -131,6 +131,23 @@ impl ConverterClass {
     }
 }
 
+/// Kafka Connect's class names of the converters Copycat has for keys and
+/// values (`header = false`) or for headers (`header = true`), in
+/// Kafka Connect's order of its own (by class name).
+pub fn class_names(header: bool) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = CLASSES
+        .iter()
+        .filter(|(_, c)| match c {
+            ConverterClass::SimpleHeader => header,
+            ConverterClass::Avro => !header,
+            _ => true,
+        })
+        .map(|(names, _)| names[0])
+        .collect();
+    out.sort_unstable();
+    out
+}
+
 /// A converter with its settings (`<role>.converter.` removed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConverterSpec {

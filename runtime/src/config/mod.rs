@@ -5,6 +5,7 @@
 mod clients;
 mod connector;
 pub mod converters;
+pub mod definitions;
 pub mod distributed;
 pub mod errors;
 mod framework;

@@ -1,9 +1,10 @@
 //! `/connector-plugins/...`: the plugins and their versions (`plugin.path`
 //! files, whose name is the file stem, and uploads), uploading and deleting
-//! versions, their config definitions, and config validation by the
-//! connector's own code, in the sandbox.
-
-use std::collections::BTreeMap;
+//! versions, their config definitions (the plugin's own keys and the
+//! framework's, from [`crate::config::definitions`]), and config validation
+//! by the host's checks and the connector's own code, in the sandbox. A
+//! plugin is named as `connector.class` names it: a plugin name, or a Kafka
+//! Connect class name or alias of a connector Copycat ships.
 
 use axum::Json;
 use axum::body::Bytes;
@@ -15,8 +16,9 @@ use serde_json::{Value, json};
 use super::error::RestError;
 use super::extract::{QueryPairs, blocking, flag, parse_body};
 use super::state::RestState;
+use crate::config::definitions::{self, KeyInfo, Plugin};
 use crate::config::{ConfigError, ConnectorConfig, Props};
-use crate::engine::guest::{ConfigKey, ConfigType, Importance, PluginInfo};
+use crate::engine::guest::{ConfigKey, ConfigType, Importance};
 use crate::worker::registry::RegistryError;
 use crate::worker::{PluginVersion, Worker, WorkerError, plugin_name};
 
@@ -40,21 +42,16 @@ fn importance_name(i: Importance) -> &'static str {
     }
 }
 
-/// Kafka Connect's ConfigKeyInfo of one key.
-fn key_json(k: &ConfigKey, order: usize) -> Value {
-    json!({
-        "name": k.name,
-        "type": type_name(k.type_),
-        "required": k.required && k.default_value.is_none(),
-        "default_value": k.default_value,
-        "importance": importance_name(k.importance),
-        "documentation": k.doc,
-        "group": null,
-        "order_in_group": order,
-        "width": "NONE",
-        "display_name": k.name,
-        "dependents": [],
-    })
+/// A plugin's own key as a [`KeyInfo`].
+fn key_info(k: &ConfigKey) -> KeyInfo {
+    KeyInfo::plugin_key(
+        &k.name,
+        type_name(k.type_),
+        k.required,
+        k.default_value.clone(),
+        importance_name(k.importance),
+        &k.doc,
+    )
 }
 
 /// Kafka Connect's ConfigKeyInfo of a built-in transform's or
@@ -78,10 +75,11 @@ fn transform_key_json(k: &copycat_transforms::KeyDef, order: usize) -> Value {
 /// The version of `plugin` asked for (the latest when `None`); 404 when
 /// there is no such plugin or version.
 fn find_version(worker: &Worker, plugin: &str, version: Option<&str>) -> Result<PluginVersion, RestError> {
+    let name = plugin_name(plugin);
     let mut versions: Vec<PluginVersion> = worker
         .plugin_versions()
         .into_iter()
-        .filter(|v| v.name == plugin)
+        .filter(|v| v.name == name)
         .collect();
     if versions.is_empty() {
         return Err(RestError::not_found(format!("Unknown plugin {plugin}")));
@@ -102,15 +100,30 @@ fn find_version(worker: &Worker, plugin: &str, version: Option<&str>) -> Result<
     }
 }
 
-async fn describe(st: &RestState, plugin: &str, version: Option<String>) -> Result<PluginInfo, RestError> {
+/// The plugin `plugin` (a name, or a Kafka Connect class name or alias
+/// that `connector.class` accepts) in `version` (the latest when `None`):
+/// its kind, versions and own keys.
+async fn describe(st: &RestState, plugin: &str, version: Option<String>) -> Result<Plugin, RestError> {
     let herder = st.herder.clone();
     let plugin = plugin.to_owned();
-    let (_, info) = blocking(move || {
-        let v = find_version(herder.worker(), &plugin, version.as_deref())?;
-        herder.worker().describe_plugin(&v.path).map_err(RestError::from)
+    blocking(move || {
+        let worker = herder.worker();
+        let v = find_version(worker, &plugin, version.as_deref())?;
+        let (_, info) = worker.describe_plugin(&v.path).map_err(RestError::from)?;
+        let versions = worker
+            .plugin_versions()
+            .into_iter()
+            .filter(|x| x.name == v.name)
+            .map(|x| x.version)
+            .collect();
+        Ok(Plugin {
+            kind: v.kind,
+            version: info.version.clone(),
+            versions,
+            keys: info.config_def.iter().map(key_info).collect(),
+        })
     })
-    .await??;
-    Ok(info)
+    .await?
 }
 
 fn query_value(q: &[(String, String)], key: &str) -> Option<String> {
@@ -121,11 +134,12 @@ fn query_value(q: &[(String, String)], key: &str) -> Option<String> {
 }
 
 /// The connector plugins, one entry per version: `[{class, type, version}]`;
-/// with `connectorsOnly=false` also the transform components and the
-/// built-in transforms (`transformation`) and predicates (`predicate`), as
-/// Kafka Connect lists its own.
+/// with `connectorsOnly=false` also the transform components, the
+/// built-in transforms (`transformation`) and predicates (`predicate`), and
+/// the built-in converters (`converter`, `header_converter`), as Kafka
+/// Connect lists its own.
 #[utoipa::path(get, path = "/connector-plugins", tag = "plugins",
-    params(("connectorsOnly" = Option<bool>, Query, description = "Only connectors (default true); false adds the transforms and predicates")),
+    params(("connectorsOnly" = Option<bool>, Query, description = "Only connectors (default true); false adds the transforms, predicates and converters")),
     responses((status = 200, description = "[{class, type, version}]")))]
 pub async fn list(State(st): State<RestState>, q: QueryPairs) -> Result<Json<Value>, RestError> {
     // Kafka Connect's default is true: only connectors.
@@ -148,6 +162,13 @@ pub async fn list(State(st): State<RestState>, q: QueryPairs) -> Result<Json<Val
                 .into_iter()
                 .map(|p| json!({"class": p.class, "type": p.type_name(), "version": env!("CARGO_PKG_VERSION")})),
         );
+        for (header, type_name) in [(false, "converter"), (true, "header_converter")] {
+            out.extend(
+                crate::config::converters::class_names(header)
+                    .into_iter()
+                    .map(|c| json!({"class": c, "type": type_name, "version": env!("CARGO_PKG_VERSION")})),
+            );
+        }
     }
     Ok(Json(json!(out)))
 }
@@ -160,7 +181,7 @@ pub async fn list(State(st): State<RestState>, q: QueryPairs) -> Result<Json<Val
         (status = 404, description = "No such plugin")))]
 pub async fn versions(State(st): State<RestState>, Path(plugin): Path<String>) -> Result<Json<Value>, RestError> {
     let herder = st.herder.clone();
-    let name = plugin.clone();
+    let name = plugin_name(&plugin);
     let versions: Vec<PluginVersion> = blocking(move || {
         herder
             .worker()
@@ -249,20 +270,15 @@ pub async fn config(
             .collect();
         return Ok(Json(json!(keys)));
     }
-    let info = describe(&st, &plugin, query_value(&q.0, "version")).await?;
-    let keys: Vec<Value> = info
-        .config_def
-        .iter()
-        .enumerate()
-        .map(|(i, k)| key_json(k, i + 1))
-        .collect();
-    Ok(Json(json!(keys)))
+    let described = describe(&st, &plugin, query_value(&q.0, "version")).await?;
+    let keys = definitions::config_definitions(&described, st.herder.worker().config());
+    Ok(Json(json!(keys.iter().map(KeyInfo::to_json).collect::<Vec<_>>())))
 }
 
 /// Validate a config with the plugin's config definition and its own
 /// `validate`, run in the sandbox: `{name, error_count, groups, configs}`.
 #[utoipa::path(put, path = "/connector-plugins/{plugin}/config/validate", tag = "plugins",
-    params(("plugin" = String, Path)), request_body = BTreeMap<String, String>,
+    params(("plugin" = String, Path)), request_body = std::collections::BTreeMap<String, String>,
     responses((status = 200, description = "{name, error_count, groups, configs:[{definition, value}]}"),
         (status = 400, description = "Malformed body"), (status = 404, description = "No such plugin")))]
 pub async fn validate(
@@ -272,14 +288,9 @@ pub async fn validate(
 ) -> Result<Json<Value>, RestError> {
     let mut props: Props = parse_body(&body)?;
     let version = props.get("connector.plugin.version").filter(|v| !v.is_empty()).cloned();
-    let info = describe(&st, &plugin, version).await?;
+    let described = describe(&st, &plugin, version).await?;
     match props.get("connector.class") {
-        Some(c)
-            if plugin_name(c) != plugin
-                && std::path::Path::new(c)
-                    .file_stem()
-                    .is_none_or(|s| s.to_string_lossy() != plugin) =>
-        {
+        Some(c) if !same_plugin(c, &plugin) => {
             return Err(RestError::bad_request(format!(
                 "Included connector type {c} does not match request type {plugin}"
             )));
@@ -309,50 +320,23 @@ pub async fn validate(
         }
     })
     .await??;
-    let mut errors: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for (k, m) in &problems {
-        errors.entry(k.as_str()).or_default().push(m.as_str());
-    }
-    // As Kafka Connect: a PASSWORD key's value is never echoed back.
-    let hidden = |name: &str| {
-        info.config_def
-            .iter()
-            .any(|k| k.name == name && matches!(k.type_, ConfigType::Password))
-            || crate::config::security::is_password(name)
-    };
-    let value = |name: &str| {
-        let shown = props
-            .get(name)
-            .map(|v| if hidden(name) { "[hidden]" } else { v.as_str() });
-        json!({
-            "name": name,
-            "value": shown,
-            "recommended_values": [],
-            "errors": errors.get(name).cloned().unwrap_or_default(),
-            "visible": true,
-        })
-    };
-    let mut configs: Vec<Value> = info
-        .config_def
-        .iter()
-        .enumerate()
-        .map(|(i, k)| json!({"definition": key_json(k, i + 1), "value": value(&k.name)}))
-        .collect();
-    // Host keys (name, tasks.max, topics, grants.*, ...) with problems.
-    for key in errors.keys() {
-        if !info.config_def.iter().any(|k| k.name == *key) {
-            configs.push(json!({
-                "definition": {"name": key, "type": "STRING", "required": false, "default_value": null,
-                    "importance": "HIGH", "documentation": "", "group": "Common", "order_in_group": 0,
-                    "width": "NONE", "display_name": key, "dependents": []},
-                "value": value(key),
-            }));
-        }
-    }
-    Ok(Json(json!({
-        "name": plugin,
-        "error_count": problems.len(),
-        "groups": ["Common"],
-        "configs": configs,
-    })))
+    let name = props.get("connector.class").cloned().unwrap_or(plugin);
+    Ok(Json(definitions::validation(
+        &name,
+        &described,
+        st.herder.worker().config(),
+        &props,
+        &problems,
+        crate::config::security::is_password,
+    )))
+}
+
+/// Whether `connector.class` names the plugin of the request path (a
+/// name, a Kafka Connect class name or alias, or a component file).
+fn same_plugin(class: &str, plugin: &str) -> bool {
+    let wanted = plugin_name(plugin);
+    plugin_name(class) == wanted
+        || std::path::Path::new(class)
+            .file_stem()
+            .is_some_and(|s| s.to_string_lossy() == wanted)
 }

@@ -21,8 +21,10 @@ use super::validate::version_problem;
 pub(super) const CLASS_ALIASES: &[(&str, &str)] = &[
     ("org.apache.kafka.connect.file.FileStreamSourceConnector", "file-source"),
     ("FileStreamSource", "file-source"),
+    ("FileStreamSourceConnector", "file-source"),
     ("org.apache.kafka.connect.file.FileStreamSinkConnector", "file-sink"),
     ("FileStreamSink", "file-sink"),
+    ("FileStreamSinkConnector", "file-sink"),
 ];
 
 /// The plugin name `connector.class` stands for: a Kafka Connect class

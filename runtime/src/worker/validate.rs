@@ -172,7 +172,12 @@ impl Worker {
         }
         if plugin.kind == Kind::Sink {
             match (cfg.topics.is_empty(), cfg.topics_regex.is_some()) {
-                (true, false) => problems.push(("topics".into(), "a sink needs `topics` or `topics.regex`".into())),
+                // Under both keys, as Kafka Connect reports it.
+                (true, false) => {
+                    for key in ["topics", "topics.regex"] {
+                        problems.push((key.into(), "a sink needs `topics` or `topics.regex`".into()));
+                    }
+                }
                 (false, true) => problems.push((
                     "topics.regex".into(),
                     "set either `topics` or `topics.regex`, not both".into(),
