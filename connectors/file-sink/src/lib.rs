@@ -963,7 +963,10 @@ mod tests {
         let keys = |c: Config| -> Vec<String> { FileSink::validate(&c).into_iter().map(|p| p.key).collect() };
         assert_eq!(keys(Config::new()), ["directory"]);
         assert_eq!(keys(Config::new().with("file", "out.txt")), ["file"]);
-        assert_eq!(keys(Config::new().with("file", "/o.txt").with("directory", "/d")), ["file"]);
+        assert_eq!(
+            keys(Config::new().with("file", "/o.txt").with("directory", "/d")),
+            ["file"]
+        );
         assert_eq!(
             keys(Config::new().with("file", "/o.txt").with("exactly.once", "true")),
             ["file"]

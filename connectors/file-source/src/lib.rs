@@ -1094,7 +1094,10 @@ mod tests {
 
     #[test]
     fn one_file_is_its_own_task_config_as_in_kafka_connect() {
-        let config = Config::new().with("topic", "t").with("file", "/a").with("batch.size", "10");
+        let config = Config::new()
+            .with("topic", "t")
+            .with("file", "/a")
+            .with("batch.size", "10");
         let tasks = FileSource::task_configs(&config, 3).unwrap();
         assert_eq!(tasks, vec![config]);
     }

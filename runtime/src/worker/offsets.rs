@@ -224,7 +224,7 @@ pub async fn alter(
             for (index, entry) in offsets.offsets.iter().enumerate() {
                 entries.push(sink_entry(connector, index, entry)?);
             }
-            ensure_group_inactive(worker, connector)?;
+            ensure_group_inactive(worker, connector).await?;
             let consumer = group_consumer(worker, connector)?;
             let mut tpl = TopicPartitionList::new();
             for (topic, partition, offset) in entries {
@@ -277,7 +277,7 @@ pub async fn reset(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result
             write_source(worker, connector, &writes).await
         }
         Kind::Sink => {
-            ensure_group_inactive(worker, connector)?;
+            ensure_group_inactive(worker, connector).await?;
             let group = group_id(&connector.name);
             let admin: AdminClient<DefaultClientContext> = connector_admin_config(worker, &connector.admin_overrides)
                 .create()
@@ -313,29 +313,38 @@ fn group_consumer(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result<
         .map_err(|e| kafka(connector)(KafkaError::new("creating the offsets consumer", e)))
 }
 
-/// A sink's offsets may be changed only while its group has no member.
-fn ensure_group_inactive(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result<(), OffsetsError> {
+/// A sink's offsets may be changed only while its group has no member. A
+/// connector just stopped may still have tasks stopping (in distributed
+/// mode they stop at their worker's next sync round): their members are
+/// waited for as long as a task may take to stop (flush and commit,
+/// `task.shutdown.graceful.timeout.ms` plus `offset.flush.timeout.ms`).
+async fn ensure_group_inactive(worker: &WorkerConfig, connector: &ConnectorConfig) -> Result<(), OffsetsError> {
     let group = group_id(&connector.name);
     let consumer: BaseConsumer = worker_client_config(worker, &worker.consumer)
         .create()
         .map_err(|e| kafka(connector)(KafkaError::new("creating a client", e)))?;
-    let list = consumer
-        .fetch_group_list(Some(&group), TIMEOUT)
-        .map_err(|e| kafka(connector)(KafkaError::new(format!("describing group {group}"), e)))?;
-    let members: usize = list
-        .groups()
-        .iter()
-        .filter(|g| g.name() == group)
-        .map(|g| g.members().len())
-        .sum();
-    if members > 0 {
-        return Err(OffsetsError::Running {
-            connector: connector.name.clone(),
-            group,
-            members,
-        });
+    let deadline = std::time::Instant::now() + worker.task_shutdown_timeout + worker.offset_flush_timeout;
+    loop {
+        let members: usize = consumer
+            .fetch_group_list(Some(&group), TIMEOUT)
+            .map_err(|e| kafka(connector)(KafkaError::new(format!("describing group {group}"), e)))?
+            .groups()
+            .iter()
+            .filter(|g| g.name() == group)
+            .map(|g| g.members().len())
+            .sum();
+        if members == 0 {
+            return Ok(());
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(OffsetsError::Running {
+                connector: connector.name.clone(),
+                group,
+                members,
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    Ok(())
 }
 
 fn invalid(connector: &ConnectorConfig, index: usize, reason: impl Into<String>) -> OffsetsError {

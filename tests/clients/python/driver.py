@@ -88,8 +88,7 @@ def main():
     kc = KafkaConnect(url=url)
     string = "org.apache.kafka.connect.storage.StringConverter"
     # grants.fs.* (Copycat's sandbox: the directories a connector may read or
-    # write) and `directory` (Copycat's file-sink writes <directory>/<topic>-<p>.txt)
-    # are ignored by Kafka Connect, whose connectors do not define them.
+    # write) are ignored by Kafka Connect, whose connectors do not define them.
     source_dir, sink_dir = os.path.dirname(source_file), os.path.dirname(sink_file)
     source_config = {
         "connector.class": "FileStreamSource", "tasks.max": "1", "file": source_file,
@@ -99,7 +98,7 @@ def main():
     sink_config = {
         "connector.class": "FileStreamSink", "tasks.max": "1", "file": sink_file,
         "topics": topic, "key.converter": string, "value.converter": string,
-        "directory": sink_dir, "grants.fs.write": sink_dir,
+        "grants.fs.write": sink_dir,
     }
 
     call("get_cluster_info", kc.get_cluster_info, lambda r: bool(r.get("version")), "a version")

@@ -127,8 +127,6 @@ public final class KafkaConnectClientDriver {
         sinkConfig.put("tasks.max", "1");
         sinkConfig.put("file", sinkFile);
         sinkConfig.put("topics", topic);
-        // Copycat's file-sink writes <directory>/<topic>-<partition>.txt.
-        sinkConfig.put("directory", sinkDir);
         sinkConfig.put("grants.fs.write", sinkDir);
         sinkConfig.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
         sinkConfig.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
