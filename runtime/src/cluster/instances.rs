@@ -60,19 +60,16 @@ impl Cluster {
             }
         }
         for (name, (config, t)) in wanted {
-            let identity = format!("{}|{:x}", t.digest, hash(&config));
+            let identity = instance_identity(&t.digest, &config);
             let same = lock(&self.instances).get(&name) == Some(&identity);
             if !same || self.worker.instance_epoch(&name).is_none() {
-                match self.start_instance(&name, config, t) {
-                    Ok(()) => {
-                        lock(&self.instances).insert(name.clone(), identity);
-                    }
-                    Err(e) => {
-                        tracing::error!(connector = %name, error = %e, "could not run the connector's instance here");
-                        lock(&self.instances).insert(name.clone(), identity);
-                        self.publish_connector(&name, Some(Some(e)), view);
-                        continue;
-                    }
+                // Noted first: the instance's first task configs, written
+                // from its runner, are checked against it.
+                lock(&self.instances).insert(name.clone(), identity);
+                if let Err(e) = self.start_instance(&name, config, t) {
+                    tracing::error!(connector = %name, error = %e, "could not run the connector's instance here");
+                    self.publish_connector(&name, Some(Some(e)), view);
+                    continue;
                 }
             }
             let failure = self.worker.instance_failure(&name);
@@ -126,11 +123,12 @@ impl Cluster {
     }
 }
 
-fn hash(config: &crate::config::Props) -> u64 {
+/// What an instance runs: its component and its connector config.
+fn instance_identity(digest: &str, config: &crate::config::Props) -> String {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     config.hash(&mut h);
-    h.finish()
+    format!("{digest}|{:x}", h.finish())
 }
 
 /// A dynamic connector's new task configs: a new `tasks-<c>` generation in
@@ -149,6 +147,20 @@ impl Reconfigure for Cluster {
         let Some(mut tasks) = entry.tasks else {
             return Ok(());
         };
+        // Paused, stopped or replaced since this instance asked (its owner
+        // stops it at the next round): its task configs would bring back
+        // tasks the connector no longer has, or undo the replacement.
+        let config = if tasks.config.is_empty() {
+            &entry.config
+        } else {
+            &tasks.config
+        };
+        let identity = instance_identity(&tasks.digest, config);
+        if entry.target != TargetState::Running || lock(&self.instances).get(name) != Some(&identity) {
+            tracing::info!(connector = name, target = ?entry.target,
+                "not writing the instance's task configs: the connector was paused, stopped or replaced meanwhile");
+            return Ok(());
+        }
         tasks.tasks = configs.into_iter().map(|c| c.into_iter().collect()).collect();
         tasks.generation = self.next_generation();
         tracing::info!(connector = name, tasks = tasks.tasks.len(), generation = %tasks.generation, "writing the connector's new task configs to the config topic");
