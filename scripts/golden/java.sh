@@ -1,12 +1,14 @@
 # shellcheck shell=bash
-# Sourced by the golden scripts beside it (kafka-connect-converters.sh,
-# kafka-connect-transforms.sh), from the repository root: compiles one of
+# Sourced by the golden scripts beside it (kafka-connect-*.sh),
+# from the repository root: compiles one of
 # their Java programs together with NeutralJson.java (the neutral JSON
 # writers they share; single-file source launch cannot see a second file)
 # against Kafka Connect 4.4.0's jars (scripts/kafka-connect.sh classpath),
 # runs it with the JVM flags that make the output deterministic, and checks
 # or installs the file it wrote.
 #
+#   golden_check_flag SCRIPT [ARG]                 prints 1 for --check, 0 for none; any other
+#                                                   argument prints SCRIPT's header (its usage) and exits 2
 #   golden_java PROGRAM OUT                         javac + java PROGRAM OUT
 #   golden_finish SCRIPT GOLDEN TMP CHECK START     CHECK=1: diff GOLDEN and TMP (exit 1 if they differ);
 #                                                   else move TMP to GOLDEN; START is the script's $SECONDS at start
@@ -17,6 +19,18 @@
 
 GOLDEN_JAVA="${GOLDEN_JAVA:-java}"
 GOLDEN_JAVAC="${GOLDEN_JAVAC:-$(dirname "$(command -v "$GOLDEN_JAVA")")/javac}"
+
+golden_check_flag() {
+    local script=$1
+    case "${2:-}" in
+    "") echo 0 ;;
+    --check) echo 1 ;;
+    *)
+        sed -n '2,/^set -euo/p' "$script" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
+        exit 2
+        ;;
+    esac
+}
 
 # Runs in a subshell so that its EXIT trap removes the classes directory.
 golden_java() (

@@ -15,19 +15,13 @@
 # the same cases give the same bytes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+# shellcheck source=scripts/golden/java.sh
+source scripts/golden/java.sh
 
 CASES=tests/golden/kafka-connect/client-configs.cases.json
 GOLDEN=tests/golden/kafka-connect/client-configs.json
 
-check=0
-case "${1:-}" in
-"") ;;
---check) check=1 ;;
-*)
-    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
-    exit 2
-    ;;
-esac
+check="$(golden_check_flag "${BASH_SOURCE[0]}" "$@")"
 
 start=$SECONDS
 classpath="$(scripts/kafka-connect.sh classpath)"

@@ -31,15 +31,7 @@ source scripts/golden/java.sh
 
 GOLDEN=tests/golden/kafka-connect/transforms.json
 
-check=0
-case "${1:-}" in
-"") ;;
---check) check=1 ;;
-*)
-    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
-    exit 2
-    ;;
-esac
+check="$(golden_check_flag "${BASH_SOURCE[0]}" "$@")"
 
 start=$SECONDS
 tmp="$(mktemp "${TMPDIR:-/tmp}/transforms.XXXXXX.json")"
