@@ -151,9 +151,16 @@ fn runs_in(step: &Value, mode: Mode) -> bool {
         .is_none_or(|m| m.iter().any(|x| x == mode.name()))
 }
 
-/// Run the sequence on one side.
-fn run_sequence(addr: SocketAddr, steps: &[Value], mode: Mode, vars: &[(String, String)]) -> Vec<Outcome> {
+/// Run the sequence on one side: each step's outcome, and how long each
+/// request (not the awaits) took to answer.
+fn run_sequence(
+    addr: SocketAddr,
+    steps: &[Value],
+    mode: Mode,
+    vars: &[(String, String)],
+) -> (Vec<Outcome>, Vec<(String, Duration)>) {
     let mut out = Vec::new();
+    let mut took = Vec::new();
     for step in steps {
         if !runs_in(step, mode) {
             continue;
@@ -161,6 +168,7 @@ fn run_sequence(addr: SocketAddr, steps: &[Value], mode: Mode, vars: &[(String, 
         if let Some(req) = step["request"].as_str() {
             let (method, path) = split_request(req);
             let path = substitute(path, vars);
+            let sent = Instant::now();
             let (status, body) = if let Some(raw) = step["raw"].as_str() {
                 http_bytes(addr, method, &path, "application/json", raw.as_bytes())
             } else if let Some(body) = step.get("body") {
@@ -168,6 +176,7 @@ fn run_sequence(addr: SocketAddr, steps: &[Value], mode: Mode, vars: &[(String, 
             } else {
                 http(addr, method, &path, None)
             };
+            took.push((step["id"].as_str().unwrap_or_default().to_owned(), sent.elapsed()));
             out.push(Outcome::Response { status, body });
         } else if let Some(req) = step["await"].as_str() {
             let (method, path) = split_request(req);
@@ -196,7 +205,29 @@ fn run_sequence(addr: SocketAddr, steps: &[Value], mode: Mode, vars: &[(String, 
             panic!("a step is a request or an await: {step}");
         }
     }
-    out
+    (out, took)
+}
+
+/// `p50 / p90 / max` of request latencies, in ms, and the slowest step.
+fn latencies(took: &[(String, Duration)]) -> String {
+    let mut ms: Vec<(f64, &str)> = took
+        .iter()
+        .map(|(id, d)| (d.as_secs_f64() * 1e3, id.as_str()))
+        .collect();
+    ms.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let at = |q: f64| {
+        ms.get(((ms.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or((0.0, ""))
+    };
+    let max = at(1.0);
+    format!(
+        "p50 {:.1} / p90 {:.1} / max {:.1} ms ({})",
+        at(0.5).0,
+        at(0.9).0,
+        max.0,
+        max.1
+    )
 }
 
 // ------------------------------------------------------------- normalising
@@ -739,6 +770,16 @@ fn differential(mode: Mode) {
         (kc.join().unwrap(), cc.join().unwrap())
     });
     kc.check_running();
+    let ((kc_out, kc_took), (cc_out, cc_took)) = (kc_out, cc_out);
+    // The same requests, sent at the same time to both (each a new
+    // connection): docs/BENCHMARKS.md, REST API.
+    eprintln!(
+        "rest_compat {}: request latency over {} requests: Kafka Connect {}; Copycat {}",
+        mode.name(),
+        kc_took.len(),
+        latencies(&kc_took),
+        latencies(&cc_took)
+    );
 
     let ran: Vec<&Value> = steps.iter().filter(|s| runs_in(s, mode)).collect();
     let mut transcripts = (Vec::new(), Vec::new());
