@@ -241,21 +241,7 @@ fn a_partition_assigned_at_an_offset_is_routed_before_its_first_fetch() {
     assert!(queue.is_routed());
     std::thread::sleep(Duration::from_secs(1));
     let mut offsets = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while offsets.len() < 200 {
-        assert!(Instant::now() < deadline, "timed out with offsets {offsets:?}");
-        // What the task does: the consumer's queue first, then the routed one.
-        if let Some(m) = consumer.poll(Duration::ZERO) {
-            panic!(
-                "a record came through the consumer's queue: {:?}",
-                m.map(|m| m.offset())
-            );
-        }
-        while let Some(m) = queue.next(Duration::from_millis(100)).unwrap() {
-            assert!(m.error().is_none(), "{:?}", m.error());
-            offsets.push(m.offset());
-        }
-    }
+    read_routed(&consumer, &mut queue, &mut offsets, 200);
     assert_eq!(offsets, (100..300).collect::<Vec<i64>>(), "every record once, in order");
 }
 
@@ -393,8 +379,25 @@ fn records_fetched_while_unassigned_are_not_handed_out_after_a_reassignment() {
     );
     let second: Vec<(String, String)> = (100..200).map(|i| (format!("k{i}"), format!("v{i}"))).collect();
     produce(&topic, Some(0), &second);
+    read_routed(&consumer, &mut queue, &mut offsets, 100);
+    assert_eq!(
+        offsets,
+        (100..200).collect::<Vec<i64>>(),
+        "from the committed offset, every record once"
+    );
+}
+
+/// Reads `queue` into `offsets` until it holds `n`, as the task does (the
+/// consumer's own queue first, which must stay empty, then the routed one);
+/// fails after 60 s.
+fn read_routed<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    queue: &mut MessageQueue<'_>,
+    offsets: &mut Vec<i64>,
+    n: usize,
+) {
     let deadline = Instant::now() + Duration::from_secs(60);
-    while offsets.len() < 100 {
+    while offsets.len() < n {
         assert!(Instant::now() < deadline, "timed out with offsets {offsets:?}");
         if let Some(m) = consumer.poll(Duration::ZERO) {
             panic!(
@@ -407,9 +410,4 @@ fn records_fetched_while_unassigned_are_not_handed_out_after_a_reassignment() {
             offsets.push(m.offset());
         }
     }
-    assert_eq!(
-        offsets,
-        (100..200).collect::<Vec<i64>>(),
-        "from the committed offset, every record once"
-    );
 }
