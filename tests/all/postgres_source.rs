@@ -73,13 +73,20 @@ fn source(name: &str, schema: &str, tables: &str, mode: &[(&'static str, &'stati
         ("topic.prefix".to_owned(), format!("{schema}-")),
         (
             "table.whitelist".to_owned(),
-            tables.split(',').map(|t| format!("{schema}.{t}")).collect::<Vec<_>>().join(","),
+            tables
+                .split(',')
+                .map(|t| format!("{schema}.{t}"))
+                .collect::<Vec<_>>()
+                .join(","),
         ),
         ("poll.interval.ms".to_owned(), "200".to_owned()),
         // One topic per table, created as the tables are found (KIP-158).
         ("topic.creation.default.replication.factor".to_owned(), "1".to_owned()),
         ("topic.creation.default.partitions".to_owned(), "1".to_owned()),
-        ("value.converter".to_owned(), "org.apache.kafka.connect.json.JsonConverter".to_owned()),
+        (
+            "value.converter".to_owned(),
+            "org.apache.kafka.connect.json.JsonConverter".to_owned(),
+        ),
         ("value.converter.schemas.enable".to_owned(), "true".to_owned()),
     ];
     keys.extend(mode.iter().map(|(k, v)| (k.to_string(), v.to_string())));
@@ -132,7 +139,12 @@ fn every_mapped_type_arrives_typed_with_the_tables_schema() {
     let name = unique("pg-types");
     start(
         &worker,
-        &source(&name, &s, "kinds", &[("mode", "incrementing"), ("incrementing.column.name", "id")]),
+        &source(
+            &name,
+            &s,
+            "kinds",
+            &[("mode", "incrementing"), ("incrementing.column.name", "id")],
+        ),
     );
     let topic = format!("{s}-kinds");
     let records = wait_for(&topic, 2);
@@ -160,7 +172,11 @@ fn every_mapped_type_arrives_typed_with_the_tables_schema() {
     assert_eq!(field("d")["type"], "double");
     assert_eq!(field("price")["name"], "org.apache.kafka.connect.data.Decimal");
     assert_eq!(field("price")["parameters"]["scale"], "2");
-    assert_eq!(field("loose")["type"], "string", "numeric without a scale is kept as text");
+    assert_eq!(
+        field("loose")["type"],
+        "string",
+        "numeric without a scale is kept as text"
+    );
     assert_eq!(field("data")["type"], "bytes");
     assert_eq!(field("day")["name"], "org.apache.kafka.connect.data.Date");
     assert_eq!(field("at_time")["name"], "org.apache.kafka.connect.data.Time");
@@ -173,18 +189,27 @@ fn every_mapped_type_arrives_typed_with_the_tables_schema() {
     let p = &records[0]["payload"];
     assert_eq!(p["id"], 1);
     assert_eq!(p["flag"], true);
-    assert_eq!((p["small"].clone(), p["medium"].clone(), p["big"].clone()), (json!(-2), json!(40000), json!(9000000000i64)));
+    assert_eq!(
+        (p["small"].clone(), p["medium"].clone(), p["big"].clone()),
+        (json!(-2), json!(40000), json!(9000000000i64))
+    );
     assert_eq!((p["r"].clone(), p["d"].clone()), (json!(1.5), json!(-2.25)));
     // JsonConverter writes a Decimal as base64 of its unscaled bytes: 123450 = 0x01E23A.
     assert_eq!(p["price"], "AeI6");
     assert_eq!(p["loose"], "3.14159");
-    assert_eq!((p["name"].clone(), p["code"].clone(), p["letter"].clone()), (json!("grüße"), json!("ab"), json!("x ")));
+    assert_eq!(
+        (p["name"].clone(), p["code"].clone(), p["letter"].clone()),
+        (json!("grüße"), json!("ab"), json!("x "))
+    );
     assert_eq!(p["data"], "AP8Q", "bytea 00ff10, base64");
     assert_eq!(p["day"], 19782, "2024-02-29 in days since the epoch");
     assert_eq!(p["at_time"], 47_655_678, "13:14:15.678 in ms");
     assert_eq!(p["at"], 1_709_212_455_678i64, "a timestamp without a zone reads as UTC");
     assert_eq!(p["at_tz"], 1_709_205_255_678i64, "+02 is two hours earlier in UTC");
-    assert_eq!(serde_json::from_str::<Value>(p["doc"].as_str().unwrap()).unwrap(), json!({"a": [1, 2]}));
+    assert_eq!(
+        serde_json::from_str::<Value>(p["doc"].as_str().unwrap()).unwrap(),
+        json!({"a": [1, 2]})
+    );
     assert_eq!(p["u"], "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
     assert_eq!(p["tags"], json!(["p", null, "q r"]));
     assert_eq!(p["counts"], json!([1, 2]));
@@ -235,7 +260,11 @@ fn resumes_after_a_restart(mode: &'static str, keys: &[(&'static str, &'static s
     // Stopped, nothing is in flight: a row read twice is in the topic now
     // (and, rows being read in order, before the last new one).
     worker.shutdown();
-    assert_eq!(ids(&envelopes(&topic)), (0..800).collect::<Vec<_>>(), "every row once, in order ({mode})");
+    assert_eq!(
+        ids(&envelopes(&topic)),
+        (0..800).collect::<Vec<_>>(),
+        "every row once, in order ({mode})"
+    );
 }
 
 #[test]
@@ -263,7 +292,12 @@ fn timestamp_mode_reads_updated_rows_again() {
     let name = unique("pg-ts");
     start(
         &worker,
-        &source(&name, &s, "events", &[("mode", "timestamp"), ("timestamp.column.name", "updated")]),
+        &source(
+            &name,
+            &s,
+            "events",
+            &[("mode", "timestamp"), ("timestamp.column.name", "updated")],
+        ),
     );
     let topic = format!("{s}-events");
     wait_for(&topic, 10);
@@ -280,8 +314,10 @@ fn timestamp_mode_reads_updated_rows_again() {
 #[test]
 fn new_tables_are_picked_up_and_spread_over_the_tasks() {
     let s = schema("pgdyn");
-    db().batch_execute(&format!("CREATE TABLE {s}.a (id int PRIMARY KEY); INSERT INTO {s}.a SELECT generate_series(1, 20);"))
-        .unwrap();
+    db().batch_execute(&format!(
+        "CREATE TABLE {s}.a (id int PRIMARY KEY); INSERT INTO {s}.a SELECT generate_series(1, 20);"
+    ))
+    .unwrap();
     let worker = start_worker(&unique("offsets"));
     let name = unique("pg-dyn");
     let mut keys = source(
@@ -317,7 +353,11 @@ fn new_tables_are_picked_up_and_spread_over_the_tasks() {
     wait_for(&format!("{s}-a"), 25);
     worker.shutdown();
     let a = ids(&envelopes(&format!("{s}-a")));
-    assert_eq!(a, (1..=25).collect::<Vec<_>>(), "a: no row lost or repeated across the reconfiguration");
+    assert_eq!(
+        a,
+        (1..=25).collect::<Vec<_>>(),
+        "a: no row lost or repeated across the reconfiguration"
+    );
     assert_eq!(ids(&envelopes(&format!("{s}-b"))), (1..=30).collect::<Vec<_>>());
     assert_eq!(ids(&envelopes(&format!("{s}-c"))), (1..=40).collect::<Vec<_>>());
 }
@@ -332,7 +372,12 @@ fn a_query_is_read_as_one_stream() {
     .unwrap();
     let worker = start_worker(&unique("offsets"));
     let name = unique("pg-query");
-    let mut keys = source(&name, &s, "orders", &[("mode", "incrementing"), ("incrementing.column.name", "id")]);
+    let mut keys = source(
+        &name,
+        &s,
+        "orders",
+        &[("mode", "incrementing"), ("incrementing.column.name", "id")],
+    );
     keys.retain(|(k, _)| k != "table.whitelist");
     let q = format!("SELECT id, amount * 2 AS doubled FROM {s}.orders");
     keys.push(("query".to_owned(), q));
@@ -370,15 +415,44 @@ fn with(mut keys: Vec<(String, String)>, k: &str, v: Option<&str>) -> Vec<(Strin
 #[test]
 fn bad_configs_name_their_keys() {
     let s = schema("pgbad");
-    let base = source(&unique("pg-bad"), &s, "t", &[("mode", "incrementing"), ("incrementing.column.name", "id")]);
-    let cases: Vec<(Vec<(String, String)>, &str, &str)> = vec![
+    let base = source(
+        &unique("pg-bad"),
+        &s,
+        "t",
+        &[("mode", "incrementing"), ("incrementing.column.name", "id")],
+    );
+    let cases = [
         (with(base.clone(), "mode", Some("sometimes")), "mode", "is not one of"),
-        (with(base.clone(), "incrementing.column.name", None), "incrementing.column.name", "needs"),
-        (with(base.clone(), "connection.url", Some("mysql://h/d")), "connection.url", "not a PostgreSQL URL"),
-        (with(base.clone(), "table.blacklist", Some("x")), "table.blacklist", "not both"),
-        (with(base.clone(), "schema.pattern", Some("public")), "schema.pattern", "not supported"),
-        (with(base.clone(), "numeric.mapping", Some("exact")), "numeric.mapping", "is not one of"),
-        (with(base.clone(), "connection.port", Some("5432")), "connection.host", "not both"),
+        (
+            with(base.clone(), "incrementing.column.name", None),
+            "incrementing.column.name",
+            "needs",
+        ),
+        (
+            with(base.clone(), "connection.url", Some("mysql://h/d")),
+            "connection.url",
+            "not a PostgreSQL URL",
+        ),
+        (
+            with(base.clone(), "table.blacklist", Some("x")),
+            "table.blacklist",
+            "not both",
+        ),
+        (
+            with(base.clone(), "schema.pattern", Some("public")),
+            "schema.pattern",
+            "not supported",
+        ),
+        (
+            with(base.clone(), "numeric.mapping", Some("exact")),
+            "numeric.mapping",
+            "is not one of",
+        ),
+        (
+            with(base.clone(), "connection.port", Some("5432")),
+            "connection.host",
+            "not both",
+        ),
     ];
     for (keys, key, says) in cases {
         let p = problems(&keys);
@@ -386,7 +460,10 @@ fn bad_configs_name_their_keys() {
             p.lines().any(|l| l.contains(key) && l.contains(says)) || (p.contains(key) && p.contains(says)),
             "expected a problem on {key} saying '{says}', got {p}"
         );
-        assert!(!p.contains("=wrong") && !p.contains("'wrong'"), "the password is never echoed: {p}");
+        assert!(
+            !p.contains("=wrong") && !p.contains("'wrong'"),
+            "the password is never echoed: {p}"
+        );
     }
 }
 
@@ -430,11 +507,18 @@ fn a_refused_login_fails_the_connector_without_echoing_the_password() {
 #[test]
 fn without_its_grant_it_reaches_no_database() {
     let s = schema("pgdeny");
-    db().batch_execute(&format!("CREATE TABLE {s}.t (id int PRIMARY KEY); INSERT INTO {s}.t VALUES (1);"))
-        .unwrap();
+    db().batch_execute(&format!(
+        "CREATE TABLE {s}.t (id int PRIMARY KEY); INSERT INTO {s}.t VALUES (1);"
+    ))
+    .unwrap();
     let port: u16 = address().split_once(':').unwrap().1.parse().unwrap();
     for grant in [None, Some(format!("127.0.0.1:{}", port + 1))] {
-        let base = source(&unique("pg-deny"), &s, "t", &[("mode", "incrementing"), ("incrementing.column.name", "id")]);
+        let base = source(
+            &unique("pg-deny"),
+            &s,
+            "t",
+            &[("mode", "incrementing"), ("incrementing.column.name", "id")],
+        );
         let keys = with(base, "grants.net.connect", grant.as_deref());
         let why = failure(&keys);
         assert!(

@@ -61,7 +61,7 @@ pub enum PgError {
     #[error("sslmode={0}: TLS to PostgreSQL is not available in this connector build; use sslmode=disable or prefer")]
     TlsUnavailable(&'static str),
     #[error("PostgreSQL: {0}")]
-    Server(ServerError),
+    Server(Box<ServerError>),
     #[error("unexpected answer from PostgreSQL: {0}")]
     Protocol(String),
 }
@@ -473,7 +473,7 @@ impl Client {
                     rows.push((0..row.len()).map(|i| row.text(i).map(str::to_owned)).collect());
                 }
                 Message::ErrorResponse(body) => {
-                    error.get_or_insert(PgError::Server(server_error(&body)));
+                    error.get_or_insert(PgError::Server(Box::new(server_error(&body))));
                 }
                 Message::CopyInResponse(_) => {
                     frontend::copy_fail("COPY is not run through simple_query", &mut self.write)?;
@@ -522,7 +522,7 @@ impl Client {
                 }
                 Message::ReadyForQuery(_) => return Ok(statement),
                 Message::ErrorResponse(body) => {
-                    let e = PgError::Server(server_error(&body));
+                    let e = PgError::Server(Box::new(server_error(&body)));
                     return Err(self.drain(e));
                 }
                 other => return Err(self.unexpected("prepare", &other)),
@@ -570,7 +570,7 @@ impl Client {
                 Message::ReadyForQuery(_) => break,
                 Message::DataRow(body) => rows.push(Row::new(body)?),
                 Message::ErrorResponse(body) => {
-                    error.get_or_insert(PgError::Server(server_error(&body)));
+                    error.get_or_insert(PgError::Server(Box::new(server_error(&body))));
                 }
                 _ => {}
             }
@@ -617,7 +617,7 @@ impl Client {
                     Message::ErrorResponse(body) => {
                         error.get_or_insert(PipelineError {
                             index: Some(done + completed),
-                            error: PgError::Server(server_error(&body)),
+                            error: PgError::Server(Box::new(server_error(&body))),
                         });
                     }
                     _ => {}
@@ -650,7 +650,7 @@ impl Client {
                 Message::ReadyForQuery(_) => break,
                 Message::BindComplete => {}
                 Message::ErrorResponse(body) => {
-                    error.get_or_insert(PgError::Server(server_error(&body)));
+                    error.get_or_insert(PgError::Server(Box::new(server_error(&body))));
                 }
                 other => return Err(self.unexpected("bind", &other)),
             }
@@ -677,7 +677,7 @@ impl Client {
                 Message::PortalSuspended => more = true,
                 Message::CommandComplete(_) | Message::EmptyQueryResponse => {}
                 Message::ErrorResponse(body) => {
-                    error.get_or_insert(PgError::Server(server_error(&body)));
+                    error.get_or_insert(PgError::Server(Box::new(server_error(&body))));
                 }
                 other => return Err(self.unexpected("fetch", &other)),
             }

@@ -213,7 +213,10 @@ pub fn from_keys<'a>(get: impl Fn(&str) -> Option<&'a str>) -> Result<ConnectSet
         settings.ssl_mode = SslMode::parse(mode).map_err(|e| ("sslmode", e))?;
     }
     if settings.user.is_empty() {
-        return Err(("connection.user", "set connection.user (or a user in connection.url)".to_owned()));
+        return Err((
+            "connection.user",
+            "set connection.user (or a user in connection.url)".to_owned(),
+        ));
     }
     if settings.database.is_empty() {
         settings.database = settings.user.clone();
@@ -279,14 +282,20 @@ mod tests {
     #[test]
     fn jdbc_and_libpq_urls() {
         let s = parse_url("jdbc:postgresql://db.example:5433/shop?user=u&password=p%40ss&sslmode=require").unwrap();
-        assert_eq!((s.host.as_str(), s.port, s.database.as_str()), ("db.example", 5433, "shop"));
+        assert_eq!(
+            (s.host.as_str(), s.port, s.database.as_str()),
+            ("db.example", 5433, "shop")
+        );
         assert_eq!((s.user.as_str(), s.password.as_deref()), ("u", Some("p@ss")));
         assert_eq!(s.ssl_mode, SslMode::Require);
         let s = parse_url("postgresql://copycat:se%3Acret@127.0.0.1/copycat").unwrap();
         assert_eq!((s.host.as_str(), s.port), ("127.0.0.1", 5432));
         assert_eq!(s.password.as_deref(), Some("se:cret"));
         let s = parse_url("postgres://[::1]:6000/d").unwrap();
-        assert_eq!((s.host.as_str(), s.port, s.address().as_str()), ("::1", 6000, "[::1]:6000"));
+        assert_eq!(
+            (s.host.as_str(), s.port, s.address().as_str()),
+            ("::1", 6000, "[::1]:6000")
+        );
     }
 
     #[test]

@@ -339,9 +339,7 @@ impl RowShape {
         for (i, kind) in self.kinds.iter().enumerate() {
             values.push(match row.get(i) {
                 None => Value::Null,
-                Some(raw) => kind
-                    .decode(raw)
-                    .map_err(|e| format!("column {}: {e}", self.names[i]))?,
+                Some(raw) => kind.decode(raw).map_err(|e| format!("column {}: {e}", self.names[i]))?,
             });
         }
         Struct::with_values(&self.schema, values)
@@ -364,9 +362,18 @@ mod tests {
     fn decimals_keep_their_scale() {
         assert_eq!(
             decimal("-12.34", 3).unwrap(),
-            Value::Decimal { unscaled: BigInt::from(-12340), scale: 3 }
+            Value::Decimal {
+                unscaled: BigInt::from(-12340),
+                scale: 3
+            }
         );
-        assert_eq!(decimal("7", 2).unwrap(), Value::Decimal { unscaled: BigInt::from(700), scale: 2 });
+        assert_eq!(
+            decimal("7", 2).unwrap(),
+            Value::Decimal {
+                unscaled: BigInt::from(700),
+                scale: 2
+            }
+        );
         assert!(decimal("NaN", 2).is_err());
         assert!(decimal("1.235", 2).is_err());
     }

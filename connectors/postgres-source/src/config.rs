@@ -66,12 +66,27 @@ const TABLE_TYPES: [(&str, char); 5] = [
 /// with what to do instead: set, they are refused, not ignored.
 const UNSUPPORTED: [(&str, &str); 8] = [
     ("schema.pattern", "name tables as schema.table in table.whitelist"),
-    ("catalog.pattern", "a connection reads one database: set it in connection.url"),
+    (
+        "catalog.pattern",
+        "a connection reads one database: set it in connection.url",
+    ),
     ("query.suffix", "put the whole statement in query"),
-    ("transaction.isolation.mode", "each poll reads one REPEATABLE READ snapshot"),
-    ("connection.attempts", "the host retries a failed poll (a retriable error)"),
-    ("connection.backoff.ms", "the host retries a failed poll (a retriable error)"),
-    ("validate.non.null", "nullability comes from the table's NOT NULL constraints"),
+    (
+        "transaction.isolation.mode",
+        "each poll reads one REPEATABLE READ snapshot",
+    ),
+    (
+        "connection.attempts",
+        "the host retries a failed poll (a retriable error)",
+    ),
+    (
+        "connection.backoff.ms",
+        "the host retries a failed poll (a retriable error)",
+    ),
+    (
+        "validate.non.null",
+        "nullability comes from the table's NOT NULL constraints",
+    ),
     ("table.whitelist.regex", "list the tables in table.whitelist"),
 ];
 
@@ -232,7 +247,10 @@ impl SourceConfig {
             if mode.incrementing() && incrementing_column.is_none() {
                 problems.push(ConfigProblem::new(
                     "incrementing.column.name",
-                    format!("mode={} needs the name of a strictly increasing integer column", mode_name(mode)),
+                    format!(
+                        "mode={} needs the name of a strictly increasing integer column",
+                        mode_name(mode)
+                    ),
                 ));
             }
             if mode.timestamp() && timestamp_columns.is_empty() {
@@ -275,15 +293,16 @@ impl SourceConfig {
         }
         let mut relkinds = Vec::new();
         let types = config.get_list("table.types");
-        for t in if types.is_empty() { vec!["TABLE".to_owned()] } else { types } {
+        for t in if types.is_empty() {
+            vec!["TABLE".to_owned()]
+        } else {
+            types
+        } {
             match TABLE_TYPES.iter().find(|(name, _)| name.eq_ignore_ascii_case(&t)) {
                 Some((_, kind)) => relkinds.push(*kind),
                 None => problems.push(ConfigProblem::new(
                     "table.types",
-                    format!(
-                        "'{t}' is not one of {}",
-                        TABLE_TYPES.map(|(n, _)| n).join(", ")
-                    ),
+                    format!("'{t}' is not one of {}", TABLE_TYPES.map(|(n, _)| n).join(", ")),
                 )),
             }
         }
@@ -307,7 +326,10 @@ impl SourceConfig {
         }
         for (key, instead) in UNSUPPORTED {
             if config.get(key).is_some() {
-                problems.push(ConfigProblem::new(key, format!("is not supported by postgres-source: {instead}")));
+                problems.push(ConfigProblem::new(
+                    key,
+                    format!("is not supported by postgres-source: {instead}"),
+                ));
             }
         }
         for (key, only) in FIXED {

@@ -89,7 +89,11 @@ pub struct PostgresSourceInstance {
 impl DynamicConnector for PostgresSourceInstance {
     fn start(raw: Config) -> Result<Self, Error> {
         let config = parse(&raw)?;
-        let tables = if config.query.is_some() { Vec::new() } else { tables::list_now(&config)? };
+        let tables = if config.query.is_some() {
+            Vec::new()
+        } else {
+            tables::list_now(&config)?
+        };
         if config.query.is_none() && tables.is_empty() {
             log::warn("no table to read yet (check table.whitelist, table.types and the user's SELECT privileges)");
         }

@@ -9,9 +9,7 @@
 
 use copycat_pg_client::types::{self as oid, PG_EPOCH_UNIX_MICROS};
 use copycat_pg_client::{Client, Param, PgError, Statement};
-use copycat_sdk::v0_3::{
-    Config, Error, OffsetMap, PayloadRef, RecordRef, SourceBatch, SourceTask, Value, clock, log,
-};
+use copycat_sdk::v0_3::{Config, Error, OffsetMap, PayloadRef, RecordRef, SourceBatch, SourceTask, Value, clock, log};
 use postgres_protocol::escape::escape_identifier;
 use postgres_protocol::types as pg;
 
@@ -37,7 +35,7 @@ impl Target {
     }
 
     /// `SELECT * FROM …` of this target.
-    fn from_clause(&self) -> String {
+    fn relation(&self) -> String {
         match self {
             Self::Table(t) => t.sql(),
             Self::Query(q) => format!("({q}) AS copycat_query"),
@@ -115,7 +113,9 @@ pub struct PostgresSourceTask {
 
 impl std::fmt::Debug for PostgresSourceTask {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PostgresSourceTask").field("streams", &self.streams.len()).finish()
+        f.debug_struct("PostgresSourceTask")
+            .field("streams", &self.streams.len())
+            .finish()
     }
 }
 
@@ -173,7 +173,7 @@ impl PostgresSourceTask {
     }
 
     fn prepare(client: &mut Client, config: &SourceConfig, target: &Target) -> Result<Prepared, Error> {
-        let from = target.from_clause();
+        let from = target.relation();
         let probe = client
             .prepare(&format!("SELECT * FROM {from}"), &[])
             .map_err(|e| failed(&format!("read {}", target.describe()), e))?;
@@ -211,7 +211,11 @@ impl PostgresSourceTask {
                 many.iter().map(|c| escape_identifier(c)).collect::<Vec<_>>().join(", ")
             ),
         };
-        let inc = config.incrementing_column.as_deref().map(escape_identifier).unwrap_or_default();
+        let inc = config
+            .incrementing_column
+            .as_deref()
+            .map(escape_identifier)
+            .unwrap_or_default();
         let upper = format!("{ts_expr} < now() - ($2 * interval '1 millisecond')");
         let (sql, types): (String, Vec<u32>) = match config.mode {
             Mode::Bulk => (format!("SELECT * FROM {from}"), vec![]),
@@ -268,7 +272,10 @@ impl PostgresSourceTask {
             .map_err(|e| failed("begin a snapshot", e))?;
         let mut params = Vec::new();
         if config.mode.timestamp() {
-            let since = stream.position.timestamp_micros.map_or(i64::MIN, |us| us - PG_EPOCH_UNIX_MICROS);
+            let since = stream
+                .position
+                .timestamp_micros
+                .map_or(i64::MIN, |us| us - PG_EPOCH_UNIX_MICROS);
             params.push(binary(|b| pg::timestamp_to_sql(since, b)));
             params.push(binary(|b| pg::int8_to_sql(config.timestamp_delay_ms, b)));
         }
@@ -358,7 +365,9 @@ impl PostgresSourceTask {
             stream.position = position;
         }
         if !more {
-            client.batch_execute("COMMIT").map_err(|e| failed("end the snapshot", e))?;
+            client
+                .batch_execute("COMMIT")
+                .map_err(|e| failed("end the snapshot", e))?;
             stream.next_run_ms = clock::now_ms() + self.config.poll_interval_ms;
             self.current = None;
         }
@@ -390,7 +399,10 @@ fn not_null(client: &mut Client, columns: &[copycat_pg_client::Column]) -> Resul
             }
         }
     }
-    Ok(columns.iter().map(|c| known.contains(&(c.table_oid, c.column_id))).collect())
+    Ok(columns
+        .iter()
+        .map(|c| known.contains(&(c.table_oid, c.column_id)))
+        .collect())
 }
 
 impl SourceTask for PostgresSourceTask {
@@ -438,7 +450,11 @@ impl SourceTask for PostgresSourceTask {
         }
         log::info(format!(
             "reading {} in mode {} ({} resumed from committed offsets)",
-            streams.iter().map(|s| s.target.describe()).collect::<Vec<_>>().join(", "),
+            streams
+                .iter()
+                .map(|s| s.target.describe())
+                .collect::<Vec<_>>()
+                .join(", "),
             crate::config::mode_name(parsed.mode),
             committed.len()
         ));
