@@ -32,7 +32,7 @@ const FEED_STEPS: usize = 250;
 
 /// A worker run, its log (stderr) kept in `log`; also appended to
 /// `COPYCAT_CHAOS_LOG` if set.
-fn copycat(worker: &Path, connectors: &[PathBuf], log: &Path) -> Child {
+pub(crate) fn copycat(worker: &Path, connectors: &[PathBuf], log: &Path) -> Child {
     let file = std::fs::OpenOptions::new().create(true).append(true).open(log).unwrap();
     let mut child = Command::new(copycat_bin())
         .arg("standalone")
@@ -62,7 +62,7 @@ fn copycat(worker: &Path, connectors: &[PathBuf], log: &Path) -> Child {
 
 /// Prints the tail of the worker logs of a failed run (the logs of the
 /// worker processes, which the harness otherwise keeps to itself).
-struct LogsOnFailure(Vec<PathBuf>);
+pub(crate) struct LogsOnFailure(pub(crate) Vec<PathBuf>);
 
 impl Drop for LogsOnFailure {
     fn drop(&mut self) {

@@ -31,6 +31,7 @@ mod limits;
 mod metrics;
 mod oauth;
 mod offsets;
+mod postgres_chaos;
 mod postgres_sink;
 mod postgres_source;
 mod rebalance;
