@@ -50,6 +50,14 @@ registry-start:
 registry-stop:
     scripts/registry.sh stop
 
+# Start the local PostgreSQL (Debian's package, a private cluster on 127.0.0.1:55432); `scripts/postgres.sh url` prints its URL
+postgres-start:
+    scripts/postgres.sh start
+
+# Stop the local PostgreSQL
+postgres-stop:
+    scripts/postgres.sh stop
+
 # Install the wasm32-wasip2 Rust target if missing
 wasm-target:
     rustup target list --installed | grep -x wasm32-wasip2 >/dev/null || rustup target add wasm32-wasip2

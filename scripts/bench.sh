@@ -122,6 +122,16 @@ if [[ "${COPYCAT_BENCH_DYNAMIC:-1}" != 0 ]]; then
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --rounds 20
 fi
+# PostgreSQL connectors: postgres-source and postgres-sink rows/s beside a
+# native client loop and COPY, against the project's PostgreSQL
+# (scripts/postgres.sh, started here); COPYCAT_BENCH_POSTGRES=0 skips it.
+if [[ "${COPYCAT_BENCH_POSTGRES:-1}" != 0 ]]; then
+    scripts/postgres.sh start
+    COPYCAT_PLUGIN_DIR="${COPYCAT_PLUGIN_DIR:-$PWD/build/plugins}" \
+    cargo run --quiet -p copycat-bench --bin postgres \
+        --config 'profile.dev.package.copycat-bench.opt-level=2' \
+        -- --rows 200000 --runs 3
+fi
 # Distributed failover: SIGKILL / SIGTERM a worker of three; COPYCAT_BENCH_FAILOVER=0 skips it.
 if [[ "${COPYCAT_BENCH_FAILOVER:-1}" != 0 ]]; then
     cargo build --quiet -p copycat-cli --bin copycat
