@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# The end-to-end demo (`just demo`): one standalone Copycat worker running three
-# WebAssembly connectors against a real Kafka broker.
+# The end-to-end demo (`just demo`): one standalone Copycat worker running five
+# WebAssembly connectors against a real Kafka broker and a real PostgreSQL.
 #
-#   datagen      (source)  4 streams x 2500 records  ->  topic demo-datagen-<run>
-#   file-sink    (sink)    topic demo-datagen-<run>  ->  demo-output/output/*
-#   file-source  (source)  demo-output/input/*.txt   ->  topic demo-lines-<run>
+#   datagen          (source)  4 streams x 2500 records  ->  topic demo-datagen-<run>
+#   file-sink        (sink)    topic demo-datagen-<run>  ->  demo-output/output/*
+#   file-source      (source)  demo-output/input/*.txt   ->  topic demo-lines-<run>
+#   postgres-source  (source)  table demo_<run>.orders   ->  topic demo-pg-<run>-orders (with its schema)
+#   postgres-sink    (sink)    topic demo-pg-<run>-orders ->  table demo_<run>.orders_copy (exactly-once)
+#
+# PostgreSQL is the project's private cluster (scripts/postgres.sh, started
+# here if it is not running).
 #
 # It prepares demo-output/ (wiped first: inputs, output dir, configs rendered
 # from demo/*.properties.in), creates the topics, starts
@@ -57,6 +62,13 @@ SOURCE="demo-file-source-$RUN"
 DATAGEN_TOPIC="demo-datagen-$RUN"
 LINES_TOPIC="demo-lines-$RUN"
 OFFSETS_TOPIC="copycat-demo-offsets"
+PG_SCHEMA="demo_${RUN//-/_}"
+PG_TOPIC_PREFIX="demo-pg-$RUN-"
+PG_TOPIC="${PG_TOPIC_PREFIX}orders"
+PG_SOURCE="demo-postgres-source-$RUN"
+PG_SINK="demo-postgres-sink-$RUN"
+PG_ROWS=500
+pg() { scripts/postgres.sh psql -X -q -t -A "$@"; }
 
 if [[ -t 1 && -z "${NO_COLOR:-}" ]]; then
     BOLD=$'\e[1m' DIM=$'\e[2m' RED=$'\e[31m' GREEN=$'\e[32m' OFF=$'\e[0m'
@@ -114,13 +126,18 @@ trap 'echo "demo: terminated" >&3; exit 143' TERM
 # ------------------------------------------------------------ preflight
 
 [[ -x "$COPYCAT" ]] || die "no copycat binary at $COPYCAT (run 'just build', or set COPYCAT_BIN)"
-for plugin in datagen file-sink file-source; do
+for plugin in datagen file-sink file-source postgres-source postgres-sink; do
     [[ -f "$PLUGIN_DIR/$plugin.wasm" ]] ||
         die "no $plugin.wasm in $PLUGIN_DIR (run 'just build', or set COPYCAT_PLUGIN_DIR)"
 done
 TMP="$(mktemp -d)"
+scripts/postgres.sh start >"$TMP/postgres.out" 2>&1 || {
+    cat "$TMP/postgres.out" >&2
+    die "PostgreSQL did not start (scripts/postgres.sh start)"
+}
+PG_ADDRESS="$(scripts/postgres.sh url | sed -e 's|.*@||' -e 's|/.*||')"
 
-printf '%sCopycat demo%s: three WebAssembly connectors in one standalone worker\n' "$BOLD" "$OFF"
+printf '%sCopycat demo%s: five WebAssembly connectors in one standalone worker\n' "$BOLD" "$OFF"
 info "Kafka:    $BOOTSTRAP"
 plugins=("$PLUGIN_DIR"/*.wasm)
 plugins=("${plugins[@]##*/}")
@@ -131,6 +148,8 @@ printf '\n'
 info "datagen      source  $STREAMS streams x $COUNT generated records  ->  topic $DATAGEN_TOPIC"
 info "file-sink    sink    topic $DATAGEN_TOPIC  ->  $(rel "$OUTPUT_DIR")/<topic>-<partition>.txt"
 info "file-source  source  lines of $(rel "$INPUT_DIR")/*.txt  ->  topic $LINES_TOPIC"
+info "postgres-source  source  table $PG_SCHEMA.orders ($PG_ROWS rows, PostgreSQL at $PG_ADDRESS)  ->  topic $PG_TOPIC"
+info "postgres-sink    sink    topic $PG_TOPIC  ->  table $PG_SCHEMA.orders_copy (created from the schema; exactly-once)"
 
 # ------------------------------------------------------------ demo-output/
 
@@ -153,6 +172,19 @@ for i in "${!INPUT_LINES[@]}"; do
     info "input:  $(rel "$file") (${INPUT_LINES[$i]} lines)"
 done
 info "output: $(rel "$OUTPUT_DIR")/ (empty; the file sink writes here)"
+SECRETS_DIR="$DEMO/secrets"
+mkdir -p "$SECRETS_DIR"
+PG_SECRETS="$SECRETS_DIR/postgres.properties"
+printf 'password=%s\n' "$(scripts/postgres.sh url | sed -e 's|^postgresql://[^:]*:||' -e 's|@.*||')" >"$PG_SECRETS"
+chmod 600 "$PG_SECRETS"
+info "secret: $(rel "$PG_SECRETS") (the database password; configs name it, never hold it)"
+pg -c "CREATE SCHEMA $PG_SCHEMA;
+  CREATE TABLE $PG_SCHEMA.orders (id bigserial PRIMARY KEY, customer text NOT NULL, amount numeric(10,2) NOT NULL,
+    tags text[], placed_on date NOT NULL, updated_at timestamptz NOT NULL DEFAULT now());
+  INSERT INTO $PG_SCHEMA.orders (customer, amount, tags, placed_on)
+    SELECT 'customer-' || (g % 37), round((g * 7.31)::numeric % 1000, 2), ARRAY['t' || (g % 3)], date '2026-01-01' + (g % 300)
+    FROM generate_series(1, $PG_ROWS) g;" >/dev/null || die "creating the demo table failed"
+info "table:  $PG_SCHEMA.orders ($PG_ROWS rows) in $(scripts/postgres.sh url | sed 's|//[^@]*@|//|')"
 
 # Render demo/<name>.properties.in into demo-output/<name>.properties.
 render() {
@@ -174,6 +206,12 @@ render() {
         )"
         [OUTPUT_DIR]="$OUTPUT_DIR"
         [STATE_DIR]="$DEMO/state"
+        [SECRETS_DIR]="$SECRETS_DIR"
+        [PG_SECRETS]="$PG_SECRETS"
+        [PG_ADDRESS]="$PG_ADDRESS"
+        [PG_SCHEMA]="$PG_SCHEMA"
+        [PG_TOPIC_PREFIX]="$PG_TOPIC_PREFIX"
+        [PG_TOPIC]="$PG_TOPIC"
     )
     for key in "${!vars[@]}"; do
         text="${text//"@$key@"/"${vars[$key]}"}"
@@ -185,17 +223,17 @@ render() {
     printf '    %s%s%s\n' "$BOLD" "$(rel "$DEMO/$name.properties")" "$OFF"
     grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$DEMO/$name.properties" | sed 's/^/        /'
 }
-CONFIGS=(worker datagen file-sink file-source)
+CONFIGS=(worker datagen file-sink file-source postgres-source postgres-sink)
 for c in "${CONFIGS[@]}"; do render "$c"; done
 
 # ------------------------------------------------------------ topics
 
-step "Creating topics $DATAGEN_TOPIC and $LINES_TOPIC (4 partitions each)"
-for t in "$DATAGEN_TOPIC" "$LINES_TOPIC"; do
+step "Creating topics $DATAGEN_TOPIC, $LINES_TOPIC and $PG_TOPIC (4 partitions each)"
+for t in "$DATAGEN_TOPIC" "$LINES_TOPIC" "$PG_TOPIC"; do
     kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" \
         --create --if-not-exists --topic "$t" --partitions 4 >"$TMP/create-$t.out" 2>&1 &
 done
-for t in "$DATAGEN_TOPIC" "$LINES_TOPIC"; do
+for t in "$DATAGEN_TOPIC" "$LINES_TOPIC" "$PG_TOPIC"; do
     wait -n || {
         cat "$TMP"/create-*.out >&2
         die "creating the topics failed (is Kafka running at $BOOTSTRAP? try 'just kafka-start')"
@@ -235,7 +273,7 @@ sink_lines() {
 step "Waiting for every record (deadline ${TIMEOUT}s)"
 start=$SECONDS
 deadline=$((SECONDS + TIMEOUT))
-datagen_n=0 lines_n=0 sink_n=0
+datagen_n=0 lines_n=0 sink_n=0 pg_n=0
 : >"$TMP/offsets"
 while :; do
     copycat_alive || {
@@ -253,10 +291,12 @@ while :; do
         fi
     fi
     sink_n="$(sink_lines)"
-    printf '    [%3ds] %s: %5d/%d records | file sink: %5d/%d lines | %s: %d/%d records\n' \
+    pg_n="$(pg -c "SELECT CASE WHEN to_regclass('$PG_SCHEMA.orders_copy') IS NULL THEN 0 END" 2>/dev/null)"
+    [[ "$pg_n" == 0 ]] || pg_n="$(pg -c "SELECT count(*) FROM $PG_SCHEMA.orders_copy" 2>/dev/null || echo 0)"
+    printf '    [%3ds] %s: %5d/%d records | file sink: %5d/%d lines | %s: %d/%d records | orders_copy: %d/%d rows\n' \
         $((SECONDS - start)) "$DATAGEN_TOPIC" "$datagen_n" "$EXPECTED_RECORDS" \
-        "$sink_n" "$EXPECTED_RECORDS" "$LINES_TOPIC" "$lines_n" "$total_input"
-    if ((datagen_n >= EXPECTED_RECORDS && sink_n >= EXPECTED_RECORDS && lines_n >= total_input)); then
+        "$sink_n" "$EXPECTED_RECORDS" "$LINES_TOPIC" "$lines_n" "$total_input" "${pg_n:-0}" "$PG_ROWS"
+    if ((datagen_n >= EXPECTED_RECORDS && sink_n >= EXPECTED_RECORDS && lines_n >= total_input && ${pg_n:-0} >= PG_ROWS)); then
         break
     fi
     ((SECONDS < deadline)) || die "timed out after ${TIMEOUT}s waiting for the records"
@@ -392,6 +432,21 @@ else
     tool_failed ConsumerGroupCommand group
 fi
 
+step "PostgreSQL: $PG_SCHEMA.orders -> Kafka -> $PG_SCHEMA.orders_copy"
+pg -c "SELECT column_name || ' ' || data_type || CASE WHEN is_nullable = 'NO' THEN ' not null' ELSE '' END
+       FROM information_schema.columns WHERE table_schema = '$PG_SCHEMA' AND table_name = 'orders_copy' ORDER BY ordinal_position" |
+    sed 's/^/    orders_copy column: /'
+pg -F ' | ' -c "SELECT id, customer, amount, tags, placed_on, updated_at FROM $PG_SCHEMA.orders_copy ORDER BY id LIMIT 3" | sed 's/^/    /'
+# A Connect Timestamp holds milliseconds (as in Kafka Connect): the source's
+# microseconds are compared truncated.
+PG_FROM="SELECT id, customer, amount, tags, placed_on, date_trunc('milliseconds', updated_at) AT TIME ZONE 'UTC' FROM $PG_SCHEMA.orders"
+PG_TO="SELECT id, customer, amount, tags, placed_on, updated_at FROM $PG_SCHEMA.orders_copy"
+pg_missing="$(pg -c "SELECT count(*) FROM ($PG_FROM EXCEPT ALL $PG_TO) d" 2>"$TMP/pg.err" || echo -1)"
+pg_extra="$(pg -c "SELECT count(*) FROM ($PG_TO EXCEPT ALL $PG_FROM) d" 2>>"$TMP/pg.err" || echo -1)"
+pg_offsets="$(pg -c "SELECT coalesce(sum(next_offset), 0) FROM copycat_sink_offsets WHERE connector = '$PG_SINK'" 2>>"$TMP/pg.err" || echo -1)"
+[[ ! -s "$TMP/pg.err" ]] || sed 's/^/    /' "$TMP/pg.err"
+info "offsets committed with the rows (copycat_sink_offsets): $pg_offsets records consumed"
+
 step "Task summaries (from $(rel "$LOG"))"
 strip_ansi "$LOG" | grep 'task summary' >"$TMP/summary" || true
 field() { grep -m 1 -o " $1=\"[^\"]*\"\| $1=[^ ]*" <<<"$2" | head -n 1 | cut -d= -f2- | tr -d '"'; }
@@ -431,9 +486,13 @@ expect "$((source_done != ${#INPUT_FILES[@]}))" \
     "file-source committed each file's end (its size in bytes) as offset ($source_done of ${#INPUT_FILES[@]} files)"
 summary_n="$(wc -l <"$TMP/summary")"
 failed_n="$(grep -c 'FAILED' "$TMP/summary" || true)"
-connectors_n="$(for c in "$DATAGEN" "$SINK" "$SOURCE"; do grep -q -F "connector=$c " "$TMP/summary" && echo "$c"; done | wc -l)"
-expect "$((summary_n == 0 || failed_n != 0 || connectors_n != 3))" \
-    "task summaries: all 3 connectors, no FAILED task ($summary_n tasks, $failed_n failed)"
+expect "$((pg_n != PG_ROWS))" "postgres-sink wrote all $PG_ROWS rows into $PG_SCHEMA.orders_copy (got $pg_n)"
+expect "$((pg_missing != 0 || pg_extra != 0))" \
+    "... equal to $PG_SCHEMA.orders, row for row (missing $pg_missing, extra $pg_extra)"
+expect "$((pg_offsets != PG_ROWS))" "... with the $PG_ROWS consumed offsets committed in the same transactions (got $pg_offsets)"
+connectors_n="$(for c in "$DATAGEN" "$SINK" "$SOURCE" "$PG_SOURCE" "$PG_SINK"; do grep -q -F "connector=$c " "$TMP/summary" && echo "$c"; done | wc -l)"
+expect "$((summary_n == 0 || failed_n != 0 || connectors_n != 5))" \
+    "task summaries: all 5 connectors, no FAILED task ($summary_n tasks, $failed_n failed)"
 warn_n="$(strip_ansi "$LOG" | grep -c -E '^[^ ]+ +(WARN|ERROR) ' || true)"
 if ((warn_n > 0)); then
     info "${DIM}note: $warn_n WARN/ERROR line(s) in the log:${OFF}"
@@ -443,7 +502,8 @@ if ((warn_n > 0)); then
 fi
 
 step "Where everything is"
-info "configs:   $(rel "$DEMO")/{worker,datagen,file-sink,file-source}.properties (from demo/*.properties.in)"
+info "configs:   $(rel "$DEMO")/{worker,datagen,file-sink,file-source,postgres-source,postgres-sink}.properties (from demo/*.properties.in)"
+info "database:  scripts/postgres.sh psql -c 'SELECT * FROM $PG_SCHEMA.orders_copy LIMIT 5'"
 info "input:     $(rel "$INPUT_DIR")/"
 info "output:    $(rel "$OUTPUT_DIR")/"
 info "log:       $(rel "$LOG")"
@@ -459,5 +519,5 @@ if ((${#PROBLEMS[@]} > 0)); then
     log_tail
     exit 1
 fi
-printf '\n%sPASS%s: %d records datagen -> Kafka -> file sink, %d lines file-source -> Kafka, clean shutdown\n' \
-    "$GREEN$BOLD" "$OFF" "$EXPECTED_RECORDS" "$total_input"
+printf '\n%sPASS%s: %d records datagen -> Kafka -> file sink, %d lines file-source -> Kafka, %d rows PostgreSQL -> Kafka -> PostgreSQL, clean shutdown\n' \
+    "$GREEN$BOLD" "$OFF" "$EXPECTED_RECORDS" "$total_input" "$PG_ROWS"

@@ -10,7 +10,8 @@
 //! | STRING | TEXT | as is (a NUL is refused: PostgreSQL text cannot hold it) |
 //! | BYTES | BYTEA | `\x` hex |
 //! | Decimal / Date / Time / Timestamp | NUMERIC / DATE / TIME / TIMESTAMP | ISO text, UTC |
-//! | STRUCT, MAP, ARRAY | JSONB | JsonConverter's JSON, without schema |
+//! | ARRAY of the types above | the element's type `[]` | an array literal (`{"a",NULL}`) |
+//! | STRUCT, MAP, other ARRAYs | JSONB | JsonConverter's JSON, without schema |
 
 use copycat_data::json::{DecimalFormat, JsonConverter};
 use copycat_pg_client::Param;
@@ -26,8 +27,24 @@ pub fn quote(name: &str) -> String {
     escape_identifier(name)
 }
 
+/// Whether an array of `element` is a PostgreSQL array (a scalar
+/// element), not JSON.
+fn scalar(element: &Schema) -> bool {
+    !matches!(element.ty(), Type::Struct | Type::Map | Type::Array)
+}
+
 /// The column type `auto.create` / `auto.evolve` give a field.
-pub fn column_type(schema: &Schema) -> &'static str {
+pub fn column_type(schema: &Schema) -> String {
+    if schema.ty() == Type::Array
+        && let Some(element) = schema.value_schema()
+        && scalar(element)
+    {
+        return format!("{}[]", scalar_type(element));
+    }
+    scalar_type(schema).to_owned()
+}
+
+fn scalar_type(schema: &Schema) -> &'static str {
     match schema.name() {
         Some(logical::DECIMAL) => return "NUMERIC",
         Some(logical::DATE) => return "DATE",
@@ -121,8 +138,42 @@ fn float_text(f: f64) -> String {
 
 /// `value` (of `schema`) as a text-format parameter.
 pub fn param(schema: &Schema, value: &Value) -> Result<Param, String> {
-    let text = match value {
-        Value::Null => return Ok(Param::Null),
+    if value.is_null() {
+        return Ok(Param::Null);
+    }
+    if let (Value::Array(items), Some(element)) = (value, schema.value_schema())
+        && scalar(element)
+    {
+        // An array literal: every element quoted, backslash and quote escaped.
+        let mut out = String::from("{");
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            if item.is_null() {
+                out.push_str("NULL");
+                continue;
+            }
+            let text = text(element, item)?;
+            out.push('"');
+            for c in text.chars() {
+                if c == '"' || c == '\\' {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+            out.push('"');
+        }
+        out.push('}');
+        return Ok(Param::Text(out));
+    }
+    text(schema, value).map(Param::Text)
+}
+
+/// A non-null value as PostgreSQL's text form.
+fn text(schema: &Schema, value: &Value) -> Result<String, String> {
+    Ok(match value {
+        Value::Null => return Err("null".to_owned()),
         Value::Int32(d) if schema.name() == Some(logical::DATE) => date_text(i64::from(*d)),
         Value::Int32(t) if schema.name() == Some(logical::TIME) => time_text(i64::from(*t)),
         Value::Int64(ts) if schema.name() == Some(logical::TIMESTAMP) => timestamp_text(*ts),
@@ -160,8 +211,7 @@ pub fn param(schema: &Schema, value: &Value) -> Result<Param, String> {
                 .unwrap_or_default();
             String::from_utf8(bytes).map_err(|e| e.to_string())?
         }
-    };
-    Ok(Param::Text(text))
+    })
 }
 
 /// `INSERT` / upsert / `UPDATE` / `DELETE` of one row shape.
@@ -231,7 +281,8 @@ mod tests {
     fn dates_times_and_decimals_as_postgres_reads_them() {
         assert_eq!(date_text(0), "1970-01-01");
         assert_eq!(date_text(19_782), "2024-02-29");
-        assert_eq!(date_text(-719_528), "0001-12-31 BC");
+        assert_eq!(date_text(-719_162), "0001-01-01");
+        assert_eq!(date_text(-719_163), "0001-12-31 BC");
         assert_eq!(time_text(47_655_678), "13:14:15.678");
         assert_eq!(timestamp_text(-1), "1969-12-31 23:59:59.999");
         assert_eq!(timestamp_text(1_709_212_455_678), "2024-02-29 13:14:15.678");
@@ -239,6 +290,27 @@ mod tests {
         assert_eq!(decimal_text(&BigInt::from(5), 3), "0.005");
         assert_eq!(decimal_text(&BigInt::from(12), -2), "1200");
         assert_eq!(float_text(f64::NEG_INFINITY), "-Infinity");
+    }
+
+    #[test]
+    fn arrays_of_scalars_are_postgres_arrays() {
+        let schema = copycat_sdk::v0_3::SchemaBuilder::array(Schema::optional_string()).build();
+        assert_eq!(column_type(&schema), "TEXT[]");
+        let value = Value::Array(vec![
+            Value::String("a".into()),
+            Value::Null,
+            Value::String("b\"c\\".into()),
+        ]);
+        assert_eq!(
+            param(&schema, &value).unwrap(),
+            Param::Text(r#"{"a",NULL,"b\"c\\"}"#.to_owned())
+        );
+        let dates = copycat_sdk::v0_3::SchemaBuilder::array(logical::date().build()).build();
+        assert_eq!(column_type(&dates), "DATE[]");
+        assert_eq!(
+            param(&dates, &Value::Array(vec![Value::Int32(0)])).unwrap(),
+            Param::Text(r#"{"1970-01-01"}"#.to_owned())
+        );
     }
 
     #[test]
