@@ -45,6 +45,25 @@ pargs=()
 for p in "${packages[@]}"; do pargs+=(-p "$p"); done
 echo "build-connectors: ${packages[*]}" >&2
 
+# The postgres connectors' TLS (rustls with ring) compiles ring's C and
+# assembly for wasm32 with clang: Debian's clang-N has the WebAssembly
+# target (the C example toolchain's clang-22 among them). An explicit
+# CC_wasm32_wasip2 wins.
+if [[ -z "${CC_wasm32_wasip2:-}" ]]; then
+    for cc in clang-22 clang-21 clang-20 clang-19 clang; do
+        if command -v "$cc" >/dev/null; then
+            export CC_wasm32_wasip2="$cc"
+            ar="llvm-ar${cc#clang}"
+            command -v "$ar" >/dev/null && export AR_wasm32_wasip2="$ar"
+            break
+        fi
+    done
+    [[ -n "${CC_wasm32_wasip2:-}" ]] || {
+        echo "build-connectors: no clang found (the postgres connectors' TLS needs one with the wasm32 target: apt-get install clang)" >&2
+        exit 1
+    }
+fi
+
 # Human-readable diagnostics go to stderr; JSON artifact messages to a file.
 messages="$(mktemp)"
 trap 'rm -f "$messages"' EXIT

@@ -8,13 +8,18 @@
 #   scripts/postgres.sh stop         fast shutdown (idempotent)
 #   scripts/postgres.sh status       exit 0 iff our server runs and answers
 #   scripts/postgres.sh url          print the connection URL of the test user and database
+#   scripts/postgres.sh ca           print the path of the CA certificate that signed the server's
+#   scripts/postgres.sh tls-user     print the user that may log in over TLS only
 #   scripts/postgres.sh psql ARGS    psql as that user on that database (e.g. -c 'select 1')
 #   scripts/postgres.sh logs [N]     tail the server log
 #   scripts/postgres.sh reset        stop and delete the cluster (the next start runs initdb)
 #
 # The cluster: user `copycat`, password `copycat-secret` (SCRAM-SHA-256 over
 # TCP, as a production server asks), database `copycat`, listening on
-# 127.0.0.1:$COPYCAT_POSTGRES_PORT only. PostgreSQL refuses to run as root:
+# 127.0.0.1:$COPYCAT_POSTGRES_PORT only. TLS is on, with a certificate for
+# 127.0.0.1 and localhost signed by a private CA made at initdb (`ca`); the
+# user `copycat_tls` (same password) is refused without TLS (pg_hba), so a
+# test can prove a connection used it. PostgreSQL refuses to run as root:
 # as root, the server runs as the `postgres` user the package creates, so
 # its data lives where that user can reach it (root's home is private):
 #
@@ -27,7 +32,9 @@ DIR="${COPYCAT_POSTGRES_DIR:-/var/tmp/copycat-postgres}"
 DATA="$DIR/data"
 LOG="$DIR/postgres.log"
 USER_NAME=copycat
+TLS_USER=copycat_tls
 PASSWORD=copycat-secret
+TLS="$DIR/tls"
 DATABASE=copycat
 
 log() { echo "postgres.sh: $*" >&2; }
@@ -88,10 +95,16 @@ start() {
         as_server "$bin/initdb" -D "$DATA" -U postgres --pwfile="$pwfile" \
             --auth-local=trust --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >/dev/null
         rm -f "$pwfile"
+        make_tls
+        # copycat_tls over TLS only; everyone else with SCRAM, TLS or not.
+        local hba="$DATA/pg_hba.conf"
+        { echo "hostnossl all $TLS_USER 127.0.0.1/32 reject"; cat "$hba"; } >"$hba.new"
+        mv "$hba.new" "$hba"
+        [[ "$(id -u)" == 0 ]] && chown postgres: "$hba"
     fi
     if ! as_server "$bin/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
         as_server "$bin/pg_ctl" -D "$DATA" -l "$LOG" -w -t 60 \
-            -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1" start >/dev/null ||
+            -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c ssl=on -c ssl_cert_file=$TLS/server.crt -c ssl_key_file=$TLS/server.key" start >/dev/null ||
             {
                 tail -n 20 "$LOG" >&2 || true
                 die "the server did not start (log: $LOG)"
@@ -108,12 +121,32 @@ DO \$\$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$USER_NAME') THEN
     CREATE ROLE $USER_NAME LOGIN PASSWORD '$PASSWORD' CREATEDB;
   END IF;
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$TLS_USER') THEN
+    CREATE ROLE $TLS_USER LOGIN PASSWORD '$PASSWORD' IN ROLE $USER_NAME;
+  END IF;
 END \$\$;
 SQL
     if [[ "$(psql_as_owner -tAc "SELECT 1 FROM pg_database WHERE datname = '$DATABASE'")" != 1 ]]; then
         psql_as_owner -c "CREATE DATABASE $DATABASE OWNER $USER_NAME"
     fi
     log "PostgreSQL is up: $(url)"
+}
+
+# A private CA and a server certificate for 127.0.0.1 and localhost (10 years).
+make_tls() {
+    command -v openssl >/dev/null || die "openssl is needed for the server's TLS certificate"
+    mkdir -p "$TLS"
+    openssl req -x509 -new -nodes -newkey rsa:2048 -days 3650 -subj "/CN=Copycat test CA" \
+        -keyout "$TLS/ca.key" -out "$TLS/ca.crt" 2>/dev/null
+    openssl req -new -nodes -newkey rsa:2048 -subj "/CN=localhost" \
+        -keyout "$TLS/server.key" -out "$TLS/server.csr" 2>/dev/null
+    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$TLS/san.ext"
+    openssl x509 -req -in "$TLS/server.csr" -CA "$TLS/ca.crt" -CAkey "$TLS/ca.key" -CAcreateserial \
+        -days 3650 -extfile "$TLS/san.ext" -out "$TLS/server.crt" 2>/dev/null
+    chmod 600 "$TLS/server.key" "$TLS/ca.key"
+    chmod 644 "$TLS/ca.crt"
+    [[ "$(id -u)" == 0 ]] && chown -R postgres: "$TLS"
+    return 0
 }
 
 stop() {
@@ -137,6 +170,8 @@ status)
     bindir >/dev/null && answers && echo "running: 127.0.0.1:$PORT, data $DATA, log $LOG"
     ;;
 url) url ;;
+ca) echo "$TLS/ca.crt" ;;
+tls-user) echo "$TLS_USER" ;;
 psql)
     shift
     PGPASSWORD="$PASSWORD" "$(bindir)/psql" -X -v ON_ERROR_STOP=1 "$(url)" "$@"
@@ -144,7 +179,7 @@ psql)
 logs) tail -n "${2:-50}" "$LOG" ;;
 reset)
     stop
-    rm -rf "$DATA" "$LOG"
+    rm -rf "$DATA" "$LOG" "$TLS"
     ;;
 *)
     sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//' >&2

@@ -495,13 +495,70 @@ fn a_refused_login_fails_the_connector_without_echoing_the_password() {
     let why = failure(&keys);
     assert!(why.contains("refused the login of user 'copycat'"), "{why}");
     assert!(!why.contains("not-the-password"), "{why}");
-    let keys = with(
-        source(&unique("pg-tls"), &s, "t", &[("mode", "bulk")]),
-        "sslmode",
-        Some("verify-full"),
+}
+
+/// The CA that signed the test server's certificate (`scripts/postgres.sh ca`).
+fn server_ca() -> String {
+    address();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/postgres.sh");
+    let out = Command::new(&script).arg("ca").output().unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+#[test]
+fn tls_verify_full_with_the_servers_ca_and_refusals_otherwise() {
+    let s = schema("pgtls");
+    db().batch_execute(&format!(
+        "CREATE TABLE {s}.t (id int PRIMARY KEY); INSERT INTO {s}.t SELECT generate_series(1, 10);
+         GRANT USAGE ON SCHEMA {s} TO copycat_tls; GRANT SELECT ON ALL TABLES IN SCHEMA {s} TO copycat_tls;"
+    ))
+    .unwrap();
+    let ca = server_ca();
+    let ca_dir = Path::new(&ca).parent().unwrap().display().to_string();
+    // copycat_tls is refused without TLS (pg_hba.conf): rows prove TLS.
+    let tls = |name: &str, extra: &[(&str, &str)]| {
+        let mut keys = source(
+            name,
+            &s,
+            "t",
+            &[("mode", "incrementing"), ("incrementing.column.name", "id")],
+        );
+        keys = with(keys, "connection.user", Some("copycat_tls"));
+        for (k, v) in extra {
+            keys = with(keys, k, Some(v));
+        }
+        keys
+    };
+    let worker = start_worker(&unique("offsets"));
+    let name = unique("pg-tls");
+    let keys = tls(
+        &name,
+        &[
+            ("sslmode", "verify-full"),
+            ("sslrootcert", &ca),
+            ("grants.fs.read", &ca_dir),
+        ],
     );
-    let why = failure(&keys);
-    assert!(why.contains("sslmode=verify-full"), "{why}");
+    start(&worker, &keys);
+    let records = wait_for(&format!("{s}-t"), 10);
+    worker.shutdown();
+    assert_eq!(ids(&records), (1..=10).collect::<Vec<_>>());
+
+    let why = failure(&tls(&unique("pg-tls-plain"), &[("sslmode", "disable")]));
+    assert!(
+        why.contains("no encryption"),
+        "without TLS the server refuses copycat_tls: {why}"
+    );
+    let why = failure(&tls(&unique("pg-tls-roots"), &[("sslmode", "verify-full")]));
+    assert!(
+        why.contains("TLS to PostgreSQL at") && why.contains("UnknownIssuer"),
+        "a private CA is not among the Mozilla roots: {why}"
+    );
+    let why = failure(&tls(
+        &unique("pg-tls-nogrant"),
+        &[("sslmode", "verify-ca"), ("sslrootcert", &ca)],
+    ));
+    assert!(why.contains("is its directory granted with grants.fs.read"), "{why}");
 }
 
 #[test]

@@ -15,6 +15,7 @@ use postgres_protocol::message::backend::{DataRowBody, ErrorResponseBody, Messag
 use postgres_protocol::message::frontend;
 
 use crate::settings::{ConnectSettings, SslMode};
+use crate::tls::{self, Stream};
 
 /// How long a read waits for the server before the connection counts as
 /// broken (a silent server must not hold a task forever).
@@ -58,8 +59,12 @@ pub enum PgError {
     Io(#[from] io::Error),
     #[error("PostgreSQL refused the login of user '{user}': {message}")]
     Login { user: String, message: String },
-    #[error("sslmode={0}: TLS to PostgreSQL is not available in this connector build; use sslmode=disable or prefer")]
-    TlsUnavailable(&'static str),
+    #[error("TLS to PostgreSQL at {address} (sslmode={mode}): {message}")]
+    Tls {
+        address: String,
+        mode: &'static str,
+        message: String,
+    },
     #[error("PostgreSQL: {0}")]
     Server(Box<ServerError>),
     #[error("unexpected answer from PostgreSQL: {0}")]
@@ -191,7 +196,7 @@ impl Row {
 
 /// One connection to PostgreSQL.
 pub struct Client {
-    stream: TcpStream,
+    stream: Stream,
     read: BytesMut,
     write: BytesMut,
     scratch: Vec<u8>,
@@ -246,18 +251,42 @@ impl Client {
     /// password, as the server asks). The session runs in UTC with ISO
     /// dates, so timestamps without a time zone read as UTC.
     pub fn connect(settings: &ConnectSettings) -> Result<Self, PgError> {
-        match settings.ssl_mode {
-            SslMode::Disable | SslMode::Prefer => {}
-            other => return Err(PgError::TlsUnavailable(other.name())),
-        }
         let address = settings.address();
         // `connect`, not `connect_timeout`: on wasip2 the latter reports
         // success against a closed port.
-        let stream = TcpStream::connect((settings.host.as_str(), settings.port))
-            .map_err(|source| PgError::Connect { address, source })?;
+        let mut tcp =
+            TcpStream::connect((settings.host.as_str(), settings.port)).map_err(|source| PgError::Connect {
+                address: address.clone(),
+                source,
+            })?;
         // Best effort: not every platform has these knobs.
-        let _ = stream.set_nodelay(true);
-        let _ = stream.set_read_timeout(Some(READ_TIMEOUT));
+        let _ = tcp.set_nodelay(true);
+        let _ = tcp.set_read_timeout(Some(READ_TIMEOUT));
+        let tls_error = |message: String| PgError::Tls {
+            address: address.clone(),
+            mode: settings.ssl_mode.name(),
+            message,
+        };
+        let stream = match settings.ssl_mode {
+            SslMode::Disable => Stream::Plain(tcp),
+            mode => {
+                let mut request = BytesMut::new();
+                frontend::ssl_request(&mut request);
+                tcp.write_all(&request)?;
+                let mut answer = [0u8; 1];
+                tcp.read_exact(&mut answer)?;
+                match answer[0] {
+                    b'S' => tls::connect(settings, tcp).map_err(tls_error)?,
+                    b'N' if mode == SslMode::Prefer => Stream::Plain(tcp),
+                    b'N' => return Err(tls_error("the server does not accept TLS connections".to_owned())),
+                    other => {
+                        return Err(PgError::Protocol(format!(
+                            "answer {other:#04x} to the TLS request (is this a PostgreSQL server?)"
+                        )));
+                    }
+                }
+            }
+        };
         let mut client = Self {
             stream,
             read: BytesMut::with_capacity(64 * 1024),

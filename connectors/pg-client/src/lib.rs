@@ -19,6 +19,7 @@
 
 mod client;
 mod settings;
+mod tls;
 pub mod types;
 
 pub use client::{Client, Column, Param, PgError, PipelineError, Row, ServerError, Statement};

@@ -58,6 +58,9 @@ pub struct ConnectSettings {
     pub user: String,
     pub password: Option<String>,
     pub ssl_mode: SslMode,
+    /// `sslrootcert`: a PEM file of the CAs `verify-ca` / `verify-full`
+    /// trust (default: the Mozilla roots).
+    pub ssl_root_cert: Option<String>,
     /// `application_name`, shown in `pg_stat_activity`.
     pub application_name: String,
 }
@@ -71,6 +74,7 @@ impl std::fmt::Debug for ConnectSettings {
             .field("user", &self.user)
             .field("password", &self.password.as_ref().map(|_| "[hidden]"))
             .field("ssl_mode", &self.ssl_mode)
+            .field("ssl_root_cert", &self.ssl_root_cert)
             .finish()
     }
 }
@@ -132,6 +136,7 @@ pub fn parse_url(url: &str) -> Result<ConnectSettings, String> {
         user: String::new(),
         password: None,
         ssl_mode: SslMode::default(),
+        ssl_root_cert: None,
         application_name: "copycat".to_owned(),
     };
     if let Some(info) = userinfo {
@@ -149,10 +154,11 @@ pub fn parse_url(url: &str) -> Result<ConnectSettings, String> {
             "user" => settings.user = v,
             "password" => settings.password = Some(v),
             "sslmode" => settings.ssl_mode = SslMode::parse(&v)?,
+            "sslrootcert" => settings.ssl_root_cert = Some(v),
             "ApplicationName" | "application_name" => settings.application_name = v,
             other => {
                 return Err(format!(
-                    "URL parameter '{other}' is not supported (supported: user, password, sslmode, ApplicationName)"
+                    "URL parameter '{other}' is not supported (supported: user, password, sslmode, sslrootcert, ApplicationName)"
                 ));
             }
         }
@@ -195,6 +201,7 @@ pub fn from_keys<'a>(get: impl Fn(&str) -> Option<&'a str>) -> Result<ConnectSet
             user: String::new(),
             password: None,
             ssl_mode: SslMode::default(),
+            ssl_root_cert: None,
             application_name: "copycat".to_owned(),
         }
     } else {
@@ -211,6 +218,17 @@ pub fn from_keys<'a>(get: impl Fn(&str) -> Option<&'a str>) -> Result<ConnectSet
     }
     if let Some(mode) = set("sslmode") {
         settings.ssl_mode = SslMode::parse(mode).map_err(|e| ("sslmode", e))?;
+    }
+    for key in ["sslcert", "sslkey", "sslpassword", "sslcrl"] {
+        if set(key).is_some() {
+            return Err((
+                key,
+                "is not supported: the server's certificate is checked (sslmode, sslrootcert), but no client certificate is sent and no CRL read".to_owned(),
+            ));
+        }
+    }
+    if let Some(path) = set("sslrootcert") {
+        settings.ssl_root_cert = Some(path.to_owned());
     }
     if settings.user.is_empty() {
         return Err((

@@ -63,7 +63,11 @@ pub fn keys() -> Vec<ConfigKey> {
         ConfigKey::password("connection.password")
             .doc("The user's password; ${file:…} and other config providers work")
             .importance(Importance::High),
-        ConfigKey::string("sslmode").doc("disable or prefer (TLS to the database is not available in this build)"),
+        ConfigKey::string("sslmode")
+            .default_value("prefer")
+            .doc("disable | prefer (TLS if the server offers it, unchecked) | require | verify-ca | verify-full, as libpq"),
+        ConfigKey::string("sslrootcert")
+            .doc("PEM file of the CAs verify-ca / verify-full trust (grant its directory with grants.fs.read); default: the Mozilla roots"),
         ConfigKey::string("insert.mode")
             .default_value("insert")
             .doc("insert | upsert (INSERT … ON CONFLICT DO UPDATE) | update")

@@ -34,7 +34,7 @@ use crate::config::SinkConfig;
 pub fn pg_error(what: &str, e: PgError) -> Error {
     let message = format!("PostgreSQL sink: {what}: {e}");
     match e {
-        PgError::Login { .. } | PgError::TlsUnavailable(_) => Error::config(message),
+        PgError::Login { .. } | PgError::Tls { .. } => Error::config(message),
         e if e.is_transient() => Error::retriable(message),
         _ => Error::fatal(message),
     }
