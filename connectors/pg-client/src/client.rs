@@ -660,6 +660,42 @@ impl Client {
         Ok(affected_rows)
     }
 
+    /// `COPY … FROM STDIN` (text format) with `data`, its rows; answers the
+    /// rows copied. A refused row fails the whole command (and, inside a
+    /// transaction, aborts it); the server's message names the line.
+    pub fn copy_in(&mut self, sql: &str, data: &[u8]) -> Result<u64, PgError> {
+        frontend::query(sql, &mut self.write)?;
+        self.send()?;
+        let mut error = None;
+        let mut copied = 0;
+        match self.recv()? {
+            Message::CopyInResponse(_) => {
+                for chunk in data.chunks(256 * 1024) {
+                    frontend::CopyData::new(chunk)?.write(&mut self.write);
+                    self.send()?;
+                }
+                frontend::copy_done(&mut self.write);
+                self.send()?;
+            }
+            Message::ErrorResponse(body) => error = Some(PgError::Server(Box::new(server_error(&body)))),
+            other => return Err(self.unexpected("COPY", &other)),
+        }
+        loop {
+            match self.recv()? {
+                Message::ReadyForQuery(_) => break,
+                Message::CommandComplete(body) => copied = body.tag().map(affected).unwrap_or(0),
+                Message::ErrorResponse(body) => {
+                    error.get_or_insert(PgError::Server(Box::new(server_error(&body))));
+                }
+                _ => {}
+            }
+        }
+        match error {
+            Some(e) => Err(e),
+            None => Ok(copied),
+        }
+    }
+
     /// Binds `statement` to the portal `portal` for reading in steps with
     /// [`Client::fetch`]. A portal lives until its transaction ends: call it
     /// inside `BEGIN` … `COMMIT`.

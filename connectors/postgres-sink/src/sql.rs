@@ -214,6 +214,40 @@ fn text(schema: &Schema, value: &Value) -> Result<String, String> {
     })
 }
 
+/// `COPY <table> (<columns>) FROM STDIN`, text format.
+pub fn copy(table: &str, columns: &[String]) -> String {
+    let cols: Vec<String> = columns.iter().map(|c| quote(c)).collect();
+    format!("COPY {} ({}) FROM STDIN", quote_table(table), cols.join(", "))
+}
+
+/// Appends one row of text parameters to `out` in COPY's text format:
+/// tab-separated, `\N` for null, backslash escapes; `false` if a parameter
+/// is binary (then the row cannot be copied).
+pub fn copy_row(params: &[Param], out: &mut Vec<u8>) -> bool {
+    for (i, p) in params.iter().enumerate() {
+        if i > 0 {
+            out.push(b'\t');
+        }
+        match p {
+            Param::Null => out.extend_from_slice(b"\\N"),
+            Param::Text(t) => {
+                for &b in t.as_bytes() {
+                    match b {
+                        b'\\' => out.extend_from_slice(b"\\\\"),
+                        b'\n' => out.extend_from_slice(b"\\n"),
+                        b'\r' => out.extend_from_slice(b"\\r"),
+                        b'\t' => out.extend_from_slice(b"\\t"),
+                        _ => out.push(b),
+                    }
+                }
+            }
+            Param::Binary(_) => return false,
+        }
+    }
+    out.push(b'\n');
+    true
+}
+
 /// `INSERT` / upsert / `UPDATE` / `DELETE` of one row shape.
 pub fn insert(table: &str, columns: &[String]) -> String {
     let cols: Vec<String> = columns.iter().map(|c| quote(c)).collect();
@@ -311,6 +345,15 @@ mod tests {
             param(&dates, &Value::Array(vec![Value::Int32(0)])).unwrap(),
             Param::Text(r#"{"1970-01-01"}"#.to_owned())
         );
+    }
+
+    #[test]
+    fn copy_rows_escape_what_copy_reads_specially() {
+        let mut out = Vec::new();
+        let row = [Param::Text("a\tb\\c\nd".into()), Param::Null, Param::Text("é".into())];
+        assert!(copy_row(&row, &mut out));
+        assert_eq!(String::from_utf8(out).unwrap(), "a\\tb\\\\c\\nd\t\\N\té\n");
+        assert!(!copy_row(&[Param::Binary(vec![1])], &mut Vec::new()));
     }
 
     #[test]

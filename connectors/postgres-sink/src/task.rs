@@ -8,6 +8,9 @@
 //!   (`FOR UPDATE`; `open` makes sure they exist) and drops any record
 //!   below the stored next offset, so two tasks that briefly own the same
 //!   partition (a rebalance, a zombie) cannot both write a record.
+//! * Insert-mode rows go in with `COPY … FROM STDIN`; if the database
+//!   refuses the copy, the transaction runs again with one pipelined
+//!   `INSERT` per row, which names the refused row.
 //! * A record the database refuses (a constraint, a type) is rolled back
 //!   with its transaction, reported errant (the dead letter queue), and
 //!   the transaction is run again without it; its offset still advances.
@@ -357,22 +360,34 @@ impl PostgresSinkTask {
     /// One transaction: lock and read the offsets, write `rows` (those
     /// not yet written), move the offsets to `advance`. On a refused row,
     /// answers its position in `rows`.
-    fn transaction(&mut self, rows: &[RowOp], advance: &BTreeMap<(String, i32), i64>) -> Result<(), TxError> {
+    ///
+    /// `copy`: insert-mode rows go in with `COPY … FROM STDIN` (one
+    /// command per run of rows); a refused row then fails the command as a
+    /// whole, without saying which row (the caller runs it again without).
+    fn transaction(
+        &mut self,
+        rows: &[RowOp],
+        advance: &BTreeMap<(String, i32), i64>,
+        copy: bool,
+    ) -> Result<(), TxError> {
         let connector = self.config.connector.clone();
         let exactly_once = self.config.exactly_once;
         let mode = self.config.insert_mode;
         let offsets = self.offsets_table();
         let client = self.connection().map_err(TxError::Other)?;
-        client.batch_execute("BEGIN").map_err(|e| TxError::Db(None, e))?;
+        // One round trip to begin (and lock), one to end: BEGIN and the
+        // lock, the offsets and COMMIT, go as one simple query each.
         let mut stored: HashMap<(String, i32), i64> = HashMap::new();
-        if exactly_once && !advance.is_empty() {
+        if !exactly_once || advance.is_empty() {
+            client.batch_execute("BEGIN").map_err(|e| TxError::Db(None, e))?;
+        } else {
             let cond: Vec<String> = advance
                 .keys()
                 .map(|(t, p)| format!("(topic = {} AND kafka_partition = {p})", escape_literal(t)))
                 .collect();
             let rows = client
                 .simple_query(&format!(
-                    "SELECT topic, kafka_partition, next_offset FROM {offsets} WHERE connector = {} AND ({}) FOR UPDATE",
+                    "BEGIN; SELECT topic, kafka_partition, next_offset FROM {offsets} WHERE connector = {} AND ({}) FOR UPDATE",
                     escape_literal(&connector),
                     cond.join(" OR ")
                 ))
@@ -402,6 +417,20 @@ impl PostgresSinkTask {
                 && stored.get(&rows[j].tp).is_none_or(|&next| rows[j].offset >= next)
             {
                 j += 1;
+            }
+            if copy && row.op == Op::Write && mode == InsertMode::Insert {
+                let mut data = Vec::new();
+                if rows[i..j].iter().all(|r| sql::copy_row(&r.params, &mut data)) {
+                    let client = self
+                        .client
+                        .as_mut()
+                        .ok_or(TxError::Other(Error::retriable("no connection")))?;
+                    client
+                        .copy_in(&sql::copy(&row.table, &row.columns), &data)
+                        .map_err(|e| TxError::Db(None, e))?;
+                    i = j;
+                    continue;
+                }
             }
             let statement = self.statement(&text).map_err(|e| TxError::Db(Some(i), e))?;
             let client = self
@@ -434,12 +463,13 @@ impl PostgresSinkTask {
                 .batch_execute(&format!(
                     "INSERT INTO {offsets} (connector, topic, kafka_partition, next_offset) VALUES {} \
                      ON CONFLICT (connector, topic, kafka_partition) DO UPDATE SET next_offset = \
-                     GREATEST({offsets}.next_offset, EXCLUDED.next_offset)",
+                     GREATEST({offsets}.next_offset, EXCLUDED.next_offset); COMMIT",
                     values.join(", ")
                 ))
                 .map_err(|e| TxError::Db(None, e))?;
+        } else {
+            client.batch_execute("COMMIT").map_err(|e| TxError::Db(None, e))?;
         }
-        client.batch_execute("COMMIT").map_err(|e| TxError::Db(None, e))?;
         Ok(())
     }
 
@@ -652,8 +682,11 @@ impl PostgresSinkTask {
         if rows.is_empty() && (advance.is_empty() || !self.config.exactly_once) {
             return Ok(());
         }
+        // COPY first (insert mode); when the database refuses it, the same
+        // rows statement by statement, which names the refused row.
+        let mut copy = self.config.insert_mode == InsertMode::Insert;
         loop {
-            match self.transaction(&rows, &advance) {
+            match self.transaction(&rows, &advance, copy) {
                 Ok(()) => break,
                 Err(TxError::Other(e)) => {
                     self.rollback();
@@ -661,6 +694,10 @@ impl PostgresSinkTask {
                 }
                 Err(TxError::Db(at, e)) => {
                     self.rollback();
+                    if copy && at.is_none() && !e.is_transient() && e.code().is_some() {
+                        copy = false;
+                        continue;
+                    }
                     let refused = at.filter(|_| !e.is_transient() && e.code().is_some());
                     match refused.and_then(|i| (i < rows.len()).then_some(i)) {
                         Some(i) => {
