@@ -247,7 +247,15 @@ impl WasiHttpHooks for HttpGate {
                 grants::HTTP_HOSTS
             );
         }
-        Box::new(async { Err(wasmtime_wasi_http::Error::HttpRequestDenied) })
+        // The guest writes the body after `handle` returned: read to its
+        // end (and dropped) before the denial, or its writes fail as on a
+        // closed connection and the guest never sees `HTTP-request-denied`.
+        let mut body = request.into_body();
+        Box::new(async move {
+            use http_body::Body as _;
+            while let Some(Ok(_)) = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await {}
+            Err(wasmtime_wasi_http::Error::HttpRequestDenied)
+        })
     }
 }
 
