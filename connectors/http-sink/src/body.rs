@@ -84,7 +84,10 @@ mod tests {
     fn batched_bodies_are_json_arrays_or_lines() {
         let parts: [&[u8]; 2] = [br#"{"a":1}"#, b"2"];
         assert_eq!(join(parts.iter().copied(), BodyFormat::Json, true), br#"[{"a":1},2]"#);
-        assert_eq!(join(parts[..1].iter().copied(), BodyFormat::Json, true), br#"[{"a":1}]"#);
+        assert_eq!(
+            join(parts[..1].iter().copied(), BodyFormat::Json, true),
+            br#"[{"a":1}]"#
+        );
         assert_eq!(join(parts.iter().copied(), BodyFormat::String, true), b"{\"a\":1}\n2");
         assert_eq!(join(parts[..1].iter().copied(), BodyFormat::Json, false), br#"{"a":1}"#);
     }

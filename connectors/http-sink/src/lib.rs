@@ -56,7 +56,9 @@ pub struct Offline;
 #[cfg(not(target_arch = "wasm32"))]
 impl send::Transport for Offline {
     fn send(&mut self, _: &send::Request<'_>) -> Result<send::Answer, send::Failure> {
-        Err(send::Failure::Transport("wasi:http exists only in the component".to_owned()))
+        Err(send::Failure::Transport(
+            "wasi:http exists only in the component".to_owned(),
+        ))
     }
     fn sleep(&mut self, pause: std::time::Duration) {
         std::thread::sleep(pause);
@@ -79,10 +81,15 @@ impl Connector for HttpSink {
                 "Sends record values to an HTTP endpoint, one a request or batched as a JSON array; \
                  retries 5xx and 429 (Retry-After), reports refused records errant",
             )
-            .config(ConfigKey::string("http.url").required().importance(Importance::High).doc(
-                "The endpoint, http://host[:port]/path or https://... Grant its host and port with \
+            .config(
+                ConfigKey::string("http.url")
+                    .required()
+                    .importance(Importance::High)
+                    .doc(
+                        "The endpoint, http://host[:port]/path or https://... Grant its host and port with \
                  grants.http.hosts=host:port",
-            ))
+                    ),
+            )
             .config(
                 ConfigKey::string("http.method")
                     .default_value("POST")
@@ -92,10 +99,14 @@ impl Connector for HttpSink {
                 "Headers of every request, Name:Value pairs separated by | (Content-Type defaults to \
                  application/json, or text/plain with request.body.format=string)",
             ))
-            .config(ConfigKey::password("http.authorization").importance(Importance::High).doc(
-                "The Authorization header's value, e.g. Bearer <token>; a config provider reference \
+            .config(
+                ConfigKey::password("http.authorization")
+                    .importance(Importance::High)
+                    .doc(
+                        "The Authorization header's value, e.g. Bearer <token>; a config provider reference \
                  (${file:/path:key}) keeps the secret out of the config",
-            ))
+                    ),
+            )
             .config(ConfigKey::string("request.body.format").default_value("json").doc(
                 "How typed values are written: json (as JsonConverter writes them with \
                  schemas.enable=false and decimal.format=NUMERIC) or string (Java's toString()). \
@@ -110,9 +121,11 @@ impl Connector for HttpSink {
                  put fails with a retriable error and the host redelivers the batch (bounded by \
                  errors.retry.timeout)",
             ))
-            .config(ConfigKey::long("retry.backoff.ms").default_value("1000").doc(
-                "The pause before the first retry, doubled at each retry; a longer Retry-After wins",
-            ))
+            .config(
+                ConfigKey::long("retry.backoff.ms")
+                    .default_value("1000")
+                    .doc("The pause before the first retry, doubled at each retry; a longer Retry-After wins"),
+            )
             .config(
                 ConfigKey::long("retry.backoff.max.ms")
                     .default_value("30000")

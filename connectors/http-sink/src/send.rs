@@ -329,12 +329,7 @@ impl<T: Transport> Sender<T> {
                     return Ok(Delivery::Delivered);
                 }
                 Ok(a) => {
-                    let why = format!(
-                        "HTTP {}{} from {target}: {}",
-                        a.status,
-                        reason(a.status),
-                        a.excerpt
-                    );
+                    let why = format!("HTTP {}{} from {target}: {}", a.status, reason(a.status), a.excerpt);
                     if !retryable(a.status) {
                         self.attempts = 0;
                         return Ok(Delivery::Rejected(why));
@@ -472,11 +467,10 @@ mod tests {
     }
 
     fn sender(pairs: &[(&str, &str)], script: Script) -> Sender<Script> {
-        let config = pairs
-            .iter()
-            .fold(Config::new().with("http.url", "http://127.0.0.1:8080/in"), |c, (k, v)| {
-                c.with(*k, *v)
-            });
+        let config = pairs.iter().fold(
+            Config::new().with("http.url", "http://127.0.0.1:8080/in"),
+            |c, (k, v)| c.with(*k, *v),
+        );
         Sender::new(Settings::parse(&config).unwrap(), script)
     }
 
@@ -523,7 +517,10 @@ mod tests {
         .unwrap();
         let mut s = sender(&[("batch.max.size", "5")], Script::new(vec![]));
         s.put(&batch).unwrap();
-        assert_eq!(s.transport().bodies(), [r#"[{"id":7,"name":"seven"},{"id":7,"name":"seven"}]"#]);
+        assert_eq!(
+            s.transport().bodies(),
+            [r#"[{"id":7,"name":"seven"},{"id":7,"name":"seven"}]"#]
+        );
         let mut s = sender(&[("request.body.format", "string")], Script::new(vec![]));
         s.put(&batch).unwrap();
         assert_eq!(s.transport().bodies(), ["Struct{id=7,name=seven}"; 2]);
@@ -546,7 +543,11 @@ mod tests {
         let mut s = sender(&[("retry.backoff.ms", "10"), ("max.retries", "2")], script);
         let e = s.put(&records(&["a", "b", "c"])).unwrap_err();
         assert!(e.is_retriable(), "{e}");
-        assert!(e.message().contains("HTTP 502 Bad Gateway from POST http://127.0.0.1:8080/in: body of 502"), "{e}");
+        assert!(
+            e.message()
+                .contains("HTTP 502 Bad Gateway from POST http://127.0.0.1:8080/in: body of 502"),
+            "{e}"
+        );
         assert!(e.message().contains("after 2 retries"), "{e}");
         s.put(&records(&["a", "b", "c"])).unwrap();
         assert_eq!(s.transport().bodies(), ["a", "b", "b", "b", "b", "c"]);
@@ -564,10 +565,16 @@ mod tests {
         let slept = &s.transport().slept;
         assert_eq!(slept[0], Duration::from_secs(2));
         // The date is 3 s after the clock's start; 2 s and a request later.
-        assert!(slept[1] >= Duration::from_millis(990) && slept[1] <= Duration::from_secs(1), "{slept:?}");
+        assert!(
+            slept[1] >= Duration::from_millis(990) && slept[1] <= Duration::from_secs(1),
+            "{slept:?}"
+        );
         assert_eq!(http_date("Sun, 06 Nov 1994 08:49:37 GMT"), Some(784_111_777));
         assert_eq!(retry_after("soon", 0), None);
-        assert_eq!(retry_after("Sun, 06 Nov 1994 08:49:37 GMT", 784_111_800), Some(Duration::ZERO));
+        assert_eq!(
+            retry_after("Sun, 06 Nov 1994 08:49:37 GMT", 784_111_800),
+            Some(Duration::ZERO)
+        );
     }
 
     #[test]
@@ -576,7 +583,10 @@ mod tests {
         answer.retry_after = Some("60".into());
         let mut s = sender(&[], Script::new(vec![Ok(answer)]));
         let e = s.put(&records(&["a"])).unwrap_err();
-        assert!(e.is_retriable() && e.message().contains("past this put's time budget"), "{e}");
+        assert!(
+            e.is_retriable() && e.message().contains("past this put's time budget"),
+            "{e}"
+        );
         assert!(s.transport().slept.is_empty());
         // Redelivered at once: still not due, nothing sent.
         assert!(s.put(&records(&["a"])).is_err());
@@ -616,7 +626,9 @@ mod tests {
         assert_eq!(reported.len(), 1);
         assert_eq!(reported[0].0, 1);
         assert!(
-            reported[0].1.contains("HTTP 400 Bad Request from POST http://127.0.0.1:8080/in: body of 400"),
+            reported[0]
+                .1
+                .contains("HTTP 400 Bad Request from POST http://127.0.0.1:8080/in: body of 400"),
             "{reported:?}"
         );
         // Redelivered: nothing sent or reported again.

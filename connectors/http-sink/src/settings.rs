@@ -57,6 +57,9 @@ const RESERVED_HEADERS: [&str; 10] = [
 /// not set `task.call.timeout.ms` (the runtime's default).
 const DEFAULT_CALL_TIMEOUT_MS: u64 = 10_000;
 
+/// `http.timeout.ms` by default (less if the call deadline is short).
+const DEFAULT_TIMEOUT_MS: u64 = 5000;
+
 /// A task's settings.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -155,7 +158,10 @@ fn parse_headers(config: &Config) -> Result<Vec<(HeaderName, HeaderValue)>, Stri
         };
         let name = header_name(name.trim())?;
         if name == http::header::AUTHORIZATION {
-            return Err("set Authorization with http.authorization (a password: hidden, and a config provider reference works)".to_owned());
+            return Err(
+                "set Authorization with http.authorization (a password: hidden, and a config provider reference works)"
+                    .to_owned(),
+            );
         }
         let value = HeaderValue::from_str(value.trim())
             .map_err(|_| format!("the value of header '{name}' has characters a header cannot carry"))?;
@@ -198,12 +204,25 @@ impl Settings {
         let format = keep(p, "request.body.format", parse_format(config));
         let batch_max = keep(p, "batch.max.size", number(config, "batch.max.size", 1, 1, 100_000));
         let max_retries = keep(p, "max.retries", number(config, "max.retries", 10, 0, 1_000_000));
-        let backoff = keep(p, "retry.backoff.ms", number(config, "retry.backoff.ms", 1000, 0, 86_400_000));
-        let backoff_max = keep(p, "retry.backoff.max.ms",
+        let backoff = keep(
+            p,
+            "retry.backoff.ms",
+            number(config, "retry.backoff.ms", 1000, 0, 86_400_000),
+        );
+        let backoff_max = keep(
+            p,
+            "retry.backoff.max.ms",
             number(config, "retry.backoff.max.ms", 30_000, 0, 86_400_000),
         );
         let call = number(config, "task.call.timeout.ms", DEFAULT_CALL_TIMEOUT_MS, 1, u64::MAX).ok();
-        let timeout = keep(p, "http.timeout.ms", number(config, "http.timeout.ms", 5000, 1, 3_600_000));
+        // Unset, at most the put's budget (80% of the call deadline).
+        let fits = call.map_or(DEFAULT_TIMEOUT_MS, |c| c.saturating_mul(8) / 10);
+        let default_timeout = DEFAULT_TIMEOUT_MS.min(fits).max(1);
+        let timeout = keep(
+            p,
+            "http.timeout.ms",
+            number(config, "http.timeout.ms", default_timeout, 1, 3_600_000),
+        );
         if let (Some(call), Some(t)) = (call, timeout)
             && t.saturating_mul(10) > call.saturating_mul(8)
         {
@@ -215,7 +234,18 @@ impl Settings {
                 ),
             ));
         }
-        match (url, method, headers, authorization, format, batch_max, max_retries, backoff, backoff_max, timeout) {
+        match (
+            url,
+            method,
+            headers,
+            authorization,
+            format,
+            batch_max,
+            max_retries,
+            backoff,
+            backoff_max,
+            timeout,
+        ) {
             (
                 Some((url, authority)),
                 Some(method),
@@ -264,11 +294,10 @@ mod tests {
     use super::*;
 
     fn problems(pairs: &[(&str, &str)]) -> Vec<String> {
-        let config = pairs
-            .iter()
-            .fold(Config::new().with("http.url", "http://127.0.0.1:8080/in"), |c, (k, v)| {
-                c.with(*k, *v)
-            });
+        let config = pairs.iter().fold(
+            Config::new().with("http.url", "http://127.0.0.1:8080/in"),
+            |c, (k, v)| c.with(*k, *v),
+        );
         match Settings::parse(&config) {
             Ok(_) => Vec::new(),
             Err(p) => p.into_iter().map(|p| format!("{}: {}", p.key, p.message)).collect(),
@@ -286,7 +315,10 @@ mod tests {
         assert_eq!(s.backoff, Duration::from_secs(1));
         assert_eq!(s.timeout, Duration::from_secs(5));
         assert_eq!(s.budget, Duration::from_secs(8));
-        assert_eq!(s.headers, [(http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"))]);
+        assert_eq!(
+            s.headers,
+            [(http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"))]
+        );
     }
 
     #[test]
@@ -297,7 +329,11 @@ mod tests {
             .with("http.authorization", "Bearer t0k3n")
             .with("request.body.format", "STRING");
         let s = Settings::parse(&config).unwrap();
-        let h: Vec<(&str, &str)> = s.headers.iter().map(|(n, v)| (n.as_str(), v.to_str().unwrap())).collect();
+        let h: Vec<(&str, &str)> = s
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.to_str().unwrap()))
+            .collect();
         assert_eq!(
             h,
             [
@@ -343,6 +379,14 @@ mod tests {
         assert!(got[0].contains("'GET' is not one of POST, PUT, PATCH"));
         assert!(got[6].contains("task.call.timeout.ms (10000 ms"), "{got:?}");
         assert!(problems(&[("http.timeout.ms", "9000"), ("task.call.timeout.ms", "20000")]).is_empty());
+        let short = Config::new()
+            .with("http.url", "http://h/")
+            .with("task.call.timeout.ms", "2000");
+        let s = Settings::parse(&short).unwrap();
+        assert_eq!(
+            (s.timeout, s.budget),
+            (Duration::from_millis(1600), Duration::from_millis(1600))
+        );
         for url in ["ftp://x/y", "127.0.0.1:80", "http:///nohost", "https://user:pw@x/"] {
             let got = problems(&[("http.url", url)]);
             assert!(got.len() == 1 && got[0].starts_with("http.url"), "{url}: {got:?}");

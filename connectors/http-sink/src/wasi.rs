@@ -76,9 +76,7 @@ fn failure(e: wstd::http::Error) -> Failure {
     match e.downcast_ref::<ErrorCode>() {
         Some(ErrorCode::HttpRequestDenied) => Failure::Denied,
         Some(
-            code @ (ErrorCode::TlsProtocolError
-            | ErrorCode::TlsCertificateError
-            | ErrorCode::TlsAlertReceived(_)),
+            code @ (ErrorCode::TlsProtocolError | ErrorCode::TlsCertificateError | ErrorCode::TlsAlertReceived(_)),
         ) => Failure::Tls(format!("{code:?}")),
         Some(code) => Failure::Transport(format!("{code:?}")),
         None => Failure::Transport(format!("{e:#}")),
