@@ -647,3 +647,39 @@ fn https_to_a_private_ca_fails_with_the_reason_and_sends_nothing() {
     assert!(server.seen().is_empty());
     worker.shutdown();
 }
+
+/// Each request hands the host its options (the timeouts): more requests
+/// than `task.host.handles.max` go out without the task running out of
+/// host handles (wasmtime-wasi-http kept every request's options).
+#[test]
+fn more_requests_than_the_host_handle_cap_hold_no_handles() {
+    init_logging();
+    let server = Server::start();
+    let worker = start_worker(&unique("offsets"));
+    let topic = unique("http-many");
+    block_on(create_topic(&topic, 1));
+    const N: usize = 400;
+    produce_values(&topic, &(0..N).map(|i| i.to_string()).collect::<Vec<_>>());
+    let name = unique("http-many");
+    let (url, grant) = (server.url("/in"), server.grant());
+    start(
+        &worker,
+        &[
+            ("name", &name),
+            ("connector.class", "http-sink"),
+            ("topics", &topic),
+            ("grants.http.hosts", &grant),
+            ("http.url", &url),
+            ("task.host.handles.max", "150"),
+            ("task.restart.max.attempts", "0"),
+        ],
+    );
+    let seen = eventually("every record delivered", Duration::from_secs(60), || {
+        not_failed(&worker, &name);
+        let s = server.seen();
+        (s.len() >= N).then_some(s)
+    });
+    let bodies: Vec<String> = seen.into_iter().map(|s| s.body).collect();
+    assert_eq!(bodies, (0..N).map(|i| i.to_string()).collect::<Vec<_>>());
+    worker.shutdown();
+}
