@@ -77,8 +77,14 @@ fn failure(e: wstd::http::Error) -> Failure {
         Some(ErrorCode::HttpRequestDenied) => Failure::Denied,
         Some(
             code @ (ErrorCode::TlsProtocolError | ErrorCode::TlsCertificateError | ErrorCode::TlsAlertReceived(_)),
-        ) => Failure::Tls(format!("{code:?}")),
-        Some(code) => Failure::Transport(format!("{code:?}")),
+        ) => Failure::Tls(name(code)),
+        Some(code) => Failure::Transport(name(code)),
         None => Failure::Transport(format!("{e:#}")),
     }
+}
+
+/// `ErrorCode::ConnectionRefused` as `ConnectionRefused`.
+fn name(code: &ErrorCode) -> String {
+    let debug = format!("{code:?}");
+    debug.strip_prefix("ErrorCode::").unwrap_or(&debug).to_owned()
 }
