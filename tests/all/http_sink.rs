@@ -578,7 +578,11 @@ fn bad_keys_are_refused_by_name() {
     // Conformance: a bad config at the task's `start` is the config variant.
     match crate::conformance::start_with_bad_config(
         &plugin("http-sink"),
-        &[("topics", "t"), ("http.url", "http://127.0.0.1:1/"), ("http.method", "GET")],
+        &[
+            ("topics", "t"),
+            ("http.url", "http://127.0.0.1:1/"),
+            ("http.method", "GET"),
+        ],
     ) {
         copycat_runtime::engine::guest::GuestError::Config(m) => {
             assert!(m.contains("config 'http.method'"), "{m}")

@@ -22,6 +22,7 @@ use copycat_bench::results::{self, Record};
 use copycat_bench::{create_topics, init_tracing, median, props};
 use copycat_runtime::{ConnectorConfig, Worker, WorkerConfig};
 use rdkafka::ClientConfig;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer as _};
 
 #[derive(Parser)]
@@ -171,13 +172,17 @@ fn main() -> Result<()> {
         .set("linger.ms", "20")
         .create()?;
     for v in &values {
-        copycat_bench::kafka::send_retrying(
-            BaseRecord::<(), _>::to(&topic).payload(v.as_str()),
-            |r| producer.send(r),
-            || {
-                producer.poll(Duration::from_millis(10));
-            },
-        )?;
+        let mut record = BaseRecord::<(), _>::to(&topic).payload(v.as_str());
+        loop {
+            match producer.send(record) {
+                Ok(()) => break,
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                    record = back;
+                    producer.poll(Duration::from_millis(10));
+                }
+                Err((e, _)) => return Err(e).context("producing the input"),
+            }
+        }
         producer.poll(Duration::ZERO);
     }
     producer.flush(Duration::from_secs(60))?;
