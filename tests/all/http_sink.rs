@@ -541,6 +541,32 @@ fn a_refused_record_goes_to_the_dead_letter_queue_or_fails_the_task_naming_it() 
 fn bad_keys_are_refused_by_name() {
     init_logging();
     let worker = start_worker(&unique("offsets"));
+    // Conformance: `describe` declares every key; the secret is a password.
+    let good = [
+        ("name", "http-good"),
+        ("connector.class", "http-sink"),
+        ("topics", "t"),
+        ("http.url", "http://127.0.0.1:1/"),
+    ];
+    let validated = worker.validate(&connector(&worker, &good)).unwrap();
+    let declared = &validated.info().config_def;
+    for key in [
+        "http.url",
+        "http.method",
+        "http.headers",
+        "http.authorization",
+        "request.body.format",
+        "batch.max.size",
+        "max.retries",
+        "retry.backoff.ms",
+        "retry.backoff.max.ms",
+        "http.timeout.ms",
+        "topics",
+    ] {
+        assert!(declared.iter().any(|k| k.name == key), "describe declares {key}");
+    }
+    let secret = declared.iter().find(|k| k.name == "http.authorization").unwrap();
+    assert!(format!("{:?}", secret.type_).contains("Password"), "{secret:?}");
     let pairs = [
         ("name", "http-bad"),
         ("connector.class", "http-sink"),
