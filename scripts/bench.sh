@@ -199,6 +199,13 @@ if [[ "${COPYCAT_BENCH_CONVERTERS:-1}" != 0 ]]; then
         --config 'profile.dev.package.copycat-bench.opt-level=2' "${DATA_OPT[@]}" \
         -- --runs 3
 fi
+# http-sink to a local HTTP server against a plain HTTP client loop (one
+# value a request, and 100 a request); COPYCAT_BENCH_HTTP_SINK=0 skips it.
+if [[ "${COPYCAT_BENCH_HTTP_SINK:-1}" != 0 ]]; then
+    cargo run --quiet -p copycat-bench --bin http_sink \
+        --config 'profile.dev.package.copycat-bench.opt-level=2' \
+        -- --runs 3
+fi
 # The summary table (docs/BENCHMARKS.md) and plots (docs/bench/*.svg) from
 # $COPYCAT_BENCH_RESULTS; COPYCAT_BENCH_REPORT=0 skips it.
 if [[ "${COPYCAT_BENCH_REPORT:-1}" != 0 ]]; then

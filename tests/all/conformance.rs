@@ -56,7 +56,7 @@ fn config(worker: &Worker, pairs: &[(String, String)]) -> ConnectorConfig {
 
 /// Instantiate `component` alone and call `start` with `config` (which must
 /// be bad): the connector must answer with the `config` error variant.
-fn start_with_bad_config(component: &Path, config: &[(&str, &str)]) -> GuestError {
+pub(crate) fn start_with_bad_config(component: &Path, config: &[(&str, &str)]) -> GuestError {
     let engine = copycat_runtime::engine::WasmEngine::new(&Default::default()).unwrap();
     let plugin = engine.load(component).unwrap();
     let limits = TaskLimits::default();

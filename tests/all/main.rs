@@ -23,6 +23,7 @@ mod errors;
 mod exactly_once;
 mod file;
 mod hostile;
+mod http_sink;
 mod kafka_connect_dead_letter_queue;
 mod kafka_connect_offsets;
 mod kafka_connect_side_by_side;

@@ -247,8 +247,61 @@ impl WasiHttpHooks for HttpGate {
                 grants::HTTP_HOSTS
             );
         }
-        Box::new(async { Err(wasmtime_wasi_http::Error::HttpRequestDenied) })
+        // The guest writes the body after `handle` returned: read to its
+        // end (and dropped) before the denial, or its writes fail as on a
+        // closed connection and the guest never sees `HTTP-request-denied`.
+        let mut body = request.into_body();
+        Box::new(async move {
+            use http_body::Body as _;
+            while let Some(Ok(_)) = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await {}
+            Err(wasmtime_wasi_http::Error::HttpRequestDenied)
+        })
     }
+}
+
+/// The interface whose `handle` [`add_handle_to_linker`] shadows, at the
+/// version wasmtime-wasi-http 48 links.
+const OUTGOING_HANDLER: &str = "wasi:http/outgoing-handler@0.2.12";
+
+/// `wasi:http/outgoing-handler.handle` as wasmtime-wasi-http's, with the
+/// request options it is handed (an owned resource: timeouts) dropped
+/// afterwards. wasmtime-wasi-http 48 only reads them, so every request with
+/// options left an entry in the task's resource table, and a task sending
+/// them (wstd with a timeout) failed at `task.host.handles.max` after about
+/// a thousand requests.
+pub(crate) fn add_handle_to_linker<T: wasmtime_wasi_http::WasiHttpView + 'static>(
+    linker: &mut wasmtime::component::Linker<T>,
+) -> wasmtime::Result<()> {
+    use wasmtime::component::Resource;
+    use wasmtime_wasi_http::p2::bindings::http::{outgoing_handler, types};
+    use wasmtime_wasi_http::p2::types::HostOutgoingRequest;
+    linker.allow_shadowing(true);
+    let added = linker.instance(OUTGOING_HANDLER).and_then(|mut handler| {
+        handler.func_wrap(
+            "handle",
+            |mut store: wasmtime::StoreContextMut<'_, T>,
+             (request, options): (
+                Resource<HostOutgoingRequest>,
+                Option<Resource<wasmtime_wasi_http::RequestOptions>>,
+            )| {
+                let rep = options.as_ref().map(Resource::rep);
+                let mut view = store.data_mut().http();
+                let sent = outgoing_handler::Host::handle(&mut view, request, options);
+                if let Some(rep) = rep {
+                    let _ = view
+                        .table
+                        .delete(Resource::<wasmtime_wasi_http::RequestOptions>::new_own(rep));
+                }
+                let sent = match sent {
+                    Ok(future) => Ok(future),
+                    Err(e) => Err(types::Host::convert_error_code(&mut view, e)?),
+                };
+                Ok((sent,))
+            },
+        )
+    });
+    linker.allow_shadowing(false);
+    added
 }
 
 #[cfg(test)]
