@@ -155,13 +155,15 @@ start() {
     [[ -f "$LOG_FILE" ]] && mv -f "$LOG_FILE" "$LOG_FILE.1"
     log "starting MiniDFSCluster $HADOOP_VERSION: WebHDFS $URL, datanode HTTP 127.0.0.1:$DN_HTTP_PORT (log $LOG_FILE)"
     # setsid: own session, so the cluster outlives the caller and does not get
-    # its Ctrl-C. The inner shell records its pid and exec's the JVM.
+    # its Ctrl-C. The inner shell records its pid and exec's the JVM, which
+    # must not hold the lock's fd (9) nor be a child of a shell of ours.
+    cd "$RUN_DIR"
     # shellcheck disable=SC2016,SC2086
-    (cd "$RUN_DIR" && setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PID_FILE" \
+    setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PID_FILE" \
         java $JAVA_OPTS -Djava.awt.headless=true \
         -Dlog4j2.configurationFile="$HDFS_HOME/log4j2.properties" \
         -cp "$LIBS/*" "$LAUNCHER" "$BASE_DIR" "$RPC_PORT" "$HTTP_PORT" "$DN_PORT" "$DN_HTTP_PORT" "$DN_IPC_PORT" \
-        </dev/null >"$LOG_FILE" 2>&1 9>&- &)
+        </dev/null >"$LOG_FILE" 2>&1 9>&- &
     local i
     for ((i = 0; i < 100; i++)); do
         [[ -s "$PID_FILE" ]] && break

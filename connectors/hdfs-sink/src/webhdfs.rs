@@ -12,6 +12,8 @@
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value as Json;
+use wstd::http::body::util::Empty;
+use wstd::http::body::Bytes;
 use wstd::http::{Body, Client, ErrorCode, Method, Request};
 use wstd::time::Duration;
 
@@ -93,28 +95,53 @@ impl WebHdfs {
         url
     }
 
-    /// Send one request; `Err` only if no answer came.
-    fn send(&self, method: Method, url: &str, body: Vec<u8>) -> Result<Answer, HdfsError> {
+    /// Send one request (`body`: none, or the bytes to upload); `Err` only
+    /// if no answer came.
+    fn send(&self, method: Method, url: &str, body: Option<Vec<u8>>) -> Result<Answer, HdfsError> {
+        let uploads = body.is_some();
+        let what = format!("{method} {}", strip_query(url));
+        match self.send_once(method, url, body) {
+            Ok(answer) => Ok(answer),
+            Err(e) => {
+                if let Some(ErrorCode::HttpRequestDenied) = e.downcast_ref::<ErrorCode>() {
+                    return Err(denied(url));
+                }
+                // wstd sends the body and awaits the answer together: when
+                // the host denies a request with a body, writing the body
+                // fails first (the stream is closed) and hides the denial.
+                // A request without a body to the same host tells.
+                let scheme = url.split_once("://").map_or("http", |(s, _)| s);
+                let root = format!("{scheme}://{}/", authority(url));
+                if uploads
+                    && let Err(probe) = self.send_once(Method::GET, &root, None)
+                    && let Some(ErrorCode::HttpRequestDenied) = probe.downcast_ref::<ErrorCode>()
+                {
+                    return Err(denied(url));
+                }
+                Err(HdfsError::Unavailable(format!("{what}: {e:#}")))
+            }
+        }
+    }
+
+    fn send_once(&self, method: Method, url: &str, body: Option<Vec<u8>>) -> Result<Answer, wstd::http::Error> {
         let mut client = Client::new();
         client.set_connect_timeout(self.timeout);
         client.set_first_byte_timeout(self.timeout);
         client.set_between_bytes_timeout(self.timeout);
-        let what = format!("{method} {}", strip_query(url));
+        let body = match body {
+            Some(data) => Body::from(data),
+            // Nothing written: a denial shows as such (see `send`).
+            None => Body::from_http_body(Empty::<Bytes>::new()),
+        };
         let request = Request::builder()
             .method(method)
             .uri(url)
             .header("content-type", "application/octet-stream")
-            .body(Body::from(body))
-            .map_err(|e| HdfsError::Refused(format!("{what}: {e}")))?;
+            .body(body)?;
         wstd::runtime::block_on(async {
-            let mut response = client.send(request).await.map_err(|e| send_error(&what, &e))?;
+            let mut response = client.send(request).await?;
             let status = response.status().as_u16();
-            let body = response
-                .body_mut()
-                .contents()
-                .await
-                .map_err(|e| HdfsError::Unavailable(format!("{what}: reading the answer: {e}")))?
-                .to_vec();
+            let body = response.body_mut().contents().await?.to_vec();
             Ok(Answer { status, body })
         })
     }
@@ -123,7 +150,7 @@ impl WebHdfs {
     /// non-2xx answers become errors (`None` for a 404 when `missing_ok`).
     fn call(&self, method: Method, path: &str, op: &str, params: &[(&str, &str)]) -> Result<Option<Json>, HdfsError> {
         let url = self.url(path, op, params);
-        let answer = self.send(method, &url, Vec::new())?;
+        let answer = self.send(method, &url, None)?;
         if answer.status == 404 && op != "CREATE" {
             return Ok(None);
         }
@@ -151,7 +178,7 @@ impl WebHdfs {
             .and_then(Json::as_str)
             .ok_or_else(|| HdfsError::Unavailable(format!("CREATE {path}: the namenode named no datanode")))?
             .to_owned();
-        let written = self.send(Method::PUT, &location, data)?;
+        let written = self.send(Method::PUT, &location, Some(data))?;
         check(&written, &format!("CREATE {path} (datanode {})", authority(&location)))
     }
 
@@ -213,16 +240,13 @@ fn authority(url: &str) -> &str {
     rest.split(['/', '?']).next().unwrap_or(rest)
 }
 
-/// A request that got no answer: denied by the host (no grant), or not
-/// delivered.
-fn send_error(what: &str, e: &wstd::http::Error) -> HdfsError {
-    if let Some(ErrorCode::HttpRequestDenied) = e.downcast_ref::<ErrorCode>() {
-        return HdfsError::Denied(format!(
-            "{what}: the request was denied: grant the WebHDFS namenode and datanode \
-             (host:port each) in grants.http.hosts"
-        ));
-    }
-    HdfsError::Unavailable(format!("{what}: {e}"))
+/// A request the host denied: its host is not granted.
+fn denied(url: &str) -> HdfsError {
+    HdfsError::Denied(format!(
+        "a request to {} was denied: grants.http.hosts must name the WebHDFS namenode and every \
+         datanode it redirects writes to (host:port each)",
+        authority(url)
+    ))
 }
 
 /// `Ok` for a 2xx answer; otherwise the RemoteException's message, as
