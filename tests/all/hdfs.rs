@@ -136,7 +136,11 @@ fn committed(topics_dir: &str, topic: &str, partition: i32) -> Vec<(i64, i64, St
             assert_eq!(parts.len(), 3, "a final name: {name}");
             assert_eq!(parts[2], format!("{topic}+{partition}"), "{name}");
             assert_eq!(parts[1].len(), 10, "zero-padded to 10 digits: {name}");
-            (parts[1].parse().unwrap(), parts[0].parse().unwrap(), format!("{dir}/{name}"))
+            (
+                parts[1].parse().unwrap(),
+                parts[0].parse().unwrap(),
+                format!("{dir}/{name}"),
+            )
         })
         .collect();
     files.sort();
@@ -235,7 +239,9 @@ fn json_files_rolled_by_flush_size_and_resumed_from_their_names() {
         assert!(lines.len() <= n, "more lines than records: {}", lines.len());
         lines
     };
-    eventually("100 lines in HDFS", Duration::from_secs(120), || (all(100).len() == 100).then_some(()));
+    eventually("100 lines in HDFS", Duration::from_secs(120), || {
+        (all(100).len() == 100).then_some(())
+    });
     assert_eq!(all(100), (0..100).map(value).collect::<Vec<_>>());
     for p in 0..2 {
         let files = committed(&dir, &topic, p);
@@ -252,7 +258,9 @@ fn json_files_rolled_by_flush_size_and_resumed_from_their_names() {
     block_on(offsets_admin::reset(worker.config(), &cfg)).unwrap();
     produce_range(&topic, 2, 100, 140, value);
     worker.start_connector(cfg).unwrap();
-    eventually("140 lines in HDFS", Duration::from_secs(120), || (all(140).len() == 140).then_some(()));
+    eventually("140 lines in HDFS", Duration::from_secs(120), || {
+        (all(140).len() == 140).then_some(())
+    });
     worker.shutdown();
     assert_eq!(
         all(140),
@@ -272,7 +280,10 @@ fn json_files_rolled_by_flush_size_and_resumed_from_their_names() {
     )
     .unwrap();
     let mut guest = copycat_runtime::engine::guest::Guest::instantiate(&engine, &component, host, &limits).unwrap();
-    match guest.sink_start(&vec![("topics".to_owned(), "t".to_owned()), ("flush.size".to_owned(), "x".to_owned())]) {
+    match guest.sink_start(&vec![
+        ("topics".to_owned(), "t".to_owned()),
+        ("flush.size".to_owned(), "x".to_owned()),
+    ]) {
         Err(GuestError::Config(msg)) => assert!(
             msg.contains("hdfs.url") && msg.contains("flush.size"),
             "the message names the keys: {msg}"
@@ -300,7 +311,11 @@ fn avro_files_decode_with_apache_avro_and_errant_records_go_to_the_dead_letter_q
         if errant(i) {
             format!(r#"{{"schema":null,"payload":{{"id":{i}}}}}"#)
         } else {
-            let amount = if i % 2 == 0 { format!("{i}.5") } else { "null".to_owned() };
+            let amount = if i % 2 == 0 {
+                format!("{i}.5")
+            } else {
+                "null".to_owned()
+            };
             format!(r#"{{"schema":{schema},"payload":{{"id":{i},"name":"n{i}","amount":{amount}}}}}"#)
         }
     };
@@ -361,11 +376,19 @@ fn avro_files_decode_with_apache_avro_and_errant_records_go_to_the_dead_letter_q
             ]
         );
     }
-    let letters = eventually("the errant records in the dead letter queue", Duration::from_secs(60), || {
-        let letters = read_topic(&dlq);
-        (letters.len() >= 6).then_some(letters)
-    });
-    assert_eq!(letters.len(), (0..40).filter(|i| errant(*i)).count(), "each errant record once");
+    let letters = eventually(
+        "the errant records in the dead letter queue",
+        Duration::from_secs(60),
+        || {
+            let letters = read_topic(&dlq);
+            (letters.len() >= 6).then_some(letters)
+        },
+    );
+    assert_eq!(
+        letters.len(),
+        (0..40).filter(|i| errant(*i)).count(),
+        "each errant record once"
+    );
     assert_eq!(task_states(&worker, &name)[0].0, "RUNNING");
     worker.shutdown();
 }
@@ -388,7 +411,11 @@ fn a_leftover_temporary_file_is_removed_at_open() {
         (partition_lines(&dir, &topic, 0).len() == 20).then_some(())
     });
     worker.shutdown();
-    assert_eq!(files_under(&format!("{dir}/+tmp")), Vec::<String>::new(), "the leftover is gone");
+    assert_eq!(
+        files_under(&format!("{dir}/+tmp")),
+        Vec::<String>::new(),
+        "the leftover is gone"
+    );
     assert!(!partition_lines(&dir, &topic, 0).contains(&"half a file".to_owned()));
 }
 
@@ -399,7 +426,11 @@ fn without_its_grant_the_task_fails_naming_it_and_writes_nothing() {
     block_on(create_topic(&topic, 1));
     produce_range(&topic, 1, 0, 5, |i| format!("v{i}"));
     let namenode_only = hdfs_url().trim_start_matches("http://").to_owned();
-    for (case, grant) in [("no grant", ""), ("another host", "127.0.0.1:1"), ("namenode only", &namenode_only)] {
+    for (case, grant) in [
+        ("no grant", ""),
+        ("another host", "127.0.0.1:1"),
+        ("namenode only", &namenode_only),
+    ] {
         let dir = format!("/copycat-tests/{}", unique("denied"));
         let name = unique("hdfs-denied");
         let pairs = sink_config(
@@ -415,7 +446,10 @@ fn without_its_grant_the_task_fails_naming_it_and_writes_nothing() {
                 .find(|(s, _)| s == "FAILED")
                 .and_then(|(_, t)| t)
         });
-        assert!(trace.contains("grants.http.hosts"), "{case}: the reason names the grant: {trace}");
+        assert!(
+            trace.contains("grants.http.hosts"),
+            "{case}: the reason names the grant: {trace}"
+        );
         assert!(trace.contains("denied"), "{case}: {trace}");
         assert_eq!(files_under(&dir), Vec::<String>::new(), "{case}: HDFS holds no file");
         worker.delete_connector(&name).unwrap();
@@ -507,7 +541,10 @@ fn chaos_hdfs_sink_sigkill() {
         child.kill().unwrap();
         child.wait().unwrap();
         let n = committed_count(&dir, &topic, PARTITIONS);
-        eprintln!("hdfs chaos: SIGKILL {} with {n} of {RECORDS} records committed", round + 1);
+        eprintln!(
+            "hdfs chaos: SIGKILL {} with {n} of {RECORDS} records committed",
+            round + 1
+        );
         at_kills.push(n);
     }
     feeder.join().unwrap();
@@ -531,7 +568,10 @@ fn chaos_hdfs_sink_sigkill() {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for p in 0..PARTITIONS {
         let lines = partition_lines(&dir, &topic, p);
-        let expected: Vec<String> = (0..RECORDS).filter(|i| i % PARTITIONS as usize == p as usize).map(value).collect();
+        let expected: Vec<String> = (0..RECORDS)
+            .filter(|i| i % PARTITIONS as usize == p as usize)
+            .map(value)
+            .collect();
         assert_eq!(lines, expected, "partition {p}: each record once, in order");
         for l in lines {
             *seen.entry(l).or_default() += 1;

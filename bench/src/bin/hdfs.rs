@@ -84,7 +84,10 @@ fn list(agent: &ureq::Agent, base: &str, dir: &str) -> Result<Vec<(String, u64)>
 /// The raw writer: one file as the sink writes it (temporary name, then rename).
 fn raw_file(agent: &ureq::Agent, base: &str, temp: &str, target: &str, data: &[u8]) -> Result<()> {
     let mut resp = agent
-        .put(&format!("{}&overwrite=true&noredirect=true", op_url(base, temp, "CREATE")))
+        .put(&format!(
+            "{}&overwrite=true&noredirect=true",
+            op_url(base, temp, "CREATE")
+        ))
         .send_empty()?;
     let json: serde_json::Value = serde_json::from_slice(&resp.body_mut().read_to_vec()?)?;
     let location = json["Location"].as_str().context("CREATE: no Location")?;
@@ -215,7 +218,11 @@ fn main() -> Result<()> {
         let mut first_done = None;
         for f in 0..files {
             let temp = format!("{raw_dir}/tmp/{f}_tmp.json");
-            let target = format!("{raw_dir}/{topic}+0+{:010}+{:010}.json", f * args.flush_size, (f + 1) * args.flush_size - 1);
+            let target = format!(
+                "{raw_dir}/{topic}+0+{:010}+{:010}.json",
+                f * args.flush_size,
+                (f + 1) * args.flush_size - 1
+            );
             if f == 0 {
                 agent
                     .put(&op_url(&base, &raw_dir, "MKDIRS"))
@@ -240,7 +247,10 @@ fn main() -> Result<()> {
         raw_rates.push(raw);
         ratios.push(sink / raw);
         let _ = agent
-            .delete(&format!("{}&recursive=true", op_url(&base, &format!("/copycat-bench/{run_id}-{run}"), "DELETE")))
+            .delete(&format!(
+                "{}&recursive=true",
+                op_url(&base, &format!("/copycat-bench/{run_id}-{run}"), "DELETE")
+            ))
             .call();
     }
     worker.shutdown();

@@ -133,7 +133,11 @@ impl Settings {
             Some(v) => match v.parse::<u64>() {
                 Ok(n) if n >= min => n,
                 _ => {
-                    let what = if min == 0 { "a whole number" } else { "a whole number of at least 1" };
+                    let what = if min == 0 {
+                        "a whole number"
+                    } else {
+                        "a whole number of at least 1"
+                    };
                     problem(key, format!("'{v}' is not {what}"));
                     default
                 }
@@ -184,7 +188,9 @@ impl Settings {
 /// `hdfs.url` as used (no trailing `/`), or why not.
 fn check_url(u: &str) -> Result<String, String> {
     let Some(rest) = u.strip_prefix("http://").or_else(|| u.strip_prefix("https://")) else {
-        return Err(format!("'{u}' is not an http:// or https:// URL (the namenode's WebHDFS address)"));
+        return Err(format!(
+            "'{u}' is not an http:// or https:// URL (the namenode's WebHDFS address)"
+        ));
     };
     let rest = rest.trim_end_matches('/');
     if rest.is_empty() || rest.contains(['/', '?', '#', ' ']) {
@@ -248,9 +254,11 @@ impl Connector for HdfsSink {
                 "Commit a file once it has been open this long (wall clock, checked as records arrive; 0: off). \
                  Every file is committed at the task's offset flush (offset.flush.interval.ms) anyway",
             ))
-            .config(ConfigKey::long("file.max.bytes").default_value("0").doc(
-                "Commit a file once it is this large (0: no limit). A file is held in memory until committed",
-            ))
+            .config(
+                ConfigKey::long("file.max.bytes")
+                    .default_value("0")
+                    .doc("Commit a file once it is this large (0: no limit). A file is held in memory until committed"),
+            )
             .config(
                 ConfigKey::list("topics")
                     .importance(Importance::High)
@@ -387,9 +395,11 @@ impl HdfsSinkTask {
             }
             Format::Avro => {
                 if view.kind() != PayloadKind::Typed {
-                    return Err("format=avro needs a value with a schema (a value.converter that reads schemas, \
+                    return Err(
+                        "format=avro needs a value with a schema (a value.converter that reads schemas, \
                                 e.g. AvroConverter or JsonConverter with schemas.enable=true)"
-                        .to_owned());
+                            .to_owned(),
+                    );
                 }
                 let Some(schema) = view.schema().map_err(|e| e.message().to_owned())? else {
                     return Err("format=avro needs a value with a schema".to_owned());
@@ -610,7 +620,10 @@ fn sync_marker(offset: i64, seq: u64) -> [u8; 16] {
 impl SinkTask for HdfsSinkTask {
     fn start(config: Config) -> Result<Self, Error> {
         let settings = Settings::parse(&config).map_err(|problems| {
-            let text: Vec<String> = problems.iter().map(|p| format!("config '{}': {}", p.key, p.message)).collect();
+            let text: Vec<String> = problems
+                .iter()
+                .map(|p| format!("config '{}': {}", p.key, p.message))
+                .collect();
             Error::config(text.join("; "))
         })?;
         let hdfs = WebHdfs::new(&settings.url, settings.user.as_deref(), REQUEST_TIMEOUT_MS);
@@ -722,10 +735,16 @@ mod tests {
         let s = Settings::parse(&ok).unwrap();
         assert_eq!(s.url, "http://127.0.0.1:9870");
         assert_eq!(s.topics_dir, "/topics");
-        assert_eq!((s.format, s.flush_size, s.rotate_ms, s.max_bytes), (Format::Json, 1000, 0, usize::MAX));
+        assert_eq!(
+            (s.format, s.flush_size, s.rotate_ms, s.max_bytes),
+            (Format::Json, 1000, 0, usize::MAX)
+        );
         assert_eq!(keys(Config::new()), ["hdfs.url"]);
         assert_eq!(keys(Config::new().with("hdfs.url", "127.0.0.1:9870")), ["hdfs.url"]);
-        assert_eq!(keys(Config::new().with("hdfs.url", "http://h:1/webhdfs/v1")), ["hdfs.url"]);
+        assert_eq!(
+            keys(Config::new().with("hdfs.url", "http://h:1/webhdfs/v1")),
+            ["hdfs.url"]
+        );
         let bad = ok
             .clone()
             .with("format", "parquet")
@@ -735,10 +754,20 @@ mod tests {
             .with("file.max.bytes", "lots");
         assert_eq!(
             keys(bad.clone()),
-            ["topics.dir", "format", "flush.size", "rotate.interval.ms", "file.max.bytes"]
+            [
+                "topics.dir",
+                "format",
+                "flush.size",
+                "rotate.interval.ms",
+                "file.max.bytes"
+            ]
         );
         let e = HdfsSinkTask::start(bad).err().unwrap();
-        assert!(e.message().contains("config 'format': 'parquet' is not one of json, avro"), "{e}");
+        assert!(
+            e.message()
+                .contains("config 'format': 'parquet' is not one of json, avro"),
+            "{e}"
+        );
         assert_eq!(Settings::parse(&ok.with("topics.dir", "/")).unwrap().topics_dir, "");
     }
 
@@ -749,9 +778,18 @@ mod tests {
         assert_eq!(s.file_name(&tp, 5, 12), "t.x-1+3+0000000005+0000000012.avro");
         assert_eq!(s.partition_dir(&tp), "/topics/t.x-1/partition=3");
         assert_eq!(s.temp_dir(&tp), "/topics/+tmp/t.x-1/partition=3");
-        assert_eq!(committed_range("t.x-1+3+0000000005+0000000012.avro", &tp), Some((5, 12)));
-        assert_eq!(committed_range("t.x-1+3+0000000005+0000000012.json", &tp), Some((5, 12)));
-        assert_eq!(committed_range("t.x-1+3+12345678901+12345678902.json", &tp), Some((12345678901, 12345678902)));
+        assert_eq!(
+            committed_range("t.x-1+3+0000000005+0000000012.avro", &tp),
+            Some((5, 12))
+        );
+        assert_eq!(
+            committed_range("t.x-1+3+0000000005+0000000012.json", &tp),
+            Some((5, 12))
+        );
+        assert_eq!(
+            committed_range("t.x-1+3+12345678901+12345678902.json", &tp),
+            Some((12345678901, 12345678902))
+        );
         assert_eq!(committed_range("t.x-1+31+0000000005+0000000012.json", &tp), None);
         assert_eq!(committed_range("t.x-1+3+0000000005+0000000012.json.tmp", &tp), None);
         assert_eq!(committed_range("t.x-1+3+0000000012+0000000005.json", &tp), None);

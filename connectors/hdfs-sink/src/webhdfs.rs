@@ -12,15 +12,20 @@
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value as Json;
-use wstd::http::body::util::Empty;
 use wstd::http::body::Bytes;
+use wstd::http::body::util::Empty;
 use wstd::http::{Body, Client, ErrorCode, Method, Request};
 use wstd::time::Duration;
 
 /// Percent-encoded in paths: everything but unreserved characters and `/`
 /// (`+` and `=`, in the sink's names, included: a query decodes `+` as a
 /// space).
-const PATH: &AsciiSet = &NON_ALPHANUMERIC.remove(b'/').remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+const PATH: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'/')
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
 /// Percent-encoded in query values.
 const QUERY: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
 
@@ -256,8 +261,14 @@ fn check(answer: &Answer, what: &str) -> Result<(), HdfsError> {
         return Ok(());
     }
     let remote: Option<Json> = serde_json::from_slice(&answer.body).ok();
-    let exception = remote.as_ref().and_then(|j| j.pointer("/RemoteException/exception")).and_then(Json::as_str);
-    let message = remote.as_ref().and_then(|j| j.pointer("/RemoteException/message")).and_then(Json::as_str);
+    let exception = remote
+        .as_ref()
+        .and_then(|j| j.pointer("/RemoteException/exception"))
+        .and_then(Json::as_str);
+    let message = remote
+        .as_ref()
+        .and_then(|j| j.pointer("/RemoteException/message"))
+        .and_then(Json::as_str);
     let reason = match (exception, message) {
         (Some(x), Some(m)) => format!("{x}: {m}"),
         _ => String::from_utf8_lossy(&answer.body).chars().take(300).collect(),
@@ -265,7 +276,10 @@ fn check(answer: &Answer, what: &str) -> Result<(), HdfsError> {
     let message = format!("{what}: HTTP {}: {reason}", answer.status);
     // Safe mode, standby namenode and friends come back as 403 with a
     // RetriableException or StandbyException: they pass.
-    let passing = matches!(exception, Some("RetriableException" | "StandbyException" | "SafeModeException"));
+    let passing = matches!(
+        exception,
+        Some("RetriableException" | "StandbyException" | "SafeModeException")
+    );
     if (400..500).contains(&answer.status) && !matches!(answer.status, 408 | 429) && !passing {
         Err(HdfsError::Refused(message))
     } else {
@@ -282,22 +296,46 @@ mod tests {
     fn paths_and_query_values_are_percent_encoded() {
         let h = WebHdfs::new("http://127.0.0.1:9870/", Some("a b"), 1000);
         assert_eq!(
-            h.url("/topics/t/partition=0/t+0+0000000001+0000000002.json", "RENAME", &[("destination", "/x/p=1/a+b")]),
+            h.url(
+                "/topics/t/partition=0/t+0+0000000001+0000000002.json",
+                "RENAME",
+                &[("destination", "/x/p=1/a+b")]
+            ),
             "http://127.0.0.1:9870/webhdfs/v1/topics/t/partition%3D0/t%2B0%2B0000000001%2B0000000002.json\
              ?op=RENAME&user.name=a%20b&destination=%2Fx%2Fp%3D1%2Fa%2Bb"
         );
-        assert_eq!(authority("http://127.0.0.1:9864/webhdfs/v1/x?op=CREATE"), "127.0.0.1:9864");
+        assert_eq!(
+            authority("http://127.0.0.1:9864/webhdfs/v1/x?op=CREATE"),
+            "127.0.0.1:9864"
+        );
     }
 
     #[test]
     fn refusals_and_passing_failures() {
-        let answer = |status, body: &str| Answer { status, body: body.as_bytes().to_vec() };
+        let answer = |status, body: &str| Answer {
+            status,
+            body: body.as_bytes().to_vec(),
+        };
         let e = check(
-            &answer(403, r#"{"RemoteException":{"exception":"AccessControlException","message":"no"}}"#),
+            &answer(
+                403,
+                r#"{"RemoteException":{"exception":"AccessControlException","message":"no"}}"#,
+            ),
             "CREATE /x",
         );
-        assert_eq!(e, Err(HdfsError::Refused("CREATE /x: HTTP 403: AccessControlException: no".into())));
-        let e = check(&answer(403, r#"{"RemoteException":{"exception":"RetriableException","message":"safe mode"}}"#), "w");
+        assert_eq!(
+            e,
+            Err(HdfsError::Refused(
+                "CREATE /x: HTTP 403: AccessControlException: no".into()
+            ))
+        );
+        let e = check(
+            &answer(
+                403,
+                r#"{"RemoteException":{"exception":"RetriableException","message":"safe mode"}}"#,
+            ),
+            "w",
+        );
         assert!(matches!(e, Err(HdfsError::Unavailable(_))));
         assert!(matches!(check(&answer(503, ""), "w"), Err(HdfsError::Unavailable(_))));
         assert!(check(&answer(201, ""), "w").is_ok());

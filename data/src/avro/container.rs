@@ -83,11 +83,17 @@ mod tests {
         let cs = ContainerSchema::new(&data, Some(&schema)).unwrap();
         assert!(cs.text().contains("\"com.example\""), "{}", cs.text());
         let mut w = apache_avro::Writer::new(cs.apache(), Vec::new()).unwrap();
-        w.append_value(cs.to_avro(&data, Some(&schema), &value).unwrap()).unwrap();
+        w.append_value(cs.to_avro(&data, Some(&schema), &value).unwrap())
+            .unwrap();
         let bytes = w.into_inner().unwrap();
-        let read: Vec<Av> = apache_avro::Reader::new(&bytes[..]).unwrap().map(|v| v.unwrap()).collect();
+        let read: Vec<Av> = apache_avro::Reader::new(&bytes[..])
+            .unwrap()
+            .map(|v| v.unwrap())
+            .collect();
         assert_eq!(read.len(), 1);
-        let Av::Record(fields) = &read[0] else { panic!("{read:?}") };
+        let Av::Record(fields) = &read[0] else {
+            panic!("{read:?}")
+        };
         assert_eq!(fields[0], ("id".to_owned(), Av::Long(7)));
     }
 }
