@@ -311,7 +311,7 @@ fn avro_files_decode_with_apache_avro_and_errant_records_go_to_the_dead_letter_q
         if errant(i) {
             format!(r#"{{"schema":null,"payload":{{"id":{i}}}}}"#)
         } else {
-            let amount = if i % 2 == 0 {
+            let amount = if i.is_multiple_of(2) {
                 format!("{i}.5")
             } else {
                 "null".to_owned()
@@ -402,7 +402,7 @@ fn a_leftover_temporary_file_is_removed_at_open() {
     block_on(create_topic(&topic, 1));
     let leftover = format!("{dir}/+tmp/{topic}/partition=0/0000000000-dead-1_tmp.json");
     write(&leftover, b"half a file\n");
-    assert_eq!(files_under(&format!("{dir}/+tmp")), [leftover.clone()]);
+    assert_eq!(files_under(&format!("{dir}/+tmp")), std::slice::from_ref(&leftover));
     produce_range(&topic, 1, 0, 20, |i| format!("v{i:04}"));
     worker
         .start_connector(config(&worker, &sink_config(&name, &topic, &dir, &[])))
