@@ -73,6 +73,8 @@ pub struct WebHdfs {
 struct Answer {
     status: u16,
     body: Vec<u8>,
+    /// The `Location` header (a 307's target).
+    location: Option<String>,
 }
 
 impl WebHdfs {
@@ -146,8 +148,13 @@ impl WebHdfs {
         wstd::runtime::block_on(async {
             let mut response = client.send(request).await?;
             let status = response.status().as_u16();
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
             let body = response.body_mut().contents().await?.to_vec();
-            Ok(Answer { status, body })
+            Ok(Answer { status, body, location })
         })
     }
 
@@ -158,6 +165,13 @@ impl WebHdfs {
         let answer = self.send(method, &url, None)?;
         if answer.status == 404 && op != "CREATE" {
             return Ok(None);
+        }
+        // A namenode that ignores `noredirect` (before Hadoop 2.8) answers
+        // CREATE with the 307 itself.
+        if answer.status == 307
+            && let Some(location) = answer.location
+        {
+            return Ok(Some(serde_json::json!({ "Location": location })));
         }
         check(&answer, &format!("{op} {path}"))?;
         if answer.body.is_empty() {
@@ -315,6 +329,7 @@ mod tests {
         let answer = |status, body: &str| Answer {
             status,
             body: body.as_bytes().to_vec(),
+            location: None,
         };
         let e = check(
             &answer(
