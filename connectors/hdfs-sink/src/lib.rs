@@ -501,6 +501,9 @@ impl HdfsSinkTask {
             // Its name says it holds exactly these offsets, written from
             // these records, so it stands.
             if !self.hdfs.exists(&target).map_err(hdfs_error)? {
+                // Neither: the directory went away under the task, say.
+                // The retry makes it again and writes the file afresh.
+                part.dir_made = false;
                 return Err(Error::retriable(format!("renaming {temp} to {target} failed")));
             }
             log::info(format!("{target} was already committed; dropping {temp}"));
