@@ -11,10 +11,11 @@
 
 #[cfg(not(target_family = "wasm"))]
 pub mod avro;
-/// In Rust guests: AvroData's schemas and values, and what Avro container
-/// files need of them ([`avro::container`]); Confluent's converter and its
-/// registry client (blocking HTTP) are the host's only.
-#[cfg(target_family = "wasm")]
+/// In Rust guests, with the `avro` feature: AvroData's schemas and values,
+/// and what Avro container files need of them ([`avro::container`]);
+/// Confluent's converter and its registry client (blocking HTTP) are the
+/// host's only.
+#[cfg(all(target_family = "wasm", feature = "avro"))]
 #[allow(dead_code)]
 pub mod avro {
     pub mod container;
