@@ -58,6 +58,14 @@ postgres-start:
 postgres-stop:
     scripts/postgres.sh stop
 
+# Start the local HDFS (a MiniDFSCluster with WebHDFS; needs Java 17); `scripts/hdfs.sh url` prints its WebHDFS URL
+hdfs-start:
+    scripts/hdfs.sh start
+
+# Stop the local HDFS (the next start formats a fresh file system)
+hdfs-stop:
+    scripts/hdfs.sh stop
+
 # Install the wasm32-wasip2 Rust target if missing
 wasm-target:
     rustup target list --installed | grep -x wasm32-wasip2 >/dev/null || rustup target add wasm32-wasip2

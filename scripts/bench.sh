@@ -206,6 +206,18 @@ if [[ "${COPYCAT_BENCH_HTTP_SINK:-1}" != 0 ]]; then
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --runs 3
 fi
+# hdfs-sink's MB/s beside a raw WebHDFS writer of the same files (issue 26);
+# needs HDFS (scripts/hdfs.sh; started here if it is not running).
+# COPYCAT_BENCH_HDFS=0 skips it.
+if [[ "${COPYCAT_BENCH_HDFS:-1}" != 0 ]]; then
+    if scripts/hdfs.sh status >/dev/null 2>&1 || scripts/hdfs.sh start >/dev/null; then
+        cargo run --quiet -p copycat-bench --bin hdfs \
+            --config 'profile.dev.package.copycat-bench.opt-level=2' \
+            -- --runs 3
+    else
+        echo "bench.sh: no HDFS (scripts/hdfs.sh start failed): the hdfs-sink row is skipped" >&2
+    fi
+fi
 # The summary table (docs/BENCHMARKS.md) and plots (docs/bench/*.svg) from
 # $COPYCAT_BENCH_RESULTS; COPYCAT_BENCH_REPORT=0 skips it.
 if [[ "${COPYCAT_BENCH_REPORT:-1}" != 0 ]]; then

@@ -35,6 +35,10 @@ pub const GROUPS: &[(&str, &str)] = &[
         "converters",
         "converters: Kafka Connect's converters on the source path, against the byte path and Kafka Connect 4.4",
     ),
+    (
+        "hdfs",
+        "hdfs: Kafka → hdfs-sink vs a raw WebHDFS writer of the same files",
+    ),
 ];
 
 /// The group of a scenario name (its longest matching prefix in [`GROUPS`]).

@@ -11,6 +11,19 @@
 
 #[cfg(not(target_family = "wasm"))]
 pub mod avro;
+/// In Rust guests, with the `avro` feature: AvroData's schemas and values,
+/// and what Avro container files need of them ([`avro::container`]);
+/// Confluent's converter and its registry client (blocking HTTP) are the
+/// host's only.
+#[cfg(all(target_family = "wasm", feature = "avro"))]
+#[allow(dead_code)]
+pub mod avro {
+    pub mod container;
+    mod data;
+    pub mod schema;
+    pub mod wire;
+    pub use self::schema::{AvroData, AvroDataConfig};
+}
 pub mod bytes;
 mod converter;
 /// Java's `java.text.SimpleDateFormat` (en-US, UTC, lenient), as Kafka

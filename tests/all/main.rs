@@ -22,6 +22,7 @@ mod engine;
 mod errors;
 mod exactly_once;
 mod file;
+mod hdfs;
 mod hostile;
 mod http_sink;
 mod kafka_connect_dead_letter_queue;

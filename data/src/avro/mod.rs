@@ -25,6 +25,7 @@
 //! - a recursive Avro record (one that contains itself) is refused on
 //!   read: Copycat's schemas are trees.
 
+pub mod container;
 mod data;
 mod encode;
 pub mod registry;
