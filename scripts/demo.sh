@@ -7,9 +7,11 @@
 #   file-source      (source)  demo-output/input/*.txt   ->  topic demo-lines-<run>
 #   postgres-source  (source)  table demo_<run>.orders   ->  topic demo-pg-<run>-orders (with its schema)
 #   postgres-sink    (sink)    topic demo-pg-<run>-orders ->  table demo_<run>.orders_copy (exactly-once)
+#   hdfs-sink        (sink)    topic demo-pg-<run>-orders ->  HDFS /demo/<run>/ (Avro files, exactly-once)
 #
-# PostgreSQL is the project's private cluster (scripts/postgres.sh, started
-# here if it is not running).
+# PostgreSQL and HDFS are the project's own (scripts/postgres.sh,
+# scripts/hdfs.sh: a private cluster, a MiniDFSCluster with WebHDFS),
+# started here if they are not running.
 #
 # It prepares demo-output/ (wiped first: inputs, output dir, configs rendered
 # from demo/*.properties.in), creates the topics, starts
@@ -69,6 +71,30 @@ PG_SOURCE="demo-postgres-source-$RUN"
 PG_SINK="demo-postgres-sink-$RUN"
 PG_ROWS=500
 pg() { scripts/postgres.sh psql -X -q -t -A "$@"; }
+HDFS_SINK="demo-hdfs-sink-$RUN"
+HDFS_DIR="/demo/$RUN"
+# Records in hdfs-sink's committed files of the orders topic (the offset
+# ranges in their names), then the number of files and of temporary files.
+hdfs_report() {
+    python3 - "$HDFS_URL" "$HDFS_DIR" "$PG_TOPIC" <<'PY'
+import json, sys, urllib.request
+url, root, topic = sys.argv[1:4]
+def ls(path):
+    try:
+        with urllib.request.urlopen(f"{url}/webhdfs/v1{path}?op=LISTSTATUS&user.name=copycat", timeout=10) as r:
+            return json.load(r)["FileStatuses"]["FileStatus"]
+    except Exception:
+        return []
+records = files = 0
+for part in ls(f"{root}/{topic}"):
+    for f in ls(f"{root}/{topic}/{part['pathSuffix']}"):
+        name = f["pathSuffix"].rsplit(".", 1)[0].split("+")
+        records += int(name[-1]) - int(name[-2]) + 1
+        files += 1
+tmp = sum(len(ls(f"{root}/+tmp/{t['pathSuffix']}/{p['pathSuffix']}")) for t in ls(f"{root}/+tmp") for p in ls(f"{root}/+tmp/{t['pathSuffix']}"))
+print(records, files, tmp)
+PY
+}
 
 if [[ -t 1 && -z "${NO_COLOR:-}" ]]; then
     BOLD=$'\e[1m' DIM=$'\e[2m' RED=$'\e[31m' GREEN=$'\e[32m' OFF=$'\e[0m'
@@ -126,7 +152,7 @@ trap 'echo "demo: terminated" >&3; exit 143' TERM
 # ------------------------------------------------------------ preflight
 
 [[ -x "$COPYCAT" ]] || die "no copycat binary at $COPYCAT (run 'just build', or set COPYCAT_BIN)"
-for plugin in datagen file-sink file-source postgres-source postgres-sink; do
+for plugin in datagen file-sink file-source postgres-source postgres-sink hdfs-sink; do
     [[ -f "$PLUGIN_DIR/$plugin.wasm" ]] ||
         die "no $plugin.wasm in $PLUGIN_DIR (run 'just build', or set COPYCAT_PLUGIN_DIR)"
 done
@@ -136,8 +162,14 @@ scripts/postgres.sh start >"$TMP/postgres.out" 2>&1 || {
     die "PostgreSQL did not start (scripts/postgres.sh start)"
 }
 PG_ADDRESS="$(scripts/postgres.sh url | sed -e 's|.*@||' -e 's|/.*||')"
+scripts/hdfs.sh start >"$TMP/hdfs.out" 2>&1 || {
+    cat "$TMP/hdfs.out" >&2
+    die "HDFS did not start (scripts/hdfs.sh start)"
+}
+HDFS_URL="$(scripts/hdfs.sh url)"
+HDFS_GRANTS="${HDFS_URL#http://},127.0.0.1:${HDFS_DATANODE_HTTP_PORT:-9864}"
 
-printf '%sCopycat demo%s: five WebAssembly connectors in one standalone worker\n' "$BOLD" "$OFF"
+printf '%sCopycat demo%s: six WebAssembly connectors in one standalone worker\n' "$BOLD" "$OFF"
 info "Kafka:    $BOOTSTRAP"
 plugins=("$PLUGIN_DIR"/*.wasm)
 plugins=("${plugins[@]##*/}")
@@ -150,6 +182,7 @@ info "file-sink    sink    topic $DATAGEN_TOPIC  ->  $(rel "$OUTPUT_DIR")/<topic
 info "file-source  source  lines of $(rel "$INPUT_DIR")/*.txt  ->  topic $LINES_TOPIC"
 info "postgres-source  source  table $PG_SCHEMA.orders ($PG_ROWS rows, PostgreSQL at $PG_ADDRESS)  ->  topic $PG_TOPIC"
 info "postgres-sink    sink    topic $PG_TOPIC  ->  table $PG_SCHEMA.orders_copy (created from the schema; exactly-once)"
+info "hdfs-sink        sink    topic $PG_TOPIC  ->  HDFS $HDFS_DIR/ at $HDFS_URL (Avro files; exactly-once)"
 
 # ------------------------------------------------------------ demo-output/
 
@@ -212,6 +245,9 @@ render() {
         [PG_SCHEMA]="$PG_SCHEMA"
         [PG_TOPIC_PREFIX]="$PG_TOPIC_PREFIX"
         [PG_TOPIC]="$PG_TOPIC"
+        [HDFS_URL]="$HDFS_URL"
+        [HDFS_DIR]="$HDFS_DIR"
+        [HDFS_GRANTS]="$HDFS_GRANTS"
     )
     for key in "${!vars[@]}"; do
         text="${text//"@$key@"/"${vars[$key]}"}"
@@ -223,7 +259,7 @@ render() {
     printf '    %s%s%s\n' "$BOLD" "$(rel "$DEMO/$name.properties")" "$OFF"
     grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$DEMO/$name.properties" | sed 's/^/        /'
 }
-CONFIGS=(worker datagen file-sink file-source postgres-source postgres-sink)
+CONFIGS=(worker datagen file-sink file-source postgres-source postgres-sink hdfs-sink)
 for c in "${CONFIGS[@]}"; do render "$c"; done
 
 # ------------------------------------------------------------ topics
@@ -273,7 +309,7 @@ sink_lines() {
 step "Waiting for every record (deadline ${TIMEOUT}s)"
 start=$SECONDS
 deadline=$((SECONDS + TIMEOUT))
-datagen_n=0 lines_n=0 sink_n=0 pg_n=0
+datagen_n=0 lines_n=0 sink_n=0 pg_n=0 hdfs_n=0
 : >"$TMP/offsets"
 while :; do
     copycat_alive || {
@@ -293,10 +329,11 @@ while :; do
     sink_n="$(sink_lines)"
     pg_n="$(pg -c "SELECT CASE WHEN to_regclass('$PG_SCHEMA.orders_copy') IS NULL THEN 0 END" 2>/dev/null)"
     [[ "$pg_n" == 0 ]] || pg_n="$(pg -c "SELECT count(*) FROM $PG_SCHEMA.orders_copy" 2>/dev/null || echo 0)"
-    printf '    [%3ds] %s: %5d/%d records | file sink: %5d/%d lines | %s: %d/%d records | orders_copy: %d/%d rows\n' \
+    read -r hdfs_n _ _ < <(hdfs_report)
+    printf '    [%3ds] %s: %5d/%d records | file sink: %5d/%d lines | %s: %d/%d records | orders_copy: %d/%d rows | HDFS: %d/%d\n' \
         $((SECONDS - start)) "$DATAGEN_TOPIC" "$datagen_n" "$EXPECTED_RECORDS" \
-        "$sink_n" "$EXPECTED_RECORDS" "$LINES_TOPIC" "$lines_n" "$total_input" "${pg_n:-0}" "$PG_ROWS"
-    if ((datagen_n >= EXPECTED_RECORDS && sink_n >= EXPECTED_RECORDS && lines_n >= total_input && ${pg_n:-0} >= PG_ROWS)); then
+        "$sink_n" "$EXPECTED_RECORDS" "$LINES_TOPIC" "$lines_n" "$total_input" "${pg_n:-0}" "$PG_ROWS" "${hdfs_n:-0}" "$PG_ROWS"
+    if ((datagen_n >= EXPECTED_RECORDS && sink_n >= EXPECTED_RECORDS && lines_n >= total_input && ${pg_n:-0} >= PG_ROWS && ${hdfs_n:-0} >= PG_ROWS)); then
         break
     fi
     ((SECONDS < deadline)) || die "timed out after ${TIMEOUT}s waiting for the records"
@@ -447,6 +484,24 @@ pg_offsets="$(pg -c "SELECT coalesce(sum(next_offset), 0) FROM copycat_sink_offs
 [[ ! -s "$TMP/pg.err" ]] || sed 's/^/    /' "$TMP/pg.err"
 info "offsets committed with the rows (copycat_sink_offsets): $pg_offsets records consumed"
 
+step "HDFS: topic $PG_TOPIC -> $HDFS_DIR/ (Avro container files, named <topic>+<partition>+<first>+<last>)"
+python3 - "$HDFS_URL" "$HDFS_DIR/$PG_TOPIC" <<'PY' | sed 's/^/    /'
+import json, sys, urllib.request
+url, root = sys.argv[1:3]
+def ls(path):
+    with urllib.request.urlopen(f"{url}/webhdfs/v1{path}?op=LISTSTATUS&user.name=copycat", timeout=10) as r:
+        return json.load(r)["FileStatuses"]["FileStatus"]
+shown = 0
+for part in sorted(ls(root), key=lambda p: p["pathSuffix"]):
+    for f in sorted(ls(f"{root}/{part['pathSuffix']}"), key=lambda f: f["pathSuffix"]):
+        if shown < 6:
+            print(f"{root}/{part['pathSuffix']}/{f['pathSuffix']}  {f['length']} bytes")
+        shown += 1
+if shown > 6:
+    print(f"... {shown - 6} more")
+PY
+read -r hdfs_n hdfs_files hdfs_tmp < <(hdfs_report)
+
 step "Task summaries (from $(rel "$LOG"))"
 strip_ansi "$LOG" | grep 'task summary' >"$TMP/summary" || true
 field() { grep -m 1 -o " $1=\"[^\"]*\"\| $1=[^ ]*" <<<"$2" | head -n 1 | cut -d= -f2- | tr -d '"'; }
@@ -490,9 +545,11 @@ expect "$((pg_n != PG_ROWS))" "postgres-sink wrote all $PG_ROWS rows into $PG_SC
 expect "$((pg_missing != 0 || pg_extra != 0))" \
     "... equal to $PG_SCHEMA.orders, row for row (missing $pg_missing, extra $pg_extra)"
 expect "$((pg_offsets != PG_ROWS))" "... with the $PG_ROWS consumed offsets committed in the same transactions (got $pg_offsets)"
-connectors_n="$(for c in "$DATAGEN" "$SINK" "$SOURCE" "$PG_SOURCE" "$PG_SINK"; do grep -q -F "connector=$c " "$TMP/summary" && echo "$c"; done | wc -l)"
-expect "$((summary_n == 0 || failed_n != 0 || connectors_n != 5))" \
-    "task summaries: all 5 connectors, no FAILED task ($summary_n tasks, $failed_n failed)"
+expect "$((hdfs_n != PG_ROWS || hdfs_tmp != 0))" \
+    "hdfs-sink committed all $PG_ROWS records in $hdfs_files Avro files, each record in exactly one file, no temporary file left (got $hdfs_n records, $hdfs_tmp temporary)"
+connectors_n="$(for c in "$DATAGEN" "$SINK" "$SOURCE" "$PG_SOURCE" "$PG_SINK" "$HDFS_SINK"; do grep -q -F "connector=$c " "$TMP/summary" && echo "$c"; done | wc -l)"
+expect "$((summary_n == 0 || failed_n != 0 || connectors_n != 6))" \
+    "task summaries: all 6 connectors, no FAILED task ($summary_n tasks, $failed_n failed)"
 warn_n="$(strip_ansi "$LOG" | grep -c -E '^[^ ]+ +(WARN|ERROR) ' || true)"
 if ((warn_n > 0)); then
     info "${DIM}note: $warn_n WARN/ERROR line(s) in the log:${OFF}"
@@ -502,7 +559,8 @@ if ((warn_n > 0)); then
 fi
 
 step "Where everything is"
-info "configs:   $(rel "$DEMO")/{worker,datagen,file-sink,file-source,postgres-source,postgres-sink}.properties (from demo/*.properties.in)"
+info "configs:   $(rel "$DEMO")/{worker,datagen,file-sink,file-source,postgres-source,postgres-sink,hdfs-sink}.properties (from demo/*.properties.in)"
+info "HDFS:      curl '$HDFS_URL/webhdfs/v1$HDFS_DIR/$PG_TOPIC?op=LISTSTATUS&user.name=copycat'"
 info "database:  scripts/postgres.sh psql -c 'SELECT * FROM $PG_SCHEMA.orders_copy LIMIT 5'"
 info "input:     $(rel "$INPUT_DIR")/"
 info "output:    $(rel "$OUTPUT_DIR")/"
@@ -519,5 +577,5 @@ if ((${#PROBLEMS[@]} > 0)); then
     log_tail
     exit 1
 fi
-printf '\n%sPASS%s: %d records datagen -> Kafka -> file sink, %d lines file-source -> Kafka, %d rows PostgreSQL -> Kafka -> PostgreSQL, clean shutdown\n' \
+printf '\n%sPASS%s: %d records datagen -> Kafka -> file sink, %d lines file-source -> Kafka, %d rows PostgreSQL -> Kafka -> PostgreSQL and HDFS, clean shutdown\n' \
     "$GREEN$BOLD" "$OFF" "$EXPECTED_RECORDS" "$total_input" "$PG_ROWS"
