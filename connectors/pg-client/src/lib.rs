@@ -23,4 +23,4 @@ mod tls;
 pub mod types;
 
 pub use client::{Client, Column, Param, PgError, PipelineError, Row, ServerError, Statement};
-pub use settings::{ConnectSettings, SslMode, from_keys, parse_url, redact};
+pub use settings::{ConnectSettings, SslMode, connection_keys, from_keys, parse_url, redact};

@@ -52,22 +52,8 @@ pub const HOST_RETRIES: [&str; 2] = ["max.retries", "retry.backoff.ms"];
 
 /// The configuration definition (`describe`).
 pub fn keys() -> Vec<ConfigKey> {
-    vec![
-        ConfigKey::string("connection.url")
-            .doc("jdbc:postgresql://host:port/database, or postgresql://user@host:port/database; or set connection.host")
-            .importance(Importance::High),
-        ConfigKey::string("connection.host").doc("The server's host, instead of connection.url"),
-        ConfigKey::int("connection.port").default_value("5432").doc("The server's port, with connection.host"),
-        ConfigKey::string("connection.database").doc("The database, with connection.host (default: the user's name)"),
-        ConfigKey::string("connection.user").doc("The user to log in as").importance(Importance::High),
-        ConfigKey::password("connection.password")
-            .doc("The user's password; ${file:…} and other config providers work")
-            .importance(Importance::High),
-        ConfigKey::string("sslmode")
-            .default_value("prefer")
-            .doc("disable | prefer (TLS if the server offers it, unchecked) | require | verify-ca | verify-full, as libpq"),
-        ConfigKey::string("sslrootcert")
-            .doc("PEM file of the CAs verify-ca / verify-full trust (grant its directory with grants.fs.read); default: the Mozilla roots"),
+    let mut keys = copycat_pg_client::connection_keys();
+    keys.extend([
         ConfigKey::string("insert.mode")
             .default_value("insert")
             .doc("insert | upsert (INSERT … ON CONFLICT DO UPDATE) | update")
@@ -101,7 +87,8 @@ pub fn keys() -> Vec<ConfigKey> {
             .doc("Where exactly.once keeps the consumed offsets, in the target database"),
         ConfigKey::int("max.retries").doc("Read for compatibility: the host retries (errors.retry.timeout)"),
         ConfigKey::int("retry.backoff.ms").doc("Read for compatibility: the host retries (errors.retry.timeout)"),
-    ]
+    ]);
+    keys
 }
 
 /// A checked configuration.

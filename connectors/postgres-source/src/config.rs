@@ -99,22 +99,8 @@ const FIXED: [(&str, &str); 3] = [
 
 /// The configuration definition (`describe`).
 pub fn keys() -> Vec<ConfigKey> {
-    vec![
-        ConfigKey::string("connection.url")
-            .doc("jdbc:postgresql://host:port/database, or postgresql://user@host:port/database?sslmode=…; or set connection.host")
-            .importance(Importance::High),
-        ConfigKey::string("connection.host").doc("The server's host, instead of connection.url"),
-        ConfigKey::int("connection.port").default_value("5432").doc("The server's port, with connection.host"),
-        ConfigKey::string("connection.database").doc("The database, with connection.host (default: the user's name)"),
-        ConfigKey::string("connection.user").doc("The user to log in as").importance(Importance::High),
-        ConfigKey::password("connection.password")
-            .doc("The user's password (SCRAM-SHA-256, MD5 or cleartext, as the server asks); ${file:…} and other config providers work")
-            .importance(Importance::High),
-        ConfigKey::string("sslmode")
-            .default_value("prefer")
-            .doc("disable | prefer (TLS if the server offers it, unchecked) | require | verify-ca | verify-full, as libpq"),
-        ConfigKey::string("sslrootcert")
-            .doc("PEM file of the CAs verify-ca / verify-full trust (grant its directory with grants.fs.read); default: the Mozilla roots"),
+    let mut keys = copycat_pg_client::connection_keys();
+    keys.extend([
         ConfigKey::string("topic.prefix")
             .required()
             .doc("Records of table T go to <topic.prefix>T; with query, to topic.prefix itself")
@@ -150,7 +136,8 @@ pub fn keys() -> Vec<ConfigKey> {
         ConfigKey::string("numeric.mapping")
             .default_value("none")
             .doc("none | precision_only | best_fit: how NUMERIC columns map"),
-    ]
+    ]);
+    keys
 }
 
 /// A checked configuration.
