@@ -359,6 +359,37 @@ mod shipped {
     fn file_sink() {
         super::check_sink(&plugin("file-sink"), &[("exactly.once", "true")]);
     }
+
+    /// The connectors of other systems: the contract's checks that need no
+    /// system (each one's module checks the rest against its real system:
+    /// postgres_source, postgres_sink, hdfs, http_sink): a config without
+    /// the system's address is the `config` variant naming that key, not a
+    /// trap.
+    #[test]
+    fn connectors_of_other_systems() {
+        // (plugin, its config less the system's address, the key it names)
+        type Case = (&'static str, &'static [(&'static str, &'static str)], &'static str);
+        let cases: [Case; 4] = [
+            (
+                "postgres-source",
+                &[
+                    ("mode", "incrementing"),
+                    ("incrementing.column.name", "id"),
+                    ("topic.prefix", "t-"),
+                ],
+                "connection.url",
+            ),
+            ("postgres-sink", &[("topics", "t")], "connection.url"),
+            ("hdfs-sink", &[("topics", "t")], "hdfs.url"),
+            ("http-sink", &[("topics", "t")], "http.url"),
+        ];
+        for (name, config, key) in cases {
+            match super::start_with_bad_config(&plugin(name), config) {
+                super::GuestError::Config(msg) => assert!(msg.contains(key), "{name}: the message names {key}: {msg}"),
+                other => panic!("{name}: a bad config must be the config variant, got {other:?}"),
+            }
+        }
+    }
 }
 
 macro_rules! language {
