@@ -561,6 +561,62 @@ fn tls_verify_full_with_the_servers_ca_and_refusals_otherwise() {
     assert!(why.contains("is its directory granted with grants.fs.read"), "{why}");
 }
 
+/// Whether each of this process's TCP sockets connected to `peer` has
+/// `TCP_NODELAY` (the worker runs in this process; descriptors duplicated
+/// with `pidfd_getfd`, as the runtime finds them).
+fn nodelay_of_sockets_to(peer: std::net::SocketAddr) -> Vec<bool> {
+    use rustix::process::{PidfdFlags, PidfdGetfdFlags, getpid, pidfd_getfd, pidfd_open};
+    let me = pidfd_open(getpid(), PidfdFlags::empty()).unwrap();
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()))
+        .filter_map(|n| pidfd_getfd(&me, n, PidfdGetfdFlags::empty()).ok())
+        .filter(|fd| {
+            rustix::net::getpeername(fd)
+                .ok()
+                .flatten()
+                .and_then(|a| std::net::SocketAddr::try_from(a).ok())
+                == Some(peer)
+        })
+        .map(|fd| rustix::net::sockopt::tcp_nodelay(&fd).unwrap())
+        .collect()
+}
+
+/// WASI 0.2 has no TCP_NODELAY: the runtime sets it on a guest's
+/// connection, or a message longer than a segment waits ~40 ms for the
+/// server's delayed ACK (postgres-sink's batches did).
+#[test]
+fn a_guests_database_connection_has_tcp_nodelay() {
+    let s = schema("pgnodelay");
+    db().batch_execute(&format!(
+        "CREATE TABLE {s}.t (id int PRIMARY KEY); INSERT INTO {s}.t VALUES (1);"
+    ))
+    .unwrap();
+    let worker = start_worker(&unique("offsets"));
+    let name = unique("pg-nodelay");
+    start(
+        &worker,
+        &source(
+            &name,
+            &s,
+            "t",
+            &[("mode", "incrementing"), ("incrementing.column.name", "id")],
+        ),
+    );
+    wait_for(&format!("{s}-t"), 1);
+    // The task keeps its connection between polls; every other socket to
+    // the server here is a native client's, which sets TCP_NODELAY itself.
+    let peer: std::net::SocketAddr = address().parse().unwrap();
+    let sockets = nodelay_of_sockets_to(peer);
+    worker.shutdown();
+    assert!(!sockets.is_empty(), "the task's connection is open");
+    assert!(
+        sockets.iter().all(|n| *n),
+        "every connection to the server has TCP_NODELAY: {sockets:?}"
+    );
+}
+
 #[test]
 fn without_its_grant_it_reaches_no_database() {
     let s = schema("pgdeny");

@@ -136,6 +136,7 @@ pub fn linker(engine: &wasmtime::Engine, world: Kind) -> wasmtime::Result<Linker
     file_streams::add_to_linker(&mut linker, |h| &mut h.table)?;
     wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
     wasi::add_handle_to_linker(&mut linker)?;
+    wasi::add_tcp_nodelay_to_linker(&mut linker)?;
     logging::add_to_linker(&mut linker, |h| &mut h.logging)?;
     clock::add_to_linker(&mut linker, |h| &mut h.clock)?;
     if world == Kind::Source {
