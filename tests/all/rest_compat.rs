@@ -169,12 +169,28 @@ fn run_sequence(
             let (method, path) = split_request(req);
             let path = substitute(path, vars);
             let sent = Instant::now();
-            let (status, body) = if let Some(raw) = step["raw"].as_str() {
-                http_bytes(addr, method, &path, "application/json", raw.as_bytes())
-            } else if let Some(body) = step.get("body") {
-                http(addr, method, &path, Some(&substitute_json(body, vars)))
-            } else {
-                http(addr, method, &path, None)
+            let send = || {
+                if let Some(raw) = step["raw"].as_str() {
+                    http_bytes(addr, method, &path, "application/json", raw.as_bytes())
+                } else if let Some(body) = step.get("body") {
+                    http(addr, method, &path, Some(&substitute_json(body, vars)))
+                } else {
+                    http(addr, method, &path, None)
+                }
+            };
+            // Kafka Connect's distributed herder refuses requests for a
+            // moment around a rebalance (500 "a rebalance is expected", 409
+            // "conflicting operation"), having done nothing: its clients
+            // retry, and so does this, as a client would.
+            let deadline = Instant::now() + Duration::from_secs(30);
+            let (status, body) = loop {
+                let (status, body) = send();
+                let rebalancing =
+                    matches!(status, 409 | 500) && body["message"].as_str().is_some_and(|m| m.contains("rebalance"));
+                if !rebalancing || Instant::now() >= deadline {
+                    break (status, body);
+                }
+                std::thread::sleep(Duration::from_millis(250));
             };
             took.push((step["id"].as_str().unwrap_or_default().to_owned(), sent.elapsed()));
             out.push(Outcome::Response { status, body });
