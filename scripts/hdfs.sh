@@ -152,6 +152,9 @@ start() {
     [[ -n "${pid:-}" ]] && stop
     mkdir -p "$RUN_DIR"
     rm -rf "$BASE_DIR"
+    # A pid file left by a run that was killed (no stop) must not be read as
+    # the new cluster's pid: the wait below would see a dead pid and give up.
+    rm -f "$PID_FILE"
     [[ -f "$LOG_FILE" ]] && mv -f "$LOG_FILE" "$LOG_FILE.1"
     log "starting MiniDFSCluster $HADOOP_VERSION: WebHDFS $URL, datanode HTTP 127.0.0.1:$DN_HTTP_PORT (log $LOG_FILE)"
     # setsid: own session, so the cluster outlives the caller and does not get
