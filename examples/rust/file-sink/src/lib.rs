@@ -1,6 +1,6 @@
 //! file-sink: appends each record's value and `\n` to
-//! `<directory>/<topic>-<partition>.txt` (a record without a value writes an
-//! empty line). Every `flush` syncs those files, then atomically replaces
+//! `<directory>/<topic>-<partition>.txt`: raw bytes as they are, a typed
+//! value as compact JSON, a record without a value as an empty line. Every `flush` syncs those files, then atomically replaces
 //! `<topic>-<partition>.offset` with `"<next-offset> <file-length>"`; `open`
 //! reads that state back, cuts the `.txt` file to the flushed length and
 //! tells the host where to resume, so the sink carries on exactly where its
@@ -15,9 +15,10 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use copycat_sdk::{
-    errant, Config, ConfigKey, ConfigProblem, Connector, Error, PluginInfo, SinkRecord, SinkTask, TopicPartition,
-    TopicPartitionOffset,
+use base64::Engine as _;
+use copycat_sdk::v0_3::{
+    Config, ConfigKey, ConfigProblem, Connector, Error, PayloadKind, PayloadView, PluginInfo, SinkBatch, SinkTask,
+    TopicPartition, TopicPartitionOffset, Value,
 };
 
 /// An I/O failure on `path`, as the task error the host reports.
@@ -161,9 +162,10 @@ impl SinkTask for FileSinkTask {
         Ok(resume)
     }
 
-    fn put(&mut self, records: Vec<SinkRecord>) -> Result<(), Error> {
-        for (index, record) in records.into_iter().enumerate() {
-            let tp = record.topic_partition();
+    fn put_batch(&mut self, batch: &SinkBatch) -> Result<(), Error> {
+        let mut line = Vec::new();
+        for record in batch.iter() {
+            let tp = TopicPartition::new(record.topic, record.partition);
             // Opened first: a partition whose records were all reported
             // still gets its offset state at `flush`.
             let txt = self.path(&tp, ".txt");
@@ -177,23 +179,21 @@ impl SinkTask for FileSinkTask {
                         .map_err(|e| io_error(&txt, e))?,
                 ),
             };
+            line.clear();
+            let errant = render(&record.value, &mut line)?;
             // A record this sink cannot write goes to the errant record
             // reporter (the dead letter queue); it counts as handled.
-            if let Some(reason) = record.value.as_deref().and_then(|v| v.strip_prefix(b"errant:")) {
-                let reason = String::from_utf8_lossy(reason);
-                errant::report(index, &reason).map_err(|e| {
+            if let Some(reason) = errant {
+                record.report_errant(&reason).map_err(|e| {
                     Error::fatal(format!(
                         "the record at topic {} partition {} offset {} could not be reported errant: {e}",
                         record.topic, record.partition, record.offset
                     ))
                 })?;
-                self.next.insert(tp.clone(), record.offset + 1);
-                self.dirty.insert(tp);
-                continue;
+            } else {
+                line.push(b'\n');
+                file.write_all(&line).map_err(|e| io_error(&txt, e))?;
             }
-            let mut line = record.value.unwrap_or_default();
-            line.push(b'\n');
-            file.write_all(&line).map_err(|e| io_error(&txt, e))?;
             self.next.insert(tp.clone(), record.offset + 1);
             self.dirty.insert(tp);
         }
@@ -227,22 +227,132 @@ impl SinkTask for FileSinkTask {
     }
 }
 
-copycat_sdk::export_sink!(FileSink, FileSinkTask);
+/// Write a record's value as its line into `out` (without the `\n`):
+/// raw bytes as they are, a typed value as compact JSON, null as nothing.
+/// A value starting with `errant:` (raw, or a typed string) is not
+/// written: the rest of it is returned, the reason to report.
+fn render(value: &PayloadView<'_>, out: &mut Vec<u8>) -> Result<Option<String>, Error> {
+    const ERRANT: &[u8] = b"errant:";
+    if value.is_null() {
+        return Ok(None);
+    }
+    match value.kind() {
+        PayloadKind::Bytes => {
+            let bytes = value.as_bytes().unwrap_or_default();
+            if let Some(reason) = bytes.strip_prefix(ERRANT) {
+                return Ok(Some(String::from_utf8_lossy(reason).into_owned()));
+            }
+            out.extend_from_slice(bytes);
+        }
+        PayloadKind::Schemaless | PayloadKind::Typed => {
+            let value = value.value()?;
+            if let Value::String(s) = &value
+                && let Some(reason) = s.strip_prefix("errant:")
+            {
+                return Ok(Some(reason.to_owned()));
+            }
+            json(&value, out);
+        }
+    }
+    Ok(None)
+}
+
+/// `value` as compact JSON (examples/SPEC.md: structs as objects in field
+/// order, bytes as base64, logical types as their underlying values).
+fn json(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Int8(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::Int16(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::Int32(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::Int64(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::Float32(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::Float64(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::Boolean(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::String(s) => string(s, out),
+        Value::Bytes(b) => string(&base64::engine::general_purpose::STANDARD.encode(b), out),
+        Value::Decimal { unscaled, .. } => {
+            string(&base64::engine::general_purpose::STANDARD.encode(unscaled.to_signed_bytes_be()), out)
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                json(item, out);
+            }
+            out.push(b']');
+        }
+        Value::Map(entries) => {
+            out.push(b'{');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                match k {
+                    Value::String(s) => string(s, out),
+                    other => {
+                        let mut text = Vec::new();
+                        json(other, &mut text);
+                        string(&String::from_utf8_lossy(&text), out);
+                    }
+                }
+                out.push(b':');
+                json(v, out);
+            }
+            out.push(b'}');
+        }
+        Value::Struct(s) => {
+            out.push(b'{');
+            for (i, field) in s.schema().fields().iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                string(field.name(), out);
+                out.push(b':');
+                json(s.get(field.name()).unwrap_or(&Value::Null), out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// A JSON string: `"`, `\\` and control characters escaped.
+fn string(s: &str, out: &mut Vec<u8>) {
+    out.push(b'"');
+    for c in s.chars() {
+        match c {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            '\n' => out.extend_from_slice(b"\\n"),
+            '\r' => out.extend_from_slice(b"\\r"),
+            '\t' => out.extend_from_slice(b"\\t"),
+            c if (c as u32) < 0x20 => out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes()),
+            c => {
+                let mut buf = [0; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+    }
+    out.push(b'"');
+}
+
+copycat_sdk::v0_3::export_sink!(FileSink, FileSinkTask);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use copycat_sdk::errant;
+    use copycat_sdk::v0_3::{Payload, Schema, SchemaBuilder, SinkRecord, Struct};
 
     fn record(offset: i64) -> SinkRecord {
-        SinkRecord {
-            topic: "t".into(),
-            partition: 0,
-            offset,
-            key: None,
-            value: (offset % 5 != 0).then(|| format!("v{offset}").into_bytes()),
-            headers: Vec::new(),
-            timestamp: None,
-        }
+        let r = SinkRecord::new("t", 0, offset);
+        if offset % 5 == 0 { r } else { r.value(format!("v{offset}")) }
+    }
+
+    fn put(task: &mut FileSinkTask, records: &[SinkRecord]) -> Result<(), Error> {
+        task.put_batch(&SinkBatch::from_records(records)?)
     }
 
     fn read(dir: &Path, name: &str) -> String {
@@ -258,11 +368,11 @@ mod tests {
 
         let mut task = FileSinkTask::start(config.clone())?;
         assert!(task.open(vec![tp.clone()])?.is_empty());
-        task.put((0..3).map(record).collect())?;
+        put(&mut task, &(0..3).map(record).collect::<Vec<_>>())?;
         task.flush(Vec::new())?;
         assert_eq!(read(&dir, "t-0.txt"), "\nv1\nv2\n");
         assert_eq!(read(&dir, "t-0.offset"), "3 7");
-        task.put((3..6).map(record).collect())?; // not flushed: cut on reopen
+        put(&mut task, &(3..6).map(record).collect::<Vec<_>>())?; // not flushed: cut on reopen
         task.stop();
 
         let mut task = FileSinkTask::start(config)?;
@@ -277,13 +387,42 @@ mod tests {
         fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
         let mut task = FileSinkTask::start(Config::new().with("directory", dir.display().to_string()))?;
         let mut records: Vec<SinkRecord> = (1..4).map(record).collect();
-        records[1].value = Some(b"errant:too odd".to_vec());
-        task.put(records)?;
+        records[1].value = Payload::from("errant:too odd");
+        put(&mut task, &records)?;
         assert_eq!(errant::take_reported(), [(1, "too odd".to_owned())]);
         task.flush(Vec::new())?;
         assert_eq!(read(&dir, "t-0.txt"), "v1\nv3\n");
         assert_eq!(read(&dir, "t-0.offset"), "4 6", "the reported record's offset advances");
         fs::remove_dir_all(&dir).map_err(|e| io_error(&dir, e))
+    }
+
+    #[test]
+    fn typed_values_are_written_as_compact_json() -> Result<(), Error> {
+        let schema = SchemaBuilder::structure()
+            .name("t.Row")
+            .field("id", Schema::int32())?
+            .field("name", Schema::string())?
+            .field("ok", Schema::boolean())?
+            .field("tags", SchemaBuilder::array(Schema::string()).build())?
+            .field("attrs", SchemaBuilder::map(Schema::string(), Schema::int64()).build())?
+            .field("note", Schema::optional_string())?
+            .field("raw", Schema::bytes())?
+            .build();
+        let row = Struct::new(&schema)?
+            .put("id", Value::Int32(1))?
+            .put("name", "a \"q\" \\ ü")?
+            .put("ok", true)?
+            .put("tags", Value::Array(vec!["x".into(), "y".into()]))?
+            .put("attrs", Value::Map(vec![("k".into(), Value::Int64(5))]))?
+            .put("note", Value::Null)?
+            .put("raw", Value::Bytes(vec![0, 1]))?;
+        let mut out = Vec::new();
+        json(&Value::Struct(row), &mut out);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            r#"{"id":1,"name":"a \"q\" \\ ü","ok":true,"tags":["x","y"],"attrs":{"k":5},"note":null,"raw":"AAE="}"#
+        );
+        Ok(())
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! uppercase-transform: a transform component that upper-cases text.
 //!
-//! A string value is upper-cased whole; in a struct or map value, the
+//! A string value is upper-cased whole, and so are the ASCII letters of a
+//! bytes value (a connector's raw bytes); in a struct or map value, the
 //! string fields named in `fields` are (all of them when `fields` is
 //! empty). Anything else passes unchanged, and the schema never changes.
+//! Behaviour: examples/SPEC.md.
 //! `copycat new <name> --kind transform` starts a project from this one.
 
 use copycat_sdk::transform::{
@@ -23,6 +25,7 @@ impl Uppercase {
     fn upper(&self, value: Value) -> Result<Value, Error> {
         Ok(match value {
             Value::String(s) => Value::String(s.to_uppercase()),
+            Value::Bytes(b) => Value::Bytes(b.to_ascii_uppercase()),
             Value::Struct(s) => {
                 let schema = s.schema().clone();
                 let mut out = Struct::new(&schema).map_err(|e| Error::config(e.to_string()))?;
@@ -73,9 +76,11 @@ impl Transform for Uppercase {
     }
 
     fn configure(config: Config) -> Result<Self, Error> {
-        Ok(Self {
-            fields: config.get_list("fields"),
-        })
+        let fields = config.get_list("fields");
+        if fields.iter().any(|f| f.trim().is_empty()) {
+            return Err(Error::config("setting 'fields': an empty field name"));
+        }
+        Ok(Self { fields })
     }
 
     fn apply(&mut self, mut record: Record, out: &mut Output) -> Result<(), Error> {
@@ -111,6 +116,21 @@ mod tests {
         assert_eq!(
             out.map(|o| o.into_iter().map(|(_, r)| r.value).collect::<Vec<_>>()),
             Ok(vec![Value::String("ADA".into())])
+        );
+    }
+
+    #[test]
+    fn raw_bytes_are_upper_cased_and_stay_bytes() {
+        let record = Record {
+            topic: "t".into(),
+            value_schema: Some(Schema::optional_bytes()),
+            value: Value::Bytes(b"hello-1".to_vec()),
+            ..Record::default()
+        };
+        let out = run(&mut configured(""), vec![record]).map_err(|e| e.to_string());
+        assert_eq!(
+            out.map(|o| o.into_iter().map(|(_, r)| r.value).collect::<Vec<_>>()),
+            Ok(vec![Value::Bytes(b"HELLO-1".to_vec())])
         );
     }
 
