@@ -96,6 +96,26 @@ pub fn committed_seq(committed: &std::collections::HashMap<String, String>, stre
     committed.get(&format!("stream-{stream}"))?.parse().ok()
 }
 
+/// The chaos tests run at once after the others; the one that restarts
+/// the broker holds this for writing, the others for reading, so no test
+/// produces while the broker is down (CI47: the HDFS chaos test's producer
+/// timed out during the broker's restart).
+pub static BROKER_RESTARTS: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// For a chaos test that needs the broker up throughout.
+pub fn broker_stays_up() -> std::sync::RwLockReadGuard<'static, ()> {
+    BROKER_RESTARTS
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// For a chaos test that restarts the broker.
+pub fn broker_may_restart() -> std::sync::RwLockWriteGuard<'static, ()> {
+    BROKER_RESTARTS
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A worker config for the test broker with its own offsets topic and a
 /// short flush interval.
 pub fn worker_config(offsets_topic: &str) -> WorkerConfig {

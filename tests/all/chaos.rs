@@ -135,6 +135,7 @@ fn kafka_script(args: &[&str]) -> bool {
 #[test]
 #[ignore = "long, may restart the broker: `just test` runs it alone after the other tests"]
 fn exactly_once_pipeline_survives_sigkills() {
+    let _broker = broker_may_restart();
     let started = Instant::now();
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");

@@ -481,6 +481,7 @@ fn committed_count(dir: &str, topic: &str, partitions: i32) -> i64 {
 #[test]
 #[ignore = "chaos: SIGKILLs a worker for about a minute; `just test` runs it afterwards"]
 fn chaos_hdfs_sink_sigkill() {
+    let _broker = broker_stays_up();
     const PARTITIONS: i32 = 4;
     const RECORDS: usize = 20_000;
     const FEED: Duration = Duration::from_secs(40);

@@ -30,6 +30,7 @@ fn count(table: &str) -> i64 {
 #[test]
 #[ignore = "long: `just test` runs it alone after the other tests"]
 fn chaos_postgres_to_postgres_exactly_once_through_sigkills() {
+    let _broker = broker_stays_up();
     let started = Instant::now();
     let s = schema("pgchaos");
     let (src, dst) = (format!("{s}.src"), format!("{s}.dst"));

@@ -11,6 +11,20 @@ use copycat_sdk::transform::{
     Config, ConfigKey, ConfigProblem, Error, Output, PluginInfo, Record, Struct, Transform, Value,
 };
 
+/// `fields`: the names in the comma-separated list (none when it is
+/// empty); an empty name in a non-empty list (`a,,b`) is an error.
+fn fields(config: &Config) -> Result<Vec<String>, String> {
+    let list = config.get("fields").unwrap_or_default().trim();
+    if list.is_empty() {
+        return Ok(Vec::new());
+    }
+    let names: Vec<String> = list.split(',').map(|f| f.trim().to_owned()).collect();
+    if names.iter().any(String::is_empty) {
+        return Err(format!("an empty field name in '{list}'"));
+    }
+    Ok(names)
+}
+
 /// The transform, configured.
 pub struct Uppercase {
     /// Field names to upper-case; empty: every string field.
@@ -64,22 +78,17 @@ impl Transform for Uppercase {
     }
 
     fn validate(config: &Config) -> Vec<ConfigProblem> {
-        config
-            .get_list("fields")
-            .iter()
-            .filter(|f| f.trim().is_empty())
-            .map(|_| ConfigProblem {
+        match fields(config) {
+            Ok(_) => Vec::new(),
+            Err(message) => vec![ConfigProblem {
                 key: "fields".into(),
-                message: "an empty field name".into(),
-            })
-            .collect()
+                message,
+            }],
+        }
     }
 
     fn configure(config: Config) -> Result<Self, Error> {
-        let fields = config.get_list("fields");
-        if fields.iter().any(|f| f.trim().is_empty()) {
-            return Err(Error::config("setting 'fields': an empty field name"));
-        }
+        let fields = fields(&config).map_err(|e| Error::config(format!("setting 'fields': {e}")))?;
         Ok(Self { fields })
     }
 
@@ -117,6 +126,14 @@ mod tests {
             out.map(|o| o.into_iter().map(|(_, r)| r.value).collect::<Vec<_>>()),
             Ok(vec![Value::String("ADA".into())])
         );
+    }
+
+    #[test]
+    fn an_empty_field_name_is_refused() {
+        let bad = Config::new().with("fields", "a,,b");
+        assert_eq!(Uppercase::validate(&bad).len(), 1);
+        assert!(matches!(Uppercase::configure(bad), Err(Error::Config(m)) if m.contains("fields")));
+        assert!(Uppercase::validate(&Config::new().with("fields", "")).is_empty());
     }
 
     #[test]
