@@ -51,6 +51,8 @@ cc_status cc__view_init(cc_view *v) {
         for (size_t c = 0; c < node->children_len; c++)
             if (node->children[c] >= i) return bad("schema node %zu refers to node %" PRIu32, i, node->children[c]);
         size_t want = node->type == CC_ARRAY ? 1 : node->type == CC_MAP ? 2 : node->type == CC_STRUCT ? node->children_len : 0;
+        if (node->type == CC_STRUCT && node->children_len && !node->field_names)
+            return bad("schema node %zu (struct) has not one field name per field", i);
         if (node->children_len != want) return bad("schema node %zu (%s) has %zu children", i, cc__type_name(node->type), node->children_len);
     }
     v->starts = cc__xmalloc((n + 1) * sizeof *v->starts);
