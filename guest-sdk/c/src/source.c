@@ -141,7 +141,7 @@ bool exports_copycat_connector_source_task_poll(uint32_t max_records,
             ret->positions.ptr[i].offset = w_str(b.positions[2 * i + 1]);
         }
     }
-    if (b.any_typed) ret->schemas = w_nodes();
+    if (b.any_typed) w_nodes(&ret->schemas.ptr, &ret->schemas.len);
     cc__batch_free(&b);
     return w_result(CC_OK, err);
 }

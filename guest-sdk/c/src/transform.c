@@ -122,7 +122,7 @@ bool exports_copycat_transform_transformer_apply(exports_copycat_transform_trans
             ret->topics.ptr = cc__xmalloc(b.ntopics * sizeof *ret->topics.ptr);
             for (size_t i = 0; i < b.ntopics; i++) ret->topics.ptr[i] = w_str(b.topics[i]);
         }
-        ret->schemas = w_nodes();
+        w_nodes(&ret->schemas.ptr, &ret->schemas.len);
     }
     cc__batch_free(&b);
     cc__schemas_borrow(NULL, 0);
