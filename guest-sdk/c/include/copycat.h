@@ -323,6 +323,8 @@ struct cc_batch {
     /* 0 source, 1 transform */
     uint8_t kind;
     bool any_typed;
+    /* a column beyond the key and value lengths is in use */
+    bool extra;
     char *error;
 };
 
@@ -332,19 +334,33 @@ void cc__batch_append_slow(cc_batch *b, const void *ptr, size_t len);
 void cc__batch_add_columns(cc_batch *b);
 uint8_t *cc__batch_space_slow(cc_batch *b, size_t len);
 void cc__batch_close_field(cc_batch *b);
+void cc__batch_key_begin(cc_batch *b, cc_schema schema);
+void cc__batch_value_begin(cc_batch *b, cc_schema schema);
+
+/* Close the open field (raw fields inline). */
+static inline void cc__batch_close(cc_batch *b) {
+    if (CC_LIKELY(b->raw && b->field < 3)) {
+        size_t len = b->len - b->field_start;
+        if (CC_LIKELY(len <= INT32_MAX)) {
+            (b->field == 1 ? b->key_lengths : b->value_lengths)[b->n - 1] = (int32_t)len;
+            b->field = 0;
+            b->raw = false;
+            return;
+        }
+    }
+    cc__batch_close_field(b);
+}
 
 /* Start the next record: no key, a null value, no headers, the default
  * topic, partition and timestamp. */
 static inline void cc_batch_add(cc_batch *b) {
-    if (b->field) cc__batch_close_field(b);
+    if (b->field) cc__batch_close(b);
     if (CC_UNLIKELY(b->n == b->rcap)) cc__batch_grow_records(b);
     b->key_lengths[b->n] = -1;
     b->value_lengths[b->n] = -1;
     b->n++;
     b->stage = 0;
-    if (b->key_schemas || b->topic_indices || b->partitions || b->timestamps || b->header_counts || b->offsets ||
-        b->origins)
-        cc__batch_add_columns(b);
+    if (CC_UNLIKELY(b->extra)) cc__batch_add_columns(b);
 }
 
 /* Reserve room for `records` more records and `bytes` more data bytes
@@ -353,8 +369,28 @@ void cc_batch_reserve(cc_batch *b, size_t records, size_t bytes);
 
 /* Open the current record's key / value as `schema` (CC_RAW: appended
  * bytes; CC_SCHEMALESS or a schema: a value written with cc_write_*). */
-void cc_batch_key_begin(cc_batch *b, cc_schema schema);
-void cc_batch_value_begin(cc_batch *b, cc_schema schema);
+static inline void cc_batch_key_begin(cc_batch *b, cc_schema schema) {
+    if (b->field) cc__batch_close(b);
+    if (CC_LIKELY(schema == CC_RAW && b->stage == 0 && b->n && !b->key_schemas && !b->error)) {
+        b->stage = 1;
+        b->field = 1;
+        b->field_start = b->len;
+        b->raw = true;
+        return;
+    }
+    cc__batch_key_begin(b, schema);
+}
+static inline void cc_batch_value_begin(cc_batch *b, cc_schema schema) {
+    if (b->field) cc__batch_close(b);
+    if (CC_LIKELY(schema == CC_RAW && b->stage < 2 && b->n && !b->value_schemas && !b->error)) {
+        b->stage = 2;
+        b->field = 2;
+        b->field_start = b->len;
+        b->raw = true;
+        return;
+    }
+    cc__batch_value_begin(b, schema);
+}
 
 /* Append `len` bytes to the open raw field. */
 static inline void cc_batch_append(cc_batch *b, const void *ptr, size_t len) {
@@ -379,15 +415,28 @@ static inline void cc_batch_append_str(cc_batch *b, const char *s) {
     cc_batch_append(b, s, strlen(s));
 }
 
-/* Append `v` in decimal (ASCII). */
+/* Append `v` in decimal (ASCII), written in place two digits at a time. */
 static inline void cc_batch_append_u64(cc_batch *b, uint64_t v) {
-    char tmp[20];
-    char *end = tmp + sizeof tmp, *p = end;
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    cc_batch_append(b, p, (size_t)(end - p));
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                   "8081828384858687888990919293949596979899";
+    size_t n = 1;
+    for (uint64_t p = 10; n < 20 && v >= p; p *= 10) n++;
+    uint8_t *out = cc_batch_space(b, n);
+    if (!out) return;
+    out += n;
+    while (v >= 100) {
+        const char *d = &pairs[2 * (v % 100)];
+        v /= 100;
+        *--out = (uint8_t)d[1];
+        *--out = (uint8_t)d[0];
+    }
+    if (v >= 10) {
+        *--out = (uint8_t)pairs[2 * v + 1];
+        *--out = (uint8_t)pairs[2 * v];
+    } else {
+        *--out = (uint8_t)('0' + v);
+    }
 }
 static inline void cc_batch_append_i64(cc_batch *b, int64_t v) {
     if (v < 0) {

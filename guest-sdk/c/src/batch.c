@@ -280,6 +280,7 @@ void cc__batch_init(cc_batch *b, int kind, size_t records, size_t bytes) {
         b->timestamps = cc__xmalloc(b->rcap * sizeof *b->timestamps);
         b->offsets = cc__xmalloc(b->rcap * sizeof *b->offsets);
         b->origins = cc__xmalloc(b->rcap * sizeof *b->origins);
+        b->extra = true;
     }
 }
 
@@ -363,6 +364,7 @@ uint8_t *cc__batch_space_slow(cc_batch *b, size_t len) {
 
 /* A column of `n` entries of `fill`, for records before the first use. */
 static int32_t *column_s32(cc_batch *b, int32_t fill) {
+    b->extra = true;
     int32_t *c = cc__xmalloc(b->rcap * sizeof *c);
     for (size_t i = 0; i < b->n; i++) c[i] = fill;
     return c;
@@ -428,7 +430,7 @@ static void open_field(cc_batch *b, uint8_t field, cc_schema schema) {
     else open_typed(b, schema);
 }
 
-void cc_batch_key_begin(cc_batch *b, cc_schema schema) {
+void cc__batch_key_begin(cc_batch *b, cc_schema schema) {
     if (b->field) cc__batch_close_field(b);
     if (b->n == 0) return fail(b, "a key with no record: call cc_batch_add first");
     if (b->stage >= 1) return fail(b, "a key after the record's key, value or headers");
@@ -439,7 +441,7 @@ void cc_batch_key_begin(cc_batch *b, cc_schema schema) {
     open_field(b, 1, schema);
 }
 
-void cc_batch_value_begin(cc_batch *b, cc_schema schema) {
+void cc__batch_value_begin(cc_batch *b, cc_schema schema) {
     if (b->field) cc__batch_close_field(b);
     if (b->n == 0) return fail(b, "a value with no record: call cc_batch_add first");
     if (b->stage >= 2) return fail(b, "a value after the record's value or headers");
@@ -464,6 +466,7 @@ static bool header_start(cc_batch *b, cc_bytes key, cc_schema schema) {
     if (!schema_ok(b, schema, "header value")) return false;
     b->stage = 3;
     if (!b->header_counts) {
+        b->extra = true;
         b->header_counts = cc__xmalloc(b->rcap * sizeof *b->header_counts);
         memset(b->header_counts, 0, b->n * sizeof *b->header_counts);
     }
@@ -530,6 +533,7 @@ void cc_batch_partition(cc_batch *b, int32_t partition) {
 void cc_batch_timestamp(cc_batch *b, int64_t timestamp) {
     if (b->n == 0) return fail(b, "a timestamp with no record: call cc_batch_add first");
     if (!b->timestamps) {
+        b->extra = true;
         b->timestamps = cc__xmalloc(b->rcap * sizeof *b->timestamps);
         for (size_t i = 0; i < b->n; i++) b->timestamps[i] = -1;
     }

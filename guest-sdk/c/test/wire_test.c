@@ -156,9 +156,11 @@ static void test_typed_struct(void) {
         else cc_write_null(&b);
         cc_write_struct_end(&b);
     }
+    cc_batch_add(&b); /* no key, no value: raw nulls in the schema columns */
     cc__batch_finish(&b);
     CHECK(cc_batch_error(&b) == NULL);
     CHECK(b.any_typed);
+    CHECK(b.n == 3 && b.key_schemas[2] == CC_RAW && b.value_schemas[2] == CC_RAW && b.value_lengths[2] == -1);
     CHECK(b.key_schemas && b.key_schemas[0] == key && b.value_schemas && b.value_schemas[1] == count);
     size_t len;
     const uint8_t *v = value_bytes(&b, 0, &len);
