@@ -915,9 +915,10 @@ typedef enum {
  */
 cc_errant_status cc_report_errant(size_t index, const char *reason, size_t len);
 
-/* Why the latest cc_report_errant() failed, as text: "unavailable: ...",
- * "tolerance-exceeded: ..." or "no-such-record: <the host's message>"; ""
- * after a success. Valid until the next report. */
+/* Why the latest cc_report_errant() failed, as text (the Rust SDK's words):
+ * "no errant record reporter: ...", "errors.tolerance=none: ..." or "no such
+ * record: <the host's message>"; "" after a success. Valid until the next
+ * report. */
 const char *cc_errant_message(void);
 
 /* The callbacks of a sink connector. Define exactly one

@@ -53,7 +53,7 @@ static cc_errant_status errant_fail(cc_errant_status status, const char *fmt, ..
 }
 
 cc_errant_status cc_report_errant(size_t index, const char *reason, size_t len) {
-    if (index > UINT32_MAX) return errant_fail(CC_ERRANT_NO_SUCH_RECORD, "no-such-record: record %zu", index);
+    if (index > UINT32_MAX) return errant_fail(CC_ERRANT_NO_SUCH_RECORD, "no such record: record %zu", index);
     wstring w;
     w.ptr = cc__utf8_dup(reason ? reason : "", reason ? len : 0, &w.len);
     copycat_errant_reporter_report_error_t e;
@@ -69,14 +69,14 @@ cc_errant_status cc_report_errant(size_t index, const char *reason, size_t len) 
     cc_errant_status status;
     switch (e.tag) {
     case COPYCAT_ERRANT_REPORTER_REPORT_ERROR_UNAVAILABLE:
-        status = errant_fail(CC_ERRANT_UNAVAILABLE, "unavailable: the connector sets neither "
+        status = errant_fail(CC_ERRANT_UNAVAILABLE, "no errant record reporter: the connector sets neither "
                                                     "errors.deadletterqueue.topic.name nor errors.log.enable");
         break;
     case COPYCAT_ERRANT_REPORTER_REPORT_ERROR_TOLERANCE_EXCEEDED:
-        status = errant_fail(CC_ERRANT_TOLERANCE_EXCEEDED, "tolerance-exceeded: errors.tolerance=none, the task fails after this put");
+        status = errant_fail(CC_ERRANT_TOLERANCE_EXCEEDED, "errors.tolerance=none: the task fails after this put");
         break;
     default:
-        status = errant_fail(CC_ERRANT_NO_SUCH_RECORD, "no-such-record: %.*s", (int)e.val.no_such_record.len,
+        status = errant_fail(CC_ERRANT_NO_SUCH_RECORD, "no such record: %.*s", (int)e.val.no_such_record.len,
                              (const char *)e.val.no_such_record.ptr);
         break;
     }
