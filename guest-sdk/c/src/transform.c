@@ -100,6 +100,13 @@ bool exports_copycat_transform_transformer_apply(exports_copycat_transform_trans
                                          : cc_error_fatal("this transform does not implement apply");
         cc__batch_finish(&b);
         if (status == CC_OK && b.error) status = cc_error_fatal("apply wrote a malformed batch: %s", b.error);
+        for (size_t i = 0; status == CC_OK && i < b.n; i++)
+            if (b.topic_indices[i] < 0)
+                status = cc_error_fatal("apply wrote a malformed batch: record %zu has no topic (start each record "
+                                        "with cc_batch_add_from, or set cc_batch_topic)",
+                                        i);
+        if (status == CC_OK && b.npositions)
+            status = cc_error_fatal("apply set a source position (cc_batch_position): only a source's poll carries them");
     }
     if (status == CC_OK) {
         size_t n = b.n, nh = b.nh;
