@@ -224,7 +224,7 @@ typedef struct {
     const char *doc;             /* NULL: none */
     const char *const *parameters; /* key, value, key, value ... */
     size_t parameters_len;       /* pairs */
-    const uint8_t *default_value; /* encoded under this schema (see cc_encoder) */
+    const uint8_t *default_value; /* in batch.wit's value encoding under this schema */
     size_t default_len;
     bool has_default;
     const cc_schema *children;   /* array: element; map: key, value; struct: fields */
@@ -260,8 +260,9 @@ typedef struct {
     size_t len;
 } cc_schemas;
 
-/* Node `schema` of the current table (the source's, or during `apply` the
- * transform's output table), or NULL when there is none. */
+/* Node `schema` of the current table (a source's; during `put` the sink's
+ * batch's; during `apply` the transform's output table), or NULL when there
+ * is none. */
 const cc_schema_node *cc_schema_get(cc_schema schema);
 
 /* ------------------------------------------------------------------ */
