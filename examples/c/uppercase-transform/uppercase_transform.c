@@ -139,8 +139,10 @@ static cc_status apply(const cc_view *in, cc_batch *out) {
         if (value.null) {
             cc_batch_value_copy(out, in, i);
         } else if (value.schema == CC_RAW) { /* raw bytes: upper-cased, still bytes */
+            const uint8_t *s = upper((cc_bytes){value.ptr, value.len});
+            if (!s) return cc_error_fatal("out of memory");
             cc_batch_value_begin(out, CC_RAW);
-            cc_batch_append(out, upper((cc_bytes){value.ptr, value.len}), value.len);
+            cc_batch_append(out, s, value.len);
         } else {
             cc_status st = upper_value(in, i, out);
             if (st) return st;

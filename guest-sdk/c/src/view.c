@@ -64,7 +64,7 @@ cc_status cc__view_init(cc_view *v) {
         v->first_header[i] = h;
         if (!add_len(v->key_lengths[i], &at) || !add_len(v->value_lengths[i], &at))
             return bad("record %zu has a length below -1", i);
-        if (v->topics && v->topic_indices[i] >= v->ntopics)
+        if (v->topic_indices[i] >= v->ntopics)
             return bad("record %zu has topic index %" PRIu32 " of %zu topics", i, v->topic_indices[i], v->ntopics);
         if (v->key_schemas && !schema_in(v, v->key_schemas[i])) return bad("record %zu has key schema %" PRId32, i, v->key_schemas[i]);
         if (v->value_schemas && !schema_in(v, v->value_schemas[i]))
