@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Build a C Copycat connector into a WebAssembly component.
+# Build a C Copycat connector or transform into a WebAssembly component.
 #
-#   guest-sdk/c/build.sh --world source|sink --out NAME.wasm [--build-dir DIR] [--cflags "..."] FILE.c...
+#   guest-sdk/c/build.sh --world WORLD --out NAME.wasm [--build-dir DIR] [--cflags "..."] FILE.c...
+#
+# WORLD: source, sink (copycat:connector@0.3.0; the sink with the errant
+# record reporter), source-dynamic, sink-dynamic (the same plus the running
+# instance of copycat:dynamic@0.1.0: define copycat_dynamic), or transform
+# (copycat:transform@0.1.0). See guest-sdk/c/wit/copycat-c.wit.
 #
 # Steps (each skipped when its output is up to date):
 #   1. the toolchain: Debian clang-22, lld-22, libclang-rt-22-dev-wasm32 and
@@ -9,18 +14,20 @@
 #      password), wit-bindgen and wasm-tools (cargo install, pinned in
 #      scripts/examples/lib.sh);
 #   2. the bindings: `wit-bindgen c --world WORLD` of the SDK's worlds
-#      (guest-sdk/c/wit: Copycat's source and sink, the sink with the errant
-#      record reporter) over $COPYCAT_HOME/wit/connector and
-#      $COPYCAT_HOME/wit/errant@0.1.0, into DIR/wit-c/WORLD/ (generated once
-#      per WIT change; the Zig SDK uses the same directory);
+#      (guest-sdk/c/wit) over $COPYCAT_HOME/wit/{connector@0.3.0,
+#      errant@0.1.0,dynamic@0.1.0,transform@0.1.0}, into
+#      DIR/wit-c-0.3/WORLD/ (generated once per WIT change);
 #   3. clang-22 --target=wasm32-wasi -mexec-model=reactor: your files, the
-#      SDK (guest-sdk/c/src/copycat.c + guest-sdk/c/src/WORLD.c) and the bindings into a
-#      core module DIR/c/NAME.core.wasm;
+#      SDK (guest-sdk/c/src: copycat.c, batch.c, view.c and the world's glue,
+#      source.c, sink.c or transform.c) and the bindings into a core module
+#      DIR/c/NAME.core.wasm;
 #   4. wasm-tools component new with the WASI preview1 reactor adapter.
 #
 # COPYCAT_HOME is the Copycat checkout (default: two levels above this file).
-# DIR defaults to ./build. CFLAGS defaults to -Oz (smallest; -O2 is faster
-# and about three times larger).
+# DIR defaults to ./build. CFLAGS defaults to -O2 (the SDK's per-record path
+# inlines into your code; -Oz is about a third smaller and slower).
+#
+# The SDK's unit tests run natively: guest-sdk/c/test/run.sh.
 set -euo pipefail
 
 COPYCAT_HOME="${COPYCAT_HOME:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
@@ -28,7 +35,7 @@ COPYCAT_HOME="${COPYCAT_HOME:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd
 source "$COPYCAT_HOME/scripts/examples/lib.sh"
 SDK="$COPYCAT_HOME/guest-sdk/c"
 
-world="" out="" build_dir="$PWD/build" cflags="${CFLAGS:--Oz}"
+world="" out="" build_dir="$PWD/build" cflags="${CFLAGS:--O2}"
 sources=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -36,12 +43,16 @@ while [[ $# -gt 0 ]]; do
     --out) out="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
     --cflags) cflags="$2"; shift 2 ;;
-    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,33p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see $0 --help)" ;;
     *) sources+=("$1"); shift ;;
     esac
 done
-[[ "$world" == source || "$world" == sink ]] || die "--world source|sink is required"
+case "$world" in
+source | sink | transform) glue="$world" defines=() ;;
+source-dynamic | sink-dynamic) glue="${world%-dynamic}" defines=(-DCC_DYNAMIC) ;;
+*) die "--world source|sink|source-dynamic|sink-dynamic|transform is required" ;;
+esac
 [[ -n "$out" ]] || die "--out FILE.wasm is required"
 [[ ${#sources[@]} -gt 0 ]] || die "no C source files given"
 for f in "${sources[@]}"; do [[ -f "$f" ]] || die "no such file: $f"; done
@@ -85,35 +96,40 @@ adapter="$(reactor_adapter)"
 
 # 2. Bindings -----------------------------------------------------------------
 # Regenerated when the WIT files or the wit-bindgen version change. The WIT:
-# the SDK's worlds (package copycat:c) with wit/connector and wit/errant@0.1.0
-# as deps. guest-sdk/zig/build.sh does the same (same stamp, same output).
-gen="$build_dir/wit-c/$world"
-ERRANT_WIT_DIR="$COPYCAT_HOME/wit/errant@0.1.0"
-stamp="$(cat "$SDK/wit"/*.wit "$WIT_DIR"/*.wit "$ERRANT_WIT_DIR"/*.wit | sha256sum | cut -c1-16)-$(wit-bindgen --version | tr -dc '0-9.')"
+# the SDK's worlds (package copycat:c) with Copycat's packages as deps.
+gen="$build_dir/wit-c-0.3/$world"
+deps=(connector@0.3.0 errant@0.1.0 dynamic@0.1.0 transform@0.1.0)
+stamp="$( (cat "$SDK/wit"/*.wit; for d in "${deps[@]}"; do cat "$COPYCAT_HOME/wit/$d"/*.wit; done) | sha256sum | cut -c1-16)-$(wit-bindgen --version | tr -dc '0-9.')"
 if [[ "$(cat "$gen/.stamp" 2>/dev/null)" != "$stamp" ]]; then
-    # Generated aside and moved into place: the Zig build may read it.
-    tmp="$(mktemp -d "$build_dir/.wit-c.XXXXXX")" && chmod 755 "$tmp"
-    mkdir -p "$tmp/wit/deps/connector" "$tmp/wit/deps/errant"
+    # Generated aside and moved into place: a parallel build may read it.
+    mkdir -p "$build_dir/wit-c-0.3"
+    tmp="$(mktemp -d "$build_dir/wit-c-0.3/.gen.XXXXXX")" && chmod 755 "$tmp"
+    mkdir -p "$tmp/wit/deps"
     cp "$SDK/wit"/*.wit "$tmp/wit/"
-    cp "$WIT_DIR"/*.wit "$tmp/wit/deps/connector/"
-    cp "$ERRANT_WIT_DIR"/*.wit "$tmp/wit/deps/errant/"
+    for d in "${deps[@]}"; do
+        mkdir -p "$tmp/wit/deps/${d%@*}"
+        cp "$COPYCAT_HOME/wit/$d"/*.wit "$tmp/wit/deps/${d%@*}/"
+    done
     wit-bindgen c "$tmp/wit" --world "$world" --out-dir "$tmp" >/dev/null 2>&1 ||
         die "wit-bindgen c failed for the world $world"
     rm -rf "$tmp/wit"
     echo "$stamp" >"$tmp/.stamp"
-    mkdir -p "$build_dir/wit-c"
     rm -rf "$gen"
     mv "$tmp" "$gen"
 fi
+cname="${world//-/_}"
 
 # 3 + 4. Compile and componentize (skipped when $out is newer than every input).
 name="$(basename "$out" .wasm)"
 core="$build_dir/c/$name.core.wasm"
 mkdir -p "$build_dir/c" "$(dirname "$out")"
 inputs=("${sources[@]}" "$SDK/include/copycat.h" "$SDK/src/"* "$gen/.stamp" "${BASH_SOURCE[0]}")
+# (cflags count too: a changed --cflags rebuilds)
+flags_stamp="$build_dir/c/$(basename "$out" .wasm).flags"
 if [[ -f "$out" ]]; then
     fresh=1
     for f in "${inputs[@]}"; do [[ "$f" -nt "$out" ]] && fresh=0 && break; done
+    [[ "$(cat "$flags_stamp" 2>/dev/null)" == "$cflags ${defines[*]}" ]] || fresh=0
     # Headers next to the sources count too.
     for d in $(dirname "${sources[@]}" | sort -u); do
         for h in "$d"/*.h; do [[ -e "$h" && "$h" -nt "$out" ]] && fresh=0; done
@@ -125,12 +141,14 @@ if [[ -f "$out" ]]; then
 fi
 
 # shellcheck disable=SC2086 # cflags is a list of flags
-"$CC" --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor $cflags \
+"$CC" --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor $cflags "${defines[@]}" \
     -Wall -Wextra -Wno-deprecated -Wno-unused-parameter -Wno-missing-field-initializers \
     -I "$SDK/include" -I "$SDK/src" -I "$gen" \
     -Wl,--strip-all \
     -o "$core" \
-    "${sources[@]}" "$SDK/src/copycat.c" "$SDK/src/$world.c" "$gen/$world.c" "$gen/${world}_component_type.o" ||
+    "${sources[@]}" "$SDK/src/copycat.c" "$SDK/src/batch.c" "$SDK/src/view.c" "$SDK/src/$glue.c" \
+    "$gen/$cname.c" "$gen/${cname}_component_type.o" ||
     die "compiling $name failed"
+echo "$cflags ${defines[*]}" >"$flags_stamp"
 wasm-tools component new "$core" --adapt "wasi_snapshot_preview1=$adapter" -o "$out" ||
     die "wasm-tools component new failed for $name"

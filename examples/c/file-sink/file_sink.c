@@ -1,13 +1,14 @@
 /*
  * file-sink: appends each record's value and "\n" to
- * <directory>/<topic>-<partition>.txt and keeps its own offsets in
+ * <directory>/<topic>-<partition>.txt (raw bytes as they are, a typed value
+ * as compact JSON) and keeps its own offsets in
  * <directory>/<topic>-<partition>.offset ("<next-offset> <file-length>"),
  * written atomically on every flush. `open` truncates the data file to the
  * flushed length and resumes there, so the output is exactly-once whatever
  * the consumer group's offsets say. A record whose value starts with
- * "errant:" is not written: it goes to the errant record reporter (the
- * connector's dead letter queue), cc_report_errant(). Behaviour:
- * examples/SPEC.md.
+ * "errant:" (raw bytes, or a typed string) is not written: it goes to the
+ * errant record reporter (the connector's dead letter queue),
+ * cc_report_errant(). Behaviour: examples/SPEC.md in the Copycat checkout.
  *
  * Files are plain POSIX calls: the directory is a WASI preopen granted by
  * the operator with grants.fs.write.
@@ -73,18 +74,20 @@ static cc_status io_error(int e, const char *what, char *path) {
     return st;
 }
 
-static part *find(const char *topic, int32_t partition) {
+static part *find(cc_bytes topic, int32_t partition) {
     for (size_t i = 0; i < nparts; i++)
-        if (parts[i].partition == partition && strcmp(parts[i].topic, topic) == 0) return &parts[i];
+        if (parts[i].partition == partition && strlen(parts[i].topic) == topic.len &&
+            memcmp(parts[i].topic, topic.ptr, topic.len) == 0)
+            return &parts[i];
     return NULL;
 }
 
-static part *find_or_add(const char *topic, int32_t partition) {
+static part *find_or_add(cc_bytes topic, int32_t partition) {
     part *p = find(topic, partition);
     if (p) return p;
     parts = realloc(parts, (nparts + 1) * sizeof *parts);
     p = &parts[nparts++];
-    p->topic = strdup(topic);
+    p->topic = strndup((const char *)topic.ptr, topic.len);
     p->partition = partition;
     p->fd = -1;
     p->next = -1;
@@ -133,7 +136,7 @@ static cc_status start(const cc_config *config) {
  * flushed length, return the next offset. */
 static cc_status open_partitions(const cc_topic_partition *tps, size_t len, cc_offsets *resume) {
     for (size_t i = 0; i < len; i++) {
-        part *old = find(tps[i].topic, tps[i].partition);
+        part *old = find(cc_str(tps[i].topic), tps[i].partition);
         if (old) release(old); /* start afresh from the files */
 
         char *state = path_of(tps[i].topic, tps[i].partition, ".offset");
@@ -167,25 +170,142 @@ static cc_status open_partitions(const cc_topic_partition *tps, size_t len, cc_o
         close(fd);
         free(data);
 
-        part *p = find_or_add(tps[i].topic, tps[i].partition);
+        part *p = find_or_add(cc_str(tps[i].topic), tps[i].partition);
         p->next = next;
         cc_offsets_add(resume, tps[i].topic, tps[i].partition, (int64_t)next);
     }
     return CC_OK;
 }
 
-/* The bytes of one run of records of one partition, written in one go. */
-static uint8_t *run;
-static size_t run_len, run_cap;
+/* A growable byte buffer. */
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+} buf;
 
-static void run_append(const uint8_t *data, size_t len) {
-    if (run_len + len > run_cap) {
-        run_cap = 2 * (run_len + len) + 4096;
-        run = realloc(run, run_cap);
+static void put_bytes(buf *b, const void *data, size_t len) {
+    if (b->len + len > b->cap) {
+        b->cap = 2 * (b->len + len) + 4096;
+        b->p = realloc(b->p, b->cap);
+        if (!b->p) abort(); /* out of memory: nothing better to do */
     }
-    if (len) memcpy(run + run_len, data, len);
-    run_len += len;
+    if (len) memcpy(b->p + b->len, data, len);
+    b->len += len;
 }
+
+static void put_str(buf *b, const char *s) {
+    put_bytes(b, s, strlen(s));
+}
+
+/* ---- typed values as compact JSON ---------------------------------------- */
+
+/* A JSON string: `"`, `\` and control characters escaped, the rest (UTF-8
+ * included) as it is. */
+static void put_json_string(buf *b, const uint8_t *s, size_t len) {
+    put_bytes(b, "\"", 1);
+    size_t from = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint8_t c = s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        put_bytes(b, s + from, i - from);
+        from = i + 1;
+        char esc[8];
+        switch (c) {
+        case '"': put_str(b, "\\\""); break;
+        case '\\': put_str(b, "\\\\"); break;
+        case '\n': put_str(b, "\\n"); break;
+        case '\r': put_str(b, "\\r"); break;
+        case '\t': put_str(b, "\\t"); break;
+        case '\b': put_str(b, "\\b"); break;
+        case '\f': put_str(b, "\\f"); break;
+        default:
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            put_str(b, esc);
+        }
+    }
+    put_bytes(b, s + from, len - from);
+    put_bytes(b, "\"", 1);
+}
+
+/* Standard base64 with padding, quoted. */
+static void put_base64(buf *b, const uint8_t *s, size_t len) {
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    put_bytes(b, "\"", 1);
+    for (size_t i = 0; i < len; i += 3) {
+        uint32_t v = (uint32_t)s[i] << 16;
+        if (i + 1 < len) v |= (uint32_t)s[i + 1] << 8;
+        if (i + 2 < len) v |= s[i + 2];
+        char out[4] = {abc[(v >> 18) & 63], abc[(v >> 12) & 63], i + 1 < len ? abc[(v >> 6) & 63] : '=',
+                       i + 2 < len ? abc[v & 63] : '='};
+        put_bytes(b, out, 4);
+    }
+    put_bytes(b, "\"", 1);
+}
+
+static int render(cc_reader *r, const cc_item *it, buf *out);
+
+/* The items of a container up to its end, rendered as JSON. */
+static int render_items(cc_reader *r, const cc_item *open, buf *out) {
+    bool object = open->kind != CC_ITEM_ARRAY;
+    put_bytes(out, object ? "{" : "[", 1);
+    cc_item child;
+    int got;
+    for (size_t n = 0; (got = cc_read(r, &child)) == 1 && child.kind != CC_ITEM_END; n++) {
+        if (n) put_bytes(out, ",", 1);
+        if (open->kind == CC_ITEM_STRUCT) {
+            put_json_string(out, child.field.ptr, child.field.len);
+            put_bytes(out, ":", 1);
+        } else if (open->kind == CC_ITEM_MAP) {
+            /* The key: a string as it is, anything else as its JSON text. */
+            if (child.kind == CC_ITEM_STRING) {
+                put_json_string(out, child.v.bytes.ptr, child.v.bytes.len);
+            } else {
+                buf key = {NULL, 0, 0};
+                int k = render(r, &child, &key);
+                if (k == 1) put_json_string(out, key.p, key.len);
+                free(key.p);
+                if (k != 1) return k;
+            }
+            put_bytes(out, ":", 1);
+            if ((got = cc_read(r, &child)) != 1) break;
+        }
+        if ((got = render(r, &child, out)) != 1) return got;
+    }
+    if (got != 1) return -1; /* the value ended inside the container */
+    put_bytes(out, object ? "}" : "]", 1);
+    return 1;
+}
+
+/* One value (its first item `it`, read) as compact JSON. 1, or -1 on
+ * malformed bytes. */
+static int render(cc_reader *r, const cc_item *it, buf *out) {
+    char num[40];
+    switch (it->kind) {
+    case CC_ITEM_NULL: put_str(out, "null"); return 1;
+    case CC_ITEM_INT8:
+    case CC_ITEM_INT16:
+    case CC_ITEM_INT32:
+    case CC_ITEM_INT64:
+        snprintf(num, sizeof num, "%" PRId64, it->v.i);
+        put_str(out, num);
+        return 1;
+    case CC_ITEM_FLOAT32:
+    case CC_ITEM_FLOAT64:
+        snprintf(num, sizeof num, it->kind == CC_ITEM_FLOAT32 ? "%.9g" : "%.17g", it->v.f);
+        put_str(out, num);
+        return 1;
+    case CC_ITEM_BOOLEAN: put_str(out, it->v.b ? "true" : "false"); return 1;
+    case CC_ITEM_STRING: put_json_string(out, it->v.bytes.ptr, it->v.bytes.len); return 1;
+    case CC_ITEM_BYTES: put_base64(out, it->v.bytes.ptr, it->v.bytes.len); return 1;
+    case CC_ITEM_ARRAY:
+    case CC_ITEM_MAP:
+    case CC_ITEM_STRUCT: return render_items(r, it, out);
+    default: return -1;
+    }
+}
+
+/* The bytes of one run of records of one partition, written in one go. */
+static buf run;
 
 /* Open partition `p`'s data file for appending, unless it is open. */
 static cc_status open_data(part *p) {
@@ -203,7 +323,7 @@ static cc_status open_data(part *p) {
 static cc_status write_run(size_t i, int64_t next) {
     part *p = &parts[i];
     cc_status st = CC_OK;
-    if (run_len == 0) { /* nothing to write, but reported records advance */
+    if (run.len == 0) { /* nothing to write, but reported records advance */
         if (next > p->next) {
             p->next = next;
             p->dirty = true;
@@ -212,12 +332,12 @@ static cc_status write_run(size_t i, int64_t next) {
     }
     st = open_data(p);
     if (st) {
-        run_len = 0;
+        run.len = 0;
         return st;
     }
     struct stat before;
     int e = fstat(p->fd, &before) == 0 ? 0 : errno;
-    if (e == 0 && write_all(p->fd, run, run_len) != CC_OK) {
+    if (e == 0 && write_all(p->fd, run.p, run.len) != CC_OK) {
         e = errno;
         (void)ftruncate(p->fd, before.st_size);
     }
@@ -226,17 +346,36 @@ static cc_status write_run(size_t i, int64_t next) {
         p->next = next;
         p->dirty = true;
     }
-    run_len = 0;
+    run.len = 0;
     return st;
 }
 
-static cc_status put(const cc_sink_record *records, size_t len) {
+/* Whether the value is an errant record, "errant:<reason>" as raw bytes or
+ * a typed string; *reason gets the rest. */
+static bool errant(const cc_view *batch, cc_data value, cc_bytes *reason) {
+    cc_bytes text = {value.ptr, value.len};
+    if (value.null) return false;
+    if (value.schema != CC_RAW) {
+        cc_reader r;
+        cc_item it;
+        cc_reader_init(&r, cc_view_schemas(batch), value);
+        if (cc_read(&r, &it) != 1 || it.kind != CC_ITEM_STRING) return false;
+        text = it.v.bytes;
+    }
+    if (text.len < 7 || memcmp(text.ptr, "errant:", 7) != 0) return false;
+    *reason = (cc_bytes){text.ptr + 7, text.len - 7};
+    return true;
+}
+
+static cc_status put(const cc_view *batch) {
     size_t cur = SIZE_MAX; /* the partition of the current run */
     int64_t next = -1;
-    run_len = 0;
-    for (size_t i = 0; i < len; i++) {
-        const cc_sink_record *r = &records[i];
-        size_t k = (size_t)(find_or_add(r->topic, r->partition) - parts);
+    run.len = 0;
+    for (size_t i = 0; i < cc_view_len(batch); i++) {
+        cc_bytes topic = cc_view_topic(batch, i);
+        int32_t partition = cc_view_partition(batch, i);
+        int64_t offset = cc_view_offset(batch, i);
+        size_t k = (size_t)(find_or_add(topic, partition) - parts);
         if (k != cur) {
             if (cur != SIZE_MAX) {
                 cc_status st = write_run(cur, next);
@@ -245,20 +384,37 @@ static cc_status put(const cc_sink_record *records, size_t len) {
             cur = k;
             next = parts[k].next;
         }
-        if (next >= 0 && r->offset < next) continue; /* redelivered: already written */
+        if (next >= 0 && offset < next) continue; /* redelivered: already written */
+        cc_data value = cc_view_value(batch, i);
         /* A record this sink cannot write goes to the errant record reporter
          * (the dead letter queue); it counts as handled. */
-        if (r->value.len >= 7 && memcmp(r->value.ptr, "errant:", 7) == 0) {
-            if (cc_report_errant(i, (const char *)r->value.ptr + 7, r->value.len - 7) != CC_ERRANT_REPORTED)
-                return cc_error_fatal("the record at topic %s partition %" PRId32 " offset %" PRId64
+        cc_bytes reason;
+        if (errant(batch, value, &reason)) {
+            if (cc_report_errant(i, (const char *)reason.ptr, reason.len) != CC_ERRANT_REPORTED)
+                return cc_error_fatal("the record at topic %.*s partition %" PRId32 " offset %" PRId64
                                       " could not be reported errant: %s",
-                                      r->topic, r->partition, r->offset, cc_errant_message());
-            next = r->offset + 1;
+                                      (int)topic.len, (const char *)topic.ptr, partition, offset, cc_errant_message());
+            next = offset + 1;
             continue;
         }
-        run_append(r->value.ptr, r->value.len); /* no value: an empty line */
-        run_append((const uint8_t *)"\n", 1);
-        next = r->offset + 1;
+        if (value.null) {
+            /* a tombstone: an empty line */
+        } else if (value.schema == CC_RAW) {
+            put_bytes(&run, value.ptr, value.len);
+        } else {
+            cc_reader r;
+            cc_item it;
+            cc_reader_init(&r, cc_view_schemas(batch), value);
+            int got = cc_read(&r, &it);
+            if (got == 1) got = render(&r, &it, &run);
+            if (got == 1) got = cc_read(&r, &it) == 0 ? 1 : -1;
+            if (got != 1)
+                return cc_error_fatal("the record at topic %.*s partition %" PRId32 " offset %" PRId64
+                                      " has a malformed value: %s",
+                                      (int)topic.len, (const char *)topic.ptr, partition, offset, cc_reader_error(&r));
+        }
+        put_bytes(&run, "\n", 1);
+        next = offset + 1;
     }
     return cur == SIZE_MAX ? CC_OK : write_run(cur, next);
 }
@@ -308,7 +464,7 @@ static cc_status flush(const cc_topic_partition_offset *offsets, size_t len) {
 
 static cc_status close_partitions(const cc_topic_partition *tps, size_t len) {
     for (size_t i = 0; i < len; i++) {
-        part *p = find(tps[i].topic, tps[i].partition);
+        part *p = find(cc_str(tps[i].topic), tps[i].partition);
         if (p) release(p);
     }
     return CC_OK;

@@ -1,6 +1,7 @@
 /*
- * copycat.c: the world-neutral part of the C SDK: errors, configs, byte
- * strings, grants. See include/copycat.h for the API.
+ * copycat.c: the world-neutral part of the C SDK: errors, configs,
+ * grants. Batches: batch.c (schemas, builder, writer), view.c (views,
+ * reader). See include/copycat.h for the API.
  */
 #include "internal.h"
 
@@ -83,8 +84,12 @@ char *cc__vformat(const char *fmt, va_list ap) {
     return s;
 }
 
-cc_opt_bytes cc_some_str(const char *s) {
-    return cc_some(s, s ? strlen(s) : 0);
+char *cc__format(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = cc__vformat(fmt, ap);
+    va_end(ap);
+    return s;
 }
 
 /* ------------------------------------------------------------------ */
@@ -119,6 +124,17 @@ cc_status cc_error(cc_status kind, const char *fmt, ...) {
     cc_status s = set_error(kind, fmt, ap);
     va_end(ap);
     return s;
+}
+
+uint32_t cc__error_record_index;
+
+cc_status cc_error_record(uint32_t index, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    set_error(CC_ERR_RECORD, fmt, ap);
+    va_end(ap);
+    cc__error_record_index = index;
+    return CC_ERR_RECORD;
 }
 
 const char *cc_error_message(void) {
