@@ -77,7 +77,7 @@ enum Command {
         /// Language: rust, python, js, c, go, zig.
         #[arg(long, default_value = "rust", value_parser = authoring::scaffold::LANGUAGES.to_vec())]
         lang: String,
-        /// `source`, `sink` or `transform` (a transform component: Rust or Python).
+        /// `source`, `sink` or `transform` (a transform component).
         #[arg(long, default_value = "source", value_parser = ["source", "sink", "transform"])]
         kind: String,
         /// Where to create it (the project becomes `<dir>/<name>`).

@@ -1,6 +1,6 @@
 //! The author's tools: `copycat inspect`, `copycat dev run` (a component in
 //! the sandbox without Kafka) and `copycat new` (a project copied from an
-//! example, that builds and runs as is).
+//! example, that builds and runs as is: each language page's walkthrough).
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -159,102 +159,15 @@ fn dev_run_prints_a_sources_records_and_feeds_a_sink() {
     );
 }
 
-fn build(project: &Path) {
-    let out = Command::new(project.join("build.sh")).output().unwrap();
-    assert!(out.status.success(), "build.sh failed: {}", stderr(&out));
-}
-
+/// `copycat new`'s refusals (the projects it makes are built and run by the
+/// walkthroughs below).
 #[test]
-fn new_rust_projects_build_and_run() {
+fn new_refuses_what_it_cannot_make() {
     let dir = tempfile::tempdir().unwrap();
     let parent = dir.path().to_str().unwrap();
-    let out = copycat(&[
-        "new",
-        "my-counter",
-        "--lang",
-        "rust",
-        "--kind",
-        "source",
-        "--dir",
-        parent,
-    ]);
+    let out = copycat(&["new", "my-logger", "--kind", "sink", "--dir", parent]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let project = dir.path().join("my-counter");
-    build(&project);
-    let wasm = project.join("my-counter.wasm");
-    let out = copycat(&["dev", "run", wasm.to_str().unwrap(), "-c", "topic=t", "-c", "count=2"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stdout(&out).lines().count(), 2, "{}", stdout(&out));
-    assert!(stdout(&out).contains("\"key\":\"stream-0:1\""), "{}", stdout(&out));
-
-    let out = copycat(&["new", "my-logger", "--lang", "rust", "--kind", "sink", "--dir", parent]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    build(&dir.path().join("my-logger"));
-    let inspected = stdout(&copycat(&[
-        "inspect",
-        dir.path().join("my-logger/my-logger.wasm").to_str().unwrap(),
-    ]));
-    assert!(inspected.contains("my-logger 0.1.0 (sink connector)"), "{inspected}");
-
-    // A transform project: built, inspected, and run over JSON lines.
-    let out = copycat(&[
-        "new",
-        "my-upper",
-        "--lang",
-        "rust",
-        "--kind",
-        "transform",
-        "--dir",
-        parent,
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    build(&dir.path().join("my-upper"));
-    let wasm = dir.path().join("my-upper/my-upper.wasm");
-    let inspected = stdout(&copycat(&["inspect", wasm.to_str().unwrap()]));
-    assert!(
-        inspected.contains("my-upper 0.1.0 (transform component)"),
-        "{inspected}"
-    );
-    let input = dir.path().join("in.jsonl");
-    std::fs::write(
-        &input,
-        concat!(
-            r#"{"topic":"t","key":"k1","value":{"name":"ada","city":"london"}}"#,
-            "\n",
-            r#"{"topic":"t","value":{"schema":{"type":"string"},"payload":"grace"}}"#,
-            "\n",
-        ),
-    )
-    .unwrap();
-    let out = copycat(&[
-        "dev",
-        "run",
-        wasm.to_str().unwrap(),
-        "-c",
-        "fields=name",
-        "--input",
-        input.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let lines: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 2, "{}", stdout(&out));
-    assert_eq!(lines[0]["value"], serde_json::json!({"name": "ADA", "city": "london"}));
-    assert_eq!(lines[0]["from"], serde_json::json!(1));
-    assert_eq!(
-        lines[1]["value"],
-        serde_json::json!({"schema": {"type": "string", "optional": false}, "payload": "GRACE"})
-    );
-    let bad = copycat(&[
-        "dev",
-        "run",
-        wasm.to_str().unwrap(),
-        "-c",
-        "colour=red",
-        "--input",
-        input.to_str().unwrap(),
-    ]);
-    assert!(stderr(&bad).contains("colour"), "{}", stderr(&bad));
-
+    assert!(dir.path().join("my-logger/build.sh").is_file());
     let again = copycat(&["new", "my-logger", "--kind", "sink", "--dir", parent]);
     assert!(stderr(&again).contains("already exists"), "{}", stderr(&again));
     let bad = copycat(&["new", "Bad_Name", "--dir", parent]);
@@ -269,44 +182,93 @@ fn new_rust_projects_build_and_run() {
     );
 }
 
-/// `copycat new` in another language: a source and a sink project, each
-/// built with its `build.sh` (the language's toolchain, as
-/// `just build-examples` installs it) and run or inspected under its own
-/// name.
-fn new_projects_build_and_run(lang: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let parent = dir.path().to_str().unwrap();
-    for kind in ["source", "sink"] {
-        let name = format!("my-{lang}-{kind}");
-        let out = copycat(&["new", &name, "--lang", lang, "--kind", kind, "--dir", parent]);
-        assert!(out.status.success(), "{}", stderr(&out));
-        let project = dir.path().join(&name);
-        build(&project);
-        let wasm = project.join(format!("{name}.wasm"));
-        let inspected = stdout(&copycat(&["inspect", wasm.to_str().unwrap()]));
-        assert!(
-            inspected.contains(&format!("{name} 0.1.0 ({kind} connector)")),
-            "{inspected}"
-        );
-        if kind == "source" {
-            let out = copycat(&["dev", "run", wasm.to_str().unwrap(), "-c", "topic=t", "-c", "count=2"]);
-            assert!(out.status.success(), "{}", stderr(&out));
-            assert!(stdout(&out).contains("\"key\":\"stream-0:1\""), "{}", stdout(&out));
+/// The commands of a page's fenced blocks marked `sh walkthrough`, in order.
+fn walkthrough_commands(page: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in page.lines() {
+        match &mut current {
+            None if line.trim_end() == "```sh walkthrough" => current = Some(String::new()),
+            None => {}
+            Some(_) if line.trim_end() == "```" => blocks.extend(current.take()),
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
         }
     }
+    assert!(current.is_none(), "a `sh walkthrough` block is not closed");
+    blocks
 }
 
-macro_rules! new_projects {
+/// docs/authoring/<lang>.md's "First connector in 10 minutes", run as a
+/// new user would: its `sh walkthrough` blocks as one bash script
+/// (`-euo pipefail`) in an empty directory, with `copycat` on the PATH and
+/// `COPYCAT_HOME` naming this checkout. Each block checks its own outcome
+/// (grep), so a step that does not do what the page says fails here.
+fn walkthrough(lang: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let page_path = root.join(format!("docs/authoring/{lang}.md"));
+    let page = std::fs::read_to_string(&page_path).unwrap();
+    let blocks = walkthrough_commands(&page);
+    assert!(
+        blocks.len() >= 3,
+        "{}: a walkthrough needs a source, a sink and a transform (`sh walkthrough` blocks): {} found",
+        page_path.display(),
+        blocks.len()
+    );
+    let script = blocks.concat();
+    for kind in ["source", "sink", "transform"] {
+        assert!(
+            script.contains(&format!("--kind {kind}")),
+            "{}: the walkthrough makes no {kind} (`copycat new ... --kind {kind}`)",
+            page_path.display()
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bin = copycat_bin();
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &script])
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .env("COPYCAT_HOME", root.canonicalize().unwrap())
+        .env("KAFKA_BOOTSTRAP", bootstrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}: the walkthrough failed ({}).\n--- script ---\n{script}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        page_path.display(),
+        out.status,
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
+#[test]
+fn walkthrough_blocks_are_found_in_order() {
+    let page = "intro\n```sh walkthrough\na\nb\n```\ntext\n```sh\nnot this\n```\n```sh walkthrough\nc\n```\n";
+    assert_eq!(walkthrough_commands(page), ["a\nb\n", "c\n"]);
+}
+
+macro_rules! walkthroughs {
     ($($lang:ident),*) => {
-        mod new_projects {
+        /// Every language page's walkthrough: `copycat new` for a source,
+        /// a sink and a transform, each built and run with `copycat dev run`.
+        mod walkthrough {
             $(
                 #[test]
                 fn $lang() {
-                    super::new_projects_build_and_run(stringify!($lang));
+                    super::walkthrough(stringify!($lang));
                 }
             )*
         }
     };
 }
 
-new_projects!(python, js, c, go, zig);
+walkthroughs!(rust, python, js, c, go, zig);

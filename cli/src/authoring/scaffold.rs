@@ -1,9 +1,7 @@
 //! `copycat new <name> --lang <lang> --kind source|sink|transform`: a
 //! working project, copied from the example of that language and kind
 //! (`examples/<lang>/counter-source` for a source, `file-sink` for a sink,
-//! `uppercase-transform` for a transform component (Rust;
-//! `topic-prefix-transform` in Python);
-//! `examples/SPEC.md`), which is compiled into the binary by `build.rs`.
+//! `uppercase-transform` for a transform component; `examples/SPEC.md`), which is compiled into the binary by `build.rs`.
 //!
 //! The copy is renamed, in file names and contents: the example's name
 //! (`counter-source`, and `counter_source` where an identifier or module
@@ -28,7 +26,6 @@ fn example_of(kind: &str, lang: &str) -> Option<&'static str> {
     match (kind, lang) {
         ("source", _) => Some("counter-source"),
         ("sink", _) => Some("file-sink"),
-        ("transform", "python") => Some("topic-prefix-transform"),
         ("transform", _) => Some("uppercase-transform"),
         _ => None,
     }
@@ -203,10 +200,10 @@ mod tests {
     }
 
     #[test]
-    fn every_language_has_both_examples_compiled_in() {
+    fn every_language_has_all_three_examples_compiled_in() {
         let all = available();
         for lang in LANGUAGES {
-            for kind in ["source", "sink"] {
+            for kind in ["source", "sink", "transform"] {
                 assert!(all.contains(&format!("{lang}/{kind}")), "{lang}/{kind}: {all:?}");
             }
         }
@@ -244,7 +241,11 @@ mod tests {
         };
         let home = Path::new("/opt/copycat");
         for lang in LANGUAGES {
-            for (kind, example) in [("source", "counter-source"), ("sink", "file-sink")] {
+            for (kind, example) in [
+                ("source", "counter-source"),
+                ("sink", "file-sink"),
+                ("transform", "uppercase-transform"),
+            ] {
                 let project = NewProject {
                     name: format!("my-{lang}-{kind}"),
                     lang: (*lang).to_owned(),
