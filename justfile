@@ -108,9 +108,9 @@ test *args: lint build-connectors build-examples kafka-start
 demo: build kafka-start
     KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" COPYCAT_PLUGIN_DIR="{{plugin_dir}}" scripts/demo.sh
 
-# Throughput benchmark against the local broker
-bench: build-connectors kafka-start
-    KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" COPYCAT_PLUGIN_DIR="{{plugin_dir}}" scripts/bench.sh
+# Benchmarks against the local broker (`just bench --bin languages`: one scenario)
+bench *args: build-connectors kafka-start
+    KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" COPYCAT_PLUGIN_DIR="{{plugin_dir}}" scripts/bench.sh "$@"
 
 # Run a Kafka tool class, e.g. `just kafka-tool org.apache.kafka.tools.TopicCommand --bootstrap-server 127.0.0.1:9092 --list`
 kafka-tool class *args:

@@ -17,6 +17,9 @@
 #   scripts/bench.sh --only ceiling
 #   scripts/bench.sh --only ceiling,copycat-eos --transaction-boundary interval --transaction-interval-ms 1000
 #   scripts/bench.sh --help
+# or run one scenario's binary alone (bench/src/bin/<name>.rs), e.g.
+#   scripts/bench.sh --bin languages            (`just bench --bin languages`)
+#   scripts/bench.sh --bin languages --skip-kafka --langs rust,c
 #
 # Build profile: dev, NOT --release. In the dev profile all dependencies
 # (wasmtime, cranelift, librdkafka's Rust side, ...) are built with
@@ -36,6 +39,23 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/copycat/target}"
 export KAFKA_BOOTSTRAP="${KAFKA_BOOTSTRAP:-$(scripts/kafka.sh bootstrap)}"
+
+# One scenario alone: `--bin <name> [its arguments]`.
+if [[ "${1:-}" == --bin ]]; then
+    bin="${2:?--bin needs a scenario name (bench/src/bin/<name>.rs)}"
+    shift 2
+    extra=()
+    if [[ "$bin" == languages ]]; then
+        scripts/build-examples.sh
+        export COPYCAT_EXAMPLES_DIR="${COPYCAT_EXAMPLES_DIR:-$PWD/build/examples}"
+        if [[ "${COPYCAT_BENCH_BEFORE:-1}" != 0 ]] && dir="$(scripts/bench-languages-before.sh)"; then
+            extra=(--before-dir "$dir")
+        fi
+    fi
+    exec cargo run --quiet -p copycat-bench --bin "$bin" \
+        --config 'profile.dev.package.copycat-bench.opt-level=2' "${DATA_OPT[@]}" \
+        -- "${extra[@]}" "$@"
+fi
 # The TLS rows use the project's broker's SSL listener and CA when the
 # benchmark runs against that broker (an external cluster's are set by hand:
 # KAFKA_SSL_BOOTSTRAP, KAFKA_TLS_CA).
@@ -156,12 +176,19 @@ if [[ "${COPYCAT_BENCH_DENSITY:-1}" != 0 ]]; then
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --tasks "${COPYCAT_BENCH_DENSITY_TASKS:-1000}"
 fi
-# The counter source in every language (build/examples; `just build-examples`).
+# The counter source in every language (build/examples; `just build-examples`),
+# 100-byte values, next to the examples of the commit before issue 27 (built
+# once by scripts/bench-languages-before.sh; COPYCAT_BENCH_BEFORE=0 skips them).
 if [[ "${COPYCAT_BENCH_LANGUAGES:-1}" != 0 ]]; then
+    scripts/build-examples.sh
+    before=()
+    if [[ "${COPYCAT_BENCH_BEFORE:-1}" != 0 ]] && dir="$(scripts/bench-languages-before.sh)"; then
+        before=(--before-dir "$dir")
+    fi
     COPYCAT_EXAMPLES_DIR="${COPYCAT_EXAMPLES_DIR:-$PWD/build/examples}" \
     cargo run --quiet -p copycat-bench --bin languages \
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
-        -- --runs 3
+        -- --runs 3 "${before[@]}"
 fi
 # Against Kafka Connect 4.4: the same 1M-line file through FileStreamSource and
 # Copycat's file-source, the same topic out through FileStreamSink and
