@@ -75,8 +75,9 @@ type Connector interface {
 	TaskConfigs(cfg Config, maxTasks int) ([]Config, error)
 }
 
-// Header is a Kafka record header. A nil Value is a null header value.
+// Header is a Kafka record header: a key (non-empty UTF-8) and a value,
+// raw bytes ([Raw]) or typed; a null Payload is a header without a value.
 type Header struct {
 	Key   string
-	Value []byte
+	Value Payload
 }
