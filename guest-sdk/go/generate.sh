@@ -80,9 +80,14 @@ for spec in "connector@0.3.0:source:source" "connector@0.3.0:sink:sink" \
     done
 done
 
+# The generated code's only use of package runtime is runtime.Pinner; the
+# import is pointed at internal/wit/runtime, whose Pinner keeps objects
+# alive without runtime.Pinner's per-object cost (see its comment). Any
+# other runtime.X in generated code then fails to compile, on purpose.
 find "$out" -name '*.go' -exec sed -i \
     -e "s#\"go.bytecodealliance.org/pkg/wit/types\"#\"$MODULE/internal/wit/types\"#" \
-    -e "s#\"go.bytecodealliance.org/pkg/wit/runtime\"#\"$MODULE/internal/wit/runtime\"#" {} +
+    -e "s#\"go.bytecodealliance.org/pkg/wit/runtime\"#\"$MODULE/internal/wit/runtime\"#" \
+    -e "s#^\t\"runtime\"\$#\truntime \"$MODULE/internal/wit/runtime\"#" {} +
 gofmt -w "$out"
 
 if $check; then

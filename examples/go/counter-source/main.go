@@ -185,6 +185,37 @@ type stream struct {
 	partition string // {"stream":"stream-<j>"}
 	next      int64  // the next sequence number
 	advanced  bool   // has records in the batch being filled
+	// The raw record of next, kept from one record to the next: its key
+	// "stream-<j>:<next>" and its value "<next>" padded with '.' to
+	// value.size. Moving on increments the decimal digits of both in
+	// place, so a record costs no formatting.
+	key, value []byte
+	digits     int // of next
+}
+
+// render writes the raw record of s.next into s.key and s.value.
+func (s *stream) render(valueSize int) {
+	s.key = strconv.AppendInt(append(append(s.key[:0], s.name...), ':'), s.next, 10)
+	s.value = strconv.AppendInt(s.value[:0], s.next, 10)
+	s.digits = len(s.value)
+	for len(s.value) < valueSize {
+		s.value = append(s.value, '.')
+	}
+}
+
+// step moves s to its next sequence number.
+func (s *stream) step(valueSize int) {
+	s.next++
+	key := s.key[len(s.key)-s.digits:]
+	for i := s.digits - 1; i >= 0; i-- {
+		if key[i] != '9' {
+			key[i]++
+			s.value[i]++
+			return
+		}
+		key[i], s.value[i] = '0', '0'
+	}
+	s.render(valueSize) // one digit more
 }
 
 // Task is a started counter-source task.
@@ -193,8 +224,7 @@ type Task struct {
 	count     int64 // records per stream; 0 = unbounded
 	typed     bool
 	valueSize int
-	cursor    int    // the stream the next record comes from
-	key, val  []byte // reused for every record
+	cursor    int // the stream the next record comes from
 }
 
 // Start parses the config and resumes each assigned stream after its
@@ -240,6 +270,9 @@ func Start(cfg copycat.Config) (source.Task, error) {
 		}
 		st.next = *o.Seq + 1
 	}
+	for _, st := range t.streams {
+		st.render(t.valueSize)
+	}
 	copycat.Infof("counter-source task starting: %d stream(s), count %d, typed %t", len(t.streams), t.count, t.typed)
 	return t, nil
 }
@@ -255,30 +288,26 @@ func (t *Task) Poll(batch *source.Batch) error {
 			continue
 		}
 		idle = 0
-		seq := s.next
-		s.next++
 		s.advanced = true
-		t.key = strconv.AppendInt(append(append(t.key[:0], s.name...), ':'), seq, 10)
 		if !t.typed {
-			t.val = strconv.AppendInt(t.val[:0], seq, 10)
-			for len(t.val) < t.valueSize {
-				t.val = append(t.val, '.')
-			}
-			batch.Append(t.key, t.val)
+			batch.Append(s.key, s.value) // copied into the batch
+			s.step(t.valueSize)
 			continue
 		}
+		seq := s.next
 		count := Count{Stream: s.name, Seq: seq, Even: seq%2 == 0}
 		if count.Even {
 			note := "n" + strconv.FormatInt(seq, 10)
 			count.Note = &note
 		}
 		err := batch.Add(&source.Record{
-			Key:   copycat.Typed(copycat.StringSchema, string(t.key)),
+			Key:   copycat.Typed(copycat.StringSchema, string(s.key)),
 			Value: copycat.Of(&count),
 		})
 		if err != nil {
 			return err
 		}
+		s.step(t.valueSize)
 	}
 	for _, s := range t.streams {
 		if s.advanced {

@@ -178,3 +178,20 @@ func TestInstanceWatchesStreamsFile(t *testing.T) {
 		t.Fatalf("nothing to watch: %v %v", watch, err)
 	}
 }
+
+// The in-place increment of a stream's key and value digits agrees with
+// formatting the number, across digit-count changes.
+func TestStepMatchesFormatting(t *testing.T) {
+	for _, size := range []int{0, 2, 6} {
+		s := &stream{name: "stream-3", next: 7}
+		s.render(size)
+		for s.next < 1200 {
+			want := &stream{name: "stream-3", next: s.next}
+			want.render(size)
+			if string(s.key) != string(want.key) || string(s.value) != string(want.value) {
+				t.Fatalf("value.size %d at %d: %q %q, want %q %q", size, s.next, s.key, s.value, want.key, want.value)
+			}
+			s.step(size)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -54,7 +55,11 @@ func SchemaOf[T any]() *Schema {
 // names its schema. Every other type (unsigned integers, interfaces,
 // channels...) is an error naming it.
 func SchemaFor(t reflect.Type) (*Schema, error) {
+	if last := lastSchema.Load(); last != nil && last.t == t {
+		return last.s, nil // a batch of records of one type: no map lookup
+	}
 	if s, ok := schemaCache.Load(t); ok {
+		lastSchema.Store(&typeSchema{t, s.(*Schema)})
 		return s.(*Schema), nil
 	}
 	s, err := deriveSchema(t, 0)
@@ -62,8 +67,17 @@ func SchemaFor(t reflect.Type) (*Schema, error) {
 		return nil, err
 	}
 	actual, _ := schemaCache.LoadOrStore(t, s)
+	lastSchema.Store(&typeSchema{t, actual.(*Schema)})
 	return actual.(*Schema), nil
 }
+
+type typeSchema struct {
+	t reflect.Type
+	s *Schema
+}
+
+// lastSchema is the last type SchemaFor answered for.
+var lastSchema atomic.Pointer[typeSchema]
 
 func schemaForValue(v any) (*Schema, error) {
 	if v == nil {
@@ -176,7 +190,11 @@ type planKey struct {
 // its name (-1: none, encoded as null).
 func plan(t reflect.Type, s *Schema) []int {
 	k := planKey{t, s}
+	if last := lastPlan.Load(); last != nil && last.k == k {
+		return last.p
+	}
 	if p, ok := planCache.Load(k); ok {
+		lastPlan.Store(&keyPlan{k, p.([]int)})
 		return p.([]int)
 	}
 	p := make([]int, len(s.Fields))
@@ -190,8 +208,17 @@ func plan(t reflect.Type, s *Schema) []int {
 		}
 	}
 	planCache.Store(k, p)
+	lastPlan.Store(&keyPlan{k, p})
 	return p
 }
+
+type keyPlan struct {
+	k planKey
+	p []int
+}
+
+// lastPlan is the last plan answered (the outer struct of a record, usually).
+var lastPlan atomic.Pointer[keyPlan]
 
 func encodeGoStruct(s *Schema, v any, out []byte, depth int) ([]byte, error) {
 	return encodeReflect(s, reflect.ValueOf(v), out, depth, true)

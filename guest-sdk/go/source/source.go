@@ -60,6 +60,7 @@ func KafkaPartition(p int32) *int32 { return &p }
 type Batch struct {
 	b          batch.Builder
 	max        int
+	sparse     bool // an optional column is in use: Append pads it
 	topics     []string
 	topicIndex map[string]int32
 	topicIdx   []int32 // empty, or per record
@@ -76,6 +77,7 @@ func NewBatch(max int) *Batch { return &Batch{max: max} }
 func (b *Batch) reset(max int) {
 	b.b.Reset()
 	b.max = max
+	b.sparse = false
 	b.topics = b.topics[:0]
 	clear(b.topicIndex)
 	b.topicIdx = b.topicIdx[:0]
@@ -96,10 +98,24 @@ func (b *Batch) Full() bool { return b.b.Len() >= b.max }
 // Append adds a record of raw bytes (nil key: none; nil value: a
 // tombstone) for the configured topic, without headers or timestamp. The
 // bytes are copied: reuse key and value for the next record. This is the
-// fast path: no allocation once the batch's memory has grown.
+// fast path: two copies into the batch's data buffer and an entry in each
+// of two integer columns, no allocation once the batch's memory has grown
+// (small enough for Go to inline it into the caller's loop).
 func (b *Batch) Append(key, value []byte) {
+	if b.sparse || key == nil || value == nil {
+		b.appendSlow(key, value)
+		return
+	}
+	b.b.Data = append(append(b.b.Data, key...), value...)
+	b.b.KeyLengths = append(b.b.KeyLengths, int32(len(key)))
+	b.b.ValueLengths = append(b.b.ValueLengths, int32(len(value)))
+}
+
+// appendSlow is Append for a null key or value, or a batch whose optional
+// columns are in use (they get an entry per record too).
+func (b *Batch) appendSlow(key, value []byte) {
 	b.b.AppendRaw(key, value)
-	if len(b.topicIdx)|len(b.partitions)|len(b.timestamps) != 0 {
+	if b.sparse {
 		n := b.b.Len()
 		padTo(&b.topicIdx, -1, n)
 		padTo(&b.partitions, -1, n)
@@ -146,6 +162,7 @@ func (b *Batch) Add(r *Record) error {
 	padTo(&b.topicIdx, -1, i+1)
 	padTo(&b.partitions, -1, i+1)
 	padTo(&b.timestamps, -1, i+1)
+	b.sparse = b.b.Sparse() || len(b.topicIdx)|len(b.partitions)|len(b.timestamps) != 0
 	return nil
 }
 

@@ -45,9 +45,9 @@ func (b *Builder) Reset() {
 // Len is the number of records.
 func (b *Builder) Len() int { return len(b.ValueLengths) }
 
-// sparse reports whether an optional column is in use, so that a record
+// Sparse reports whether an optional column is in use, so that a record
 // of raw bytes without headers must pad it.
-func (b *Builder) sparse() bool {
+func (b *Builder) Sparse() bool {
 	return len(b.HeaderCounts)|len(b.KeySchemas)|len(b.ValueSchemas) != 0
 }
 
@@ -67,7 +67,7 @@ func (b *Builder) AppendRaw(key, value []byte) {
 		b.ValueLengths = append(b.ValueLengths, int32(len(value)))
 		b.Data = append(b.Data, value...)
 	}
-	if b.sparse() {
+	if b.Sparse() {
 		pad(&b.HeaderCounts, 0, b.Len())
 		pad(&b.KeySchemas, -1, b.Len())
 		pad(&b.ValueSchemas, -1, b.Len())

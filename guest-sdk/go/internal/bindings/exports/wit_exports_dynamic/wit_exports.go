@@ -9,9 +9,9 @@ package wit_exports
 import (
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/exports/export_copycat_dynamic_instance"
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/imports/copycat_connector_types"
+	runtime "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/runtime"
 	witRuntime "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/runtime"
 	witTypes "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/types"
-	"runtime"
 	"unsafe"
 )
 

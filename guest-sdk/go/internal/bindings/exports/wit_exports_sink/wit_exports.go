@@ -10,9 +10,9 @@ import (
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/exports/export_copycat_connector_sink_task"
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/imports/copycat_connector_batch"
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/imports/copycat_connector_types"
+	runtime "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/runtime"
 	witRuntime "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/runtime"
 	witTypes "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/types"
-	"runtime"
 	"unsafe"
 )
 

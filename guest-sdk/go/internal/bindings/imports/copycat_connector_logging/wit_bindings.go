@@ -6,7 +6,7 @@
 package copycat_connector_logging
 
 import (
-	"runtime"
+	runtime "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/runtime"
 	"unsafe"
 )
 

@@ -7,8 +7,8 @@ package copycat_connector_offsets
 
 import (
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/imports/copycat_connector_types"
+	runtime "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/runtime"
 	witRuntime "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/runtime"
-	"runtime"
 	"unsafe"
 )
 

@@ -7,7 +7,7 @@
 package copycat_dynamic_context
 
 import (
-	"runtime"
+	runtime "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/runtime"
 	"unsafe"
 )
 
