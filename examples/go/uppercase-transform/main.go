@@ -8,6 +8,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -37,34 +38,41 @@ func (*Uppercase) Describe() transform.Info {
 	}
 }
 
-// parseFields reads `fields`, recording a problem when a name is empty.
-func parseFields(r *copycat.Reader, cfg copycat.Config) []string {
+// parseFields splits `fields` on commas, trimmed; empty counts the empty
+// names (as in "a,,b").
+func parseFields(cfg copycat.Config) (fields []string, empty int) {
 	raw := strings.TrimSpace(cfg["fields"])
 	if raw == "" {
-		return nil
+		return nil, 0 // every string field
 	}
-	var fields []string
 	for name := range strings.SplitSeq(raw, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			r.Problem("fields", "config 'fields' has an empty field name: '%s'", raw)
+		if name = strings.TrimSpace(name); name == "" {
+			empty++
 			continue
 		}
 		fields = append(fields, name)
 	}
-	return fields
+	return fields, empty
 }
 
+// Validate reports a problem on `fields` for each empty name in it.
 func (*Uppercase) Validate(cfg copycat.Config) []copycat.Problem {
-	r := copycat.NewReader(cfg)
-	parseFields(r, cfg)
-	return r.Problems()
+	_, empty := parseFields(cfg)
+	var problems []copycat.Problem
+	for range empty {
+		problems = append(problems, copycat.Problem{Key: "fields",
+			Message: fmt.Sprintf("config 'fields' has an empty field name: '%s'", cfg["fields"])})
+	}
+	return problems
 }
 
 func (u *Uppercase) Configure(cfg copycat.Config) error {
-	r := copycat.NewReader(cfg)
-	u.fields = parseFields(r, cfg)
-	return r.Err()
+	fields, empty := parseFields(cfg)
+	if empty > 0 {
+		return copycat.Configf("config 'fields' has an empty field name: '%s'", cfg["fields"])
+	}
+	u.fields = fields
+	return nil
 }
 
 // named reports whether the field or map key called name is upper-cased.

@@ -11,7 +11,7 @@ import (
 
 func TestValidateAndConfigure(t *testing.T) {
 	u := &Uppercase{}
-	if p := u.Validate(copycat.Config{"fields": "a,,b"}); len(p) != 1 || p[0].Key != "fields" {
+	if p := u.Validate(copycat.Config{"fields": "a,,b,,c"}); len(p) != 2 || p[0].Key != "fields" || p[1].Key != "fields" {
 		t.Fatalf("problems %v", p)
 	}
 	if p := u.Validate(copycat.Config{"fields": "a, b"}); len(p) != 0 {
