@@ -191,7 +191,6 @@ func encodeAt(s *Schema, v any, out []byte, depth int) ([]byte, error) {
 	return out, mismatch(s, v)
 }
 
-
 // isCanonical reports whether v is of one of the Go types listed under
 // [Struct] (or time.Time), which encodeAt handles itself.
 func isCanonical(v any) bool {
