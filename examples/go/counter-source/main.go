@@ -224,7 +224,8 @@ type Task struct {
 	count     int64 // records per stream; 0 = unbounded
 	typed     bool
 	valueSize int
-	cursor    int // the stream the next record comes from
+	cursor    int   // the stream the next record comes from
+	value     Count // the value of a typed record being added
 }
 
 // Start parses the config and resumes each assigned stream after its
@@ -295,14 +296,16 @@ func (t *Task) Poll(batch *source.Batch) error {
 			continue
 		}
 		seq := s.next
-		count := Count{Stream: s.name, Seq: seq, Even: seq%2 == 0}
+		// Add encodes the value at once: one Count serves every record.
+		count := &t.value
+		*count = Count{Stream: s.name, Seq: seq, Even: seq%2 == 0}
 		if count.Even {
 			note := "n" + strconv.FormatInt(seq, 10)
 			count.Note = &note
 		}
 		err := batch.Add(&source.Record{
 			Key:   copycat.Typed(copycat.StringSchema, string(s.key)),
-			Value: copycat.Of(&count),
+			Value: copycat.Of(count),
 		})
 		if err != nil {
 			return err
