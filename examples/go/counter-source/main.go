@@ -60,7 +60,7 @@ func (Counter) Describe() copycat.PluginInfo {
 				Doc: "Typed records (a struct value with a schema) instead of raw bytes"},
 			{Name: "value.size", Type: copycat.TypeInt, Default: "0",
 				Doc: "Raw bytes only: pad each value with '.' up to this many bytes"},
-			{Name: "streams.file", Type: copycat.TypeString, Default: "", Importance: copycat.Low,
+			{Name: "streams.file", Type: copycat.TypeString, EmptyDefault: true, Importance: copycat.Low,
 				Doc: "A file (granted with grants.fs.read) holding the number of streams; when set, the connector watches it"},
 		},
 	}

@@ -32,7 +32,7 @@ func (*Uppercase) Describe() transform.Info {
 		Version:     "0.1.0",
 		Description: "Upper-cases string values, or the named string fields of a struct or map value",
 		Config: []copycat.ConfigKey{
-			{Name: "fields", Type: copycat.TypeList, Default: "",
+			{Name: "fields", Type: copycat.TypeList, EmptyDefault: true,
 				Doc: "Struct fields or map keys to upper-case; empty: every string field"},
 		},
 	}

@@ -31,8 +31,12 @@ const (
 type ConfigKey struct {
 	Name string
 	Type Type
-	// Default is the value used when the key is absent; "" means none.
+	// Default is the value used when the key is absent; "" means none,
+	// unless EmptyDefault is set.
 	Default string
+	// EmptyDefault declares the empty string as the default (an optional
+	// file name, an empty list), as Kafka Connect's ConfigDef default "".
+	EmptyDefault bool
 	// Required keys must be set by the operator; the host rejects a config
 	// without them before the connector sees it.
 	Required   bool

@@ -11,6 +11,7 @@ import (
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/exports/export_copycat_connector_connector"
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/exports/export_copycat_connector_source_task"
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/imports/copycat_connector_types"
+	"github.com/copycat-connect/copycat/guest-sdk/go/internal/glue"
 	witTypes "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/types"
 )
 
@@ -229,5 +230,12 @@ func TestJSONAndReadOffsets(t *testing.T) {
 	got := ReadOffsets(`{"b":2,"a":1}`, `{"c":1}`, `{"d":1}`)
 	if len(got) != 2 || got[`{"b":2,"a":1}`] != `{"seq":4}` || got[`{"c":1}`] != `{"seq":5}` {
 		t.Fatal(got)
+	}
+}
+
+func TestEmptyDefault(t *testing.T) {
+	keys := glue.ConfigKeys([]copycat.ConfigKey{{Name: "a"}, {Name: "b", EmptyDefault: true}, {Name: "c", Default: "x"}})
+	if keys[0].DefaultValue.IsSome() || keys[1].DefaultValue.Some() != "" || keys[2].DefaultValue.Some() != "x" {
+		t.Fatalf("%+v", keys)
 	}
 }

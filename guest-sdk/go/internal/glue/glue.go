@@ -110,7 +110,7 @@ func ConfigKeys(def []copycat.ConfigKey) []copycat_connector_types.ConfigKey {
 	keys := make([]copycat_connector_types.ConfigKey, 0, len(def))
 	for _, k := range def {
 		def := witTypes.None[string]()
-		if k.Default != "" {
+		if k.Default != "" || k.EmptyDefault {
 			def = witTypes.Some(k.Default)
 		}
 		keys = append(keys, copycat_connector_types.ConfigKey{
