@@ -94,7 +94,7 @@ func Start(cfg copycat.Config) (sink.Task, error) {
 	}
 	dir = filepath.Clean(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, copycat.Configf("config 'directory': cannot use %s (%v); grant it with grants.fs.write", dir, err)
+		return nil, copycat.Fatalf("directory %s: %v; grant it with grants.fs.write", dir, err)
 	}
 	return &Task{dir: dir, parts: map[sink.TopicPartition]*partition{}}, nil
 }
@@ -110,11 +110,11 @@ func (t *Task) part(tp sink.TopicPartition) *partition {
 	return p
 }
 
-// fileError reports an I/O failure (the error names the file): a denied
-// write is a missing grant (config), anything else fatal.
+// fileError reports an I/O failure as connector-error::fatal (the error
+// names the file; examples/SPEC.md), with a hint when the write was denied.
 func fileError(err error) error {
 	if errors.Is(err, fs.ErrPermission) {
-		return copycat.Configf("%v; grant the directory with grants.fs.write", err)
+		return copycat.Fatalf("%w; grant the directory with grants.fs.write", err)
 	}
 	return copycat.Fatalf("%w", err)
 }
