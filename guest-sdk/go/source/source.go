@@ -99,8 +99,7 @@ func (b *Batch) Full() bool { return b.b.Len() >= b.max }
 // tombstone) for the configured topic, without headers or timestamp. The
 // bytes are copied: reuse key and value for the next record. This is the
 // fast path: two copies into the batch's data buffer and an entry in each
-// of two integer columns, no allocation once the batch's memory has grown
-// (small enough for Go to inline it into the caller's loop).
+// of two integer columns, no allocation once the batch's memory has grown.
 func (b *Batch) Append(key, value []byte) {
 	if b.sparse || key == nil || value == nil {
 		b.appendSlow(key, value)
