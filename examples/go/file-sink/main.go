@@ -2,9 +2,10 @@
 // topic partition, <directory>/<topic>-<partition>.txt, and keeps its own
 // offsets next to them (examples/SPEC.md).
 //
-// Put appends each value and a newline to the partition's file; a value
-// starting with "errant:" is reported through the errant record reporter
-// (the dead letter queue) instead, its offset still advancing. Flush syncs
+// Put appends each value as one line to its partition's file (raw bytes as
+// they are, typed values as compact JSON); a value starting with "errant:"
+// is reported through the errant record reporter (the dead letter queue)
+// instead, its offset still advancing. Flush syncs
 // the file, then atomically replaces <topic>-<partition>.offset with
 // "<next-offset> <file-length>" (written to .offset.tmp, synced, renamed).
 // Open truncates the file back to the flushed length and resumes at the
@@ -17,6 +18,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -41,7 +43,7 @@ func (FileSink) Describe() copycat.PluginInfo {
 	return copycat.PluginInfo{
 		Name:        "file-sink",
 		Version:     "0.1.0",
-		Description: "Appends record values to <directory>/<topic>-<partition>.txt, one line each",
+		Description: "Appends record values to <directory>/<topic>-<partition>.txt, one line each (typed values as compact JSON)",
 		Config: []copycat.ConfigKey{
 			{Name: "directory", Type: copycat.TypeString, Required: true,
 				Doc: "Output directory; grant it with grants.fs.write"},
@@ -92,7 +94,7 @@ func Start(cfg copycat.Config) (sink.Task, error) {
 	}
 	dir = filepath.Clean(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, copycat.Configf("config 'directory': cannot use %s (%v); grant it with grants.fs.write", dir, err)
+		return nil, copycat.Fatalf("directory %s: %v; grant it with grants.fs.write", dir, err)
 	}
 	return &Task{dir: dir, parts: map[sink.TopicPartition]*partition{}}, nil
 }
@@ -108,11 +110,11 @@ func (t *Task) part(tp sink.TopicPartition) *partition {
 	return p
 }
 
-// fileError reports an I/O failure (the error names the file): a denied
-// write is a missing grant (config), anything else fatal.
+// fileError reports an I/O failure as connector-error::fatal (the error
+// names the file; examples/SPEC.md), with a hint when the write was denied.
 func fileError(err error) error {
 	if errors.Is(err, fs.ErrPermission) {
-		return copycat.Configf("%v; grant the directory with grants.fs.write", err)
+		return copycat.Fatalf("%w; grant the directory with grants.fs.write", err)
 	}
 	return copycat.Fatalf("%w", err)
 }
@@ -185,11 +187,13 @@ func truncate(path string, length int64) error {
 // it goes to the errant record reporter instead of the file.
 const errantPrefix = "errant:"
 
-// Put appends each value and a newline to its partition's file (a record
-// without a value writes an empty line): one write per partition and batch.
-// A record whose value starts with "errant:" is not written but reported
-// errant (the rest of the value is the reason); its offset still advances.
-func (t *Task) Put(records []sink.Record) error {
+// Put appends one line per record to its partition's file: one write per
+// partition and batch. The line is empty for a null value, the bytes of a
+// raw value, and the compact JSON of a typed one. A record whose value
+// (raw bytes, or a typed string) starts with "errant:" is not written but
+// reported errant (the rest of the value is the reason); its offset still
+// advances.
+func (t *Task) Put(batch *sink.Batch) error {
 	var touched []*partition
 	defer func() { // on an error too: a failed Put leaves nothing buffered
 		for _, p := range touched {
@@ -197,20 +201,25 @@ func (t *Task) Put(records []sink.Record) error {
 			p.touched = false
 		}
 	}()
-	for i := range records {
-		rec := &records[i]
+	for i := range batch.Len() {
+		rec, err := batch.Record(i)
+		if err != nil {
+			return err
+		}
 		p := t.part(rec.TopicPartition())
 		if !p.touched {
 			p.touched = true
 			touched = append(touched, p)
 		}
-		if reason, ok := bytes.CutPrefix(rec.Value, []byte(errantPrefix)); ok {
-			if err := sink.ReportErrant(i, string(reason)); err != nil {
+		if reason, ok := errant(rec.Value); ok {
+			if err := sink.ReportErrant(i, reason); err != nil {
 				return copycat.Fatalf("the record at topic %s partition %d offset %d could not be reported errant: %w",
 					rec.Topic, rec.Partition, rec.Offset, err)
 			}
 		} else {
-			p.buf = append(p.buf, rec.Value...)
+			if p.buf, err = appendLine(p.buf, rec.Value); err != nil {
+				return copycat.Fatalf("the record at topic %s partition %d offset %d: %w", rec.Topic, rec.Partition, rec.Offset, err)
+			}
 			p.buf = append(p.buf, '\n')
 		}
 		p.next = rec.Offset + 1 // a reported record is handled too
@@ -231,6 +240,131 @@ func (t *Task) Put(records []sink.Record) error {
 		p.dirty = true
 	}
 	return nil
+}
+
+// errant returns the reason of a value marked "errant:" (raw bytes or a
+// typed string).
+func errant(v copycat.Payload) (string, bool) {
+	if v.IsRaw() {
+		reason, ok := bytes.CutPrefix(v.Bytes(), []byte(errantPrefix))
+		return string(reason), ok
+	}
+	if s := v.Schema(); (s != nil && s.Type == copycat.SchemaString) || v.IsSchemaless() {
+		if val, err := v.Value(); err == nil {
+			if str, isString := val.(string); isString {
+				return strings.CutPrefix(str, errantPrefix)
+			}
+		}
+	}
+	return "", false
+}
+
+// appendLine appends a record value's line (without the newline).
+func appendLine(buf []byte, v copycat.Payload) ([]byte, error) {
+	if v.IsNull() {
+		return buf, nil
+	}
+	if v.IsRaw() {
+		return append(buf, v.Bytes()...), nil
+	}
+	val, err := v.Value()
+	if err != nil {
+		return buf, err
+	}
+	return appendJSON(buf, val), nil
+}
+
+// appendJSON appends v (a value as the SDK decodes it) as compact JSON: a
+// struct as an object with its fields in schema order, a map as an object
+// (a non-string key as its compact JSON text), bytes and Decimals as
+// standard base64, logical types as their underlying numbers.
+func appendJSON(buf []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(buf, "null"...)
+	case bool:
+		return strconv.AppendBool(buf, x)
+	case int8:
+		return strconv.AppendInt(buf, int64(x), 10)
+	case int16:
+		return strconv.AppendInt(buf, int64(x), 10)
+	case int32:
+		return strconv.AppendInt(buf, int64(x), 10)
+	case int64:
+		return strconv.AppendInt(buf, x, 10)
+	case float32:
+		return strconv.AppendFloat(buf, float64(x), 'g', -1, 32)
+	case float64:
+		return strconv.AppendFloat(buf, x, 'g', -1, 64)
+	case string:
+		return appendString(buf, x)
+	case []byte:
+		return appendString(buf, base64.StdEncoding.EncodeToString(x))
+	case copycat.Decimal:
+		return appendString(buf, base64.StdEncoding.EncodeToString(x.UnscaledBytes()))
+	case []any:
+		buf = append(buf, '[')
+		for i, item := range x {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendJSON(buf, item)
+		}
+		return append(buf, ']')
+	case []copycat.MapEntry:
+		buf = append(buf, '{')
+		for i, e := range x {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if k, ok := e.Key.(string); ok {
+				buf = appendString(buf, k)
+			} else {
+				buf = appendString(buf, string(appendJSON(nil, e.Key)))
+			}
+			buf = appendJSON(append(buf, ':'), e.Value)
+		}
+		return append(buf, '}')
+	case *copycat.Struct:
+		buf = append(buf, '{')
+		for i, f := range x.Schema.Fields {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendJSON(append(appendString(buf, f.Name), ':'), x.Values[i])
+		}
+		return append(buf, '}')
+	}
+	return appendString(buf, fmt.Sprint(v)) // no other type is decoded
+}
+
+// appendString appends s as a JSON string: '"', '\\' and control
+// characters escaped, other text as it is (UTF-8).
+func appendString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			buf = append(buf, '\\', c)
+		case c == '\n':
+			buf = append(buf, '\\', 'n')
+		case c == '\r':
+			buf = append(buf, '\\', 'r')
+		case c == '\t':
+			buf = append(buf, '\\', 't')
+		case c == '\b':
+			buf = append(buf, '\\', 'b')
+		case c == '\f':
+			buf = append(buf, '\\', 'f')
+		case c < 0x20:
+			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			buf = append(buf, c)
+		}
+	}
+	return append(buf, '"')
 }
 
 // Flush syncs every partition file written since the last flush, then

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"math/big"
+
 	"github.com/copycat-connect/copycat/guest-sdk/go/copycat"
 	"github.com/copycat-connect/copycat/guest-sdk/go/sink"
 )
@@ -14,9 +16,19 @@ import (
 func record(topic string, partition int32, offset int64, value string) sink.Record {
 	r := sink.Record{Topic: topic, Partition: partition, Offset: offset}
 	if value != "-" {
-		r.Value = []byte(value)
+		r.Value = copycat.Raw([]byte(value))
 	}
 	return r
+}
+
+// put hands records to the task as the host would: packed in a batch.
+func put(t *testing.T, task sink.Task, records ...sink.Record) error {
+	t.Helper()
+	b, err := sink.NewBatch(records...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task.Put(b)
 }
 
 func read(t *testing.T, path string) string {
@@ -53,7 +65,7 @@ func TestPutFlushOpen(t *testing.T) {
 	if resume, err := opener.Open([]sink.TopicPartition{tp}); err != nil || len(resume) != 0 {
 		t.Fatalf("open on empty dir: %v %v", resume, err)
 	}
-	if err := task.Put([]sink.Record{record("t", 0, 0, "a"), record("t", 1, 7, "x"), record("t", 0, 1, "-")}); err != nil {
+	if err := put(t, task, record("t", 0, 0, "a"), record("t", 1, 7, "x"), record("t", 0, 1, "-")); err != nil {
 		t.Fatal(err)
 	}
 	if err := task.Flush(nil); err != nil {
@@ -66,7 +78,7 @@ func TestPutFlushOpen(t *testing.T) {
 		t.Fatalf("state %q", got)
 	}
 	// Written but not flushed: dropped by the next open.
-	if err := task.Put([]sink.Record{record("t", 0, 2, "lost")}); err != nil {
+	if err := put(t, task, record("t", 0, 2, "lost")); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, filepath.Join(dir, "t-0.txt")); got != "a\n\nlost\n" {
@@ -118,8 +130,8 @@ func TestErrantRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	sink.TestErrant.Reported = nil
-	if err := task.Put([]sink.Record{record("t", 0, 1, "v1"), record("t", 0, 2, "errant:too odd"),
-		record("t", 0, 3, "v3"), record("u", 0, 9, "errant:")}); err != nil {
+	if err := put(t, task, record("t", 0, 1, "v1"), record("t", 0, 2, "errant:too odd"),
+		record("t", 0, 3, "v3"), record("u", 0, 9, "errant:")); err != nil {
 		t.Fatal(err)
 	}
 	want := []sink.ErrantReport{{Index: 1, Reason: "too odd"}, {Index: 3, Reason: ""}}
@@ -142,7 +154,7 @@ func TestErrantRecords(t *testing.T) {
 
 	for _, refusal := range []error{sink.ErrUnavailable, sink.ErrToleranceExceeded, &sink.NoSuchRecordError{Message: "record 0"}} {
 		sink.TestErrant.Err = refusal
-		err = task.Put([]sink.Record{record("t", 0, 4, "v4"), record("t", 0, 5, "errant:bad")})
+		err = put(t, task, record("t", 0, 4, "v4"), record("t", 0, 5, "errant:bad"))
 		kind, msg := copycat.Classify(err)
 		if err == nil || kind != copycat.KindFatal || !errors.Is(err, refusal) ||
 			!strings.Contains(msg, "topic t partition 0 offset 5") || !strings.Contains(msg, refusal.Error()) {
@@ -151,5 +163,59 @@ func TestErrantRecords(t *testing.T) {
 	}
 	if got := read(t, filepath.Join(dir, "t-0.txt")); got != "v1\nv3\n" {
 		t.Fatalf("a failed put wrote: %q", got)
+	}
+}
+
+type count struct {
+	Stream string  `connect:"stream"`
+	Seq    int64   `connect:"seq"`
+	Even   bool    `connect:"even"`
+	Note   *string `connect:"note"`
+}
+
+// Typed values are written as compact JSON (examples/SPEC.md).
+func TestTypedValuesAsJSON(t *testing.T) {
+	dir := t.TempDir()
+	task, err := Start(copycat.Config{"directory": dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sink.TestErrant.Reported = nil })
+	sink.TestErrant.Reported = nil
+	note := "n4"
+	intKeys := copycat.MapSchema(copycat.Int32Schema, copycat.ArraySchema(copycat.OptionalBoolean))
+	typed := func(offset int64, p copycat.Payload) sink.Record {
+		return sink.Record{Topic: "t", Partition: 0, Offset: offset, Value: p}
+	}
+	err = put(t, task,
+		typed(0, copycat.Of(count{Stream: "stream-0", Seq: 4, Even: true, Note: &note})),
+		typed(1, copycat.Of(count{Stream: "stream-0", Seq: 5})),
+		typed(2, copycat.Typed(copycat.StringSchema, "q\"u\\o\nté\x01")),
+		typed(3, copycat.Typed(copycat.BytesSchema, []byte{0xff, 0, 1})),
+		typed(4, copycat.Typed(intKeys, []copycat.MapEntry{{Key: int32(7), Value: []any{true, nil}}})),
+		typed(5, copycat.Schemaless(map[string]any{"b": int64(1), "a": []any{"x", 2.5}})),
+		typed(6, copycat.Typed(copycat.DecimalSchema(2), copycat.Decimal{Unscaled: big.NewInt(-129), Scale: 2})),
+		typed(7, copycat.Typed(copycat.TimestampSchema, int64(1700000000000))),
+		typed(8, copycat.Typed(copycat.OptionalString, nil)),
+		typed(9, copycat.Typed(copycat.StringSchema, "errant:typed")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"stream":"stream-0","seq":4,"even":true,"note":"n4"}
+{"stream":"stream-0","seq":5,"even":false,"note":null}
+"q\"u\\o\nté\u0001"
+"/wAB"
+{"7":[true,null]}
+{"a":["x",2.5],"b":1}
+"/38="
+1700000000000
+
+`
+	if got := read(t, filepath.Join(dir, "t-0.txt")); got != want {
+		t.Fatalf("file\n%s\nwant\n%s", got, want)
+	}
+	if got := sink.TestErrant.Reported; len(got) != 1 || got[0] != (sink.ErrantReport{Index: 9, Reason: "typed"}) {
+		t.Fatalf("a typed string starting with errant: is reported: %+v", got)
 	}
 }

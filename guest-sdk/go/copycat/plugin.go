@@ -31,8 +31,12 @@ const (
 type ConfigKey struct {
 	Name string
 	Type Type
-	// Default is the value used when the key is absent; "" means none.
+	// Default is the value used when the key is absent; "" means none,
+	// unless EmptyDefault is set.
 	Default string
+	// EmptyDefault declares the empty string as the default (an optional
+	// file name, an empty list), as Kafka Connect's ConfigDef default "".
+	EmptyDefault bool
 	// Required keys must be set by the operator; the host rejects a config
 	// without them before the connector sees it.
 	Required   bool
@@ -75,8 +79,9 @@ type Connector interface {
 	TaskConfigs(cfg Config, maxTasks int) ([]Config, error)
 }
 
-// Header is a Kafka record header. A nil Value is a null header value.
+// Header is a Kafka record header: a key (non-empty UTF-8) and a value,
+// raw bytes ([Raw]) or typed; a null Payload is a header without a value.
 type Header struct {
 	Key   string
-	Value []byte
+	Value Payload
 }

@@ -22,8 +22,8 @@ func reportErrant(index uint32, reason string) error {
 	case copycat_errant_reporter.ReportError_ToleranceExceeded:
 		return ErrToleranceExceeded
 	default:
-		err := &NoSuchRecordError{Message: glue.String(e.NoSuchRecord())}
-		glue.Release() // the host's message is copied
-		return err
+		// Copied; the host's memory is released when Put returns (the
+		// batch Put reads is in the same arena).
+		return &NoSuchRecordError{Message: glue.String(e.NoSuchRecord())}
 	}
 }

@@ -1,5 +1,5 @@
-// Package sink is the Copycat Go SDK for sink connectors (the WIT world
-// `sink`): Copycat reads records from Kafka through a consumer group and a
+// Package sink is the Copycat Go SDK for sink connectors (the world `sink`
+// of copycat:connector@0.3.0, with the errant record reporter): Copycat reads records from Kafka through a consumer group and a
 // task writes them somewhere else.
 //
 // A sink connector is a Go main package that registers its
@@ -17,12 +17,15 @@
 package sink
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/copycat-connect/copycat/guest-sdk/go/copycat"
+	"github.com/copycat-connect/copycat/guest-sdk/go/internal/batch"
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/exports/export_copycat_connector_connector"
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/exports/export_copycat_connector_sink_task"
 	_ "github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/exports/wit_exports_sink" // the component's exports
+	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/imports/copycat_connector_batch"
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/imports/copycat_connector_types"
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/glue"
 )
@@ -33,16 +36,17 @@ type TopicPartition struct {
 	Partition int32
 }
 
-// Record is a record read from Kafka.
+// Record is a record read from Kafka. Its payloads borrow the batch's
+// memory, valid until Put returns: copy (or decode) what you keep.
 type Record struct {
 	Topic     string
 	Partition int32
 	// Offset is the record's offset in its topic partition.
 	Offset int64
-	// Key and Value are nil when the record has none (a nil Value is a
-	// tombstone); an empty one is []byte{}. They point into memory the SDK
-	// does not reuse: keeping them after Put returns is fine.
-	Key, Value []byte
+	// Key and Value: raw bytes (ByteArrayConverter) or typed values, as
+	// the connector's converters read them; null when the record has
+	// none (a null Value is a tombstone).
+	Key, Value copycat.Payload
 	Headers    []copycat.Header
 	// Timestamp is the record's time as stored in Kafka; zero if none.
 	Timestamp time.Time
@@ -53,12 +57,115 @@ func (r *Record) TopicPartition() TopicPartition {
 	return TopicPartition{Topic: r.Topic, Partition: r.Partition}
 }
 
+// Batch is what Put receives: the records of one WIT `sink-batch`,
+// read in place. Index records from 0 to Len()-1; that index is also the
+// one [ReportErrant] takes.
+type Batch struct {
+	view       batch.View
+	topics     []string
+	topicIdx   []uint32
+	partitions []int32
+	offsets    []int64
+	timestamps []int64
+}
+
+// Len is the number of records.
+func (b *Batch) Len() int { return b.view.Len() }
+
+// Record returns record i (0 <= i < Len()). Its payloads borrow the
+// batch. An error means the batch's encoding is broken (a bug in the host
+// or the SDK), never the record's content.
+func (b *Batch) Record(i int) (Record, error) {
+	r := Record{
+		Topic:     b.topics[b.topicIdx[i]],
+		Partition: b.partitions[i],
+		Offset:    b.offsets[i],
+	}
+	if ts := b.timestamps[i]; ts >= 0 {
+		r.Timestamp = time.UnixMilli(ts)
+	}
+	var err error
+	if r.Key, err = b.view.Key(i); err != nil {
+		return r, fmt.Errorf("record %d: key: %w", i, err)
+	}
+	if r.Value, err = b.view.Value(i); err != nil {
+		return r, fmt.Errorf("record %d: value: %w", i, err)
+	}
+	if r.Headers, err = b.view.Headers(i); err != nil {
+		return r, fmt.Errorf("record %d: %w", i, err)
+	}
+	return r, nil
+}
+
+// NewBatch builds a batch from records (for tests of a sink natively):
+// their payloads are encoded as the host would send them.
+func NewBatch(records ...Record) (*Batch, error) {
+	var bb batch.Builder
+	out := &Batch{}
+	index := map[string]uint32{}
+	for i, r := range records {
+		if err := bb.Append(r.Key, r.Value, r.Headers); err != nil {
+			return nil, fmt.Errorf("record %d: %w", i, err)
+		}
+		t, ok := index[r.Topic]
+		if !ok {
+			t = uint32(len(out.topics))
+			out.topics = append(out.topics, r.Topic)
+			index[r.Topic] = t
+		}
+		out.topicIdx = append(out.topicIdx, t)
+		out.partitions = append(out.partitions, r.Partition)
+		out.offsets = append(out.offsets, r.Offset)
+		ts := int64(-1)
+		if !r.Timestamp.IsZero() {
+			ts = r.Timestamp.UnixMilli()
+		}
+		out.timestamps = append(out.timestamps, ts)
+	}
+	schemas, err := copycat.ReadSchemas(bb.Schemas.Nodes())
+	if err != nil {
+		return nil, err
+	}
+	out.view = batch.View{Data: bb.Data, KeyLengths: bb.KeyLengths, ValueLengths: bb.ValueLengths,
+		HeaderCounts: bb.HeaderCounts, HeaderKeyLengths: bb.HeaderKeyLengths, HeaderValueLengths: bb.HeaderValueLengths,
+		Schemas: schemas, KeySchemas: bb.KeySchemas, ValueSchemas: bb.ValueSchemas, HeaderSchemas: bb.HeaderSchemas}
+	return out, out.view.Init()
+}
+
+// fromWIT reads the host's batch in place (its columns and data stay in
+// the arena until Put returns); topic names and schemas are copied.
+func fromWIT(w *copycat_connector_batch.SinkBatch) (*Batch, error) {
+	n := len(w.ValueLengths)
+	if len(w.TopicIndices) != n || len(w.Partitions) != n || len(w.Offsets) != n || len(w.Timestamps) != n {
+		return nil, fmt.Errorf("malformed batch: record columns of different lengths")
+	}
+	b := &Batch{topicIdx: w.TopicIndices, partitions: w.Partitions, offsets: w.Offsets, timestamps: w.Timestamps}
+	b.topics = make([]string, len(w.Topics))
+	for i, t := range w.Topics {
+		b.topics[i] = glue.String(t)
+	}
+	for i, t := range w.TopicIndices {
+		if int(t) >= len(b.topics) {
+			return nil, fmt.Errorf("malformed batch: record %d: topic index %d of %d topics", i, t, len(b.topics))
+		}
+	}
+	schemas, err := copycat.ReadSchemas(glue.NodesFromWIT(w.Schemas))
+	if err != nil {
+		return nil, err
+	}
+	b.view = batch.View{Data: w.Data, KeyLengths: w.KeyLengths, ValueLengths: w.ValueLengths,
+		HeaderCounts: w.HeaderCounts, HeaderKeyLengths: w.HeaderKeyLengths, HeaderValueLengths: w.HeaderValueLengths,
+		Schemas: schemas, KeySchemas: w.KeySchemas, ValueSchemas: w.ValueSchemas, HeaderSchemas: w.HeaderSchemas}
+	return b, b.view.Init()
+}
+
 // Task is a started sink task.
 type Task interface {
 	// Put writes (or buffers) a batch of records. Records only count as
 	// delivered after a successful Flush. A retriable error
 	// (copycat.Retriablef) makes the host deliver the same batch again.
-	Put(records []Record) error
+	// The batch is valid until Put returns.
+	Put(batch *Batch) error
 	// Flush makes everything Put so far durable. offsets holds the next
 	// offset to read per partition; the host commits them to Kafka only if
 	// Flush returns nil, so on failure the records are delivered again.
@@ -154,31 +261,17 @@ func (h *handler) Open(tps []witTP) ([]witTPO, error) {
 	return out, nil
 }
 
-func (h *handler) Put(records []copycat_connector_types.SinkRecord) error {
-	out := make([]Record, len(records))
-	var topic string // one copy per run of records of the same topic
-	for i := range records {
-		r := &records[i]
-		if r.Topic != topic || i == 0 {
-			topic = glue.String(r.Topic)
-		}
-		out[i] = Record{
-			Topic:     topic,
-			Partition: r.Partition,
-			Offset:    r.Offset,
-			Key:       glue.Bytes(r.Key),
-			Value:     glue.Bytes(r.Value),
-			Headers:   glue.Headers(r.Headers),
-		}
-		if r.Timestamp.IsSome() {
-			out[i].Timestamp = time.UnixMilli(r.Timestamp.Some())
-		}
-	}
-	glue.Release()
+func (h *handler) Put(w *copycat_connector_batch.SinkBatch) error {
+	// The batch is read in place: the host's memory is released after Put.
+	defer glue.Release()
 	if h.task == nil {
 		return glue.NotStarted
 	}
-	return h.task.Put(out)
+	b, err := fromWIT(w)
+	if err != nil {
+		return err
+	}
+	return h.task.Put(b)
 }
 
 func (h *handler) Flush(offsets []witTPO) error {

@@ -1,11 +1,62 @@
 package source
 
-// ReadOffsets returns the last committed offset of each of partitions that
-// has one; partitions never committed are absent. Call it in start and
-// resume *after* each returned offset. Natively (go test) it reads
+import (
+	"encoding/json"
+)
+
+// ReadOffsets returns the last committed offset (compact JSON) of each of
+// partitions (source partitions, compact JSON objects as given to
+// [Batch.Advance]) that has one, keyed by the partition as asked;
+// partitions never committed are absent. Call it in start and resume
+// *after* each returned offset. Natively (go test) it reads
 // [TestOffsets].
 func ReadOffsets(partitions ...string) map[string]string {
-	return readOffsets(partitions)
+	out := map[string]string{}
+	if len(partitions) == 0 {
+		return out
+	}
+	got := readOffsets(partitions)
+	var canon map[string]string // canonical JSON of each partition asked -> as asked
+	for p, o := range got {
+		if _, asked := indexOf(partitions, p); asked {
+			out[p] = o
+			continue
+		}
+		// The host may write an object differently (spacing, key order).
+		if canon == nil {
+			canon = make(map[string]string, len(partitions))
+			for _, q := range partitions {
+				canon[canonical(q)] = q
+			}
+		}
+		if q, ok := canon[canonical(p)]; ok {
+			out[q] = o
+		}
+	}
+	return out
+}
+
+func indexOf(list []string, s string) (int, bool) {
+	for i, x := range list {
+		if x == s {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// canonical re-marshals a JSON object with sorted keys (encoding/json's
+// map order); text that is not JSON stays as it is.
+func canonical(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return s
+	}
+	return string(b)
 }
 
 // CommitTransaction asks the host to commit the open transaction right

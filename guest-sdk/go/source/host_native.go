@@ -3,8 +3,8 @@
 package source
 
 // TestOffsets plays the host's committed offsets in native builds (go
-// test): ReadOffsets returns its entries for the partitions asked. It does
-// not exist in the component.
+// test): ReadOffsets returns its entries for the partitions asked (equal
+// as JSON objects). It does not exist in the component.
 var TestOffsets = map[string]string{}
 
 // TestTransactions counts CommitTransaction and AbortTransaction calls in
@@ -12,9 +12,13 @@ var TestOffsets = map[string]string{}
 var TestTransactions struct{ Commits, Aborts int }
 
 func readOffsets(partitions []string) map[string]string {
-	out := map[string]string{}
+	asked := map[string]bool{}
 	for _, p := range partitions {
-		if o, ok := TestOffsets[p]; ok {
+		asked[canonical(p)] = true
+	}
+	out := map[string]string{}
+	for p, o := range TestOffsets {
+		if asked[canonical(p)] {
 			out[p] = o
 		}
 	}

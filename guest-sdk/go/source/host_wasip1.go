@@ -10,13 +10,12 @@ import (
 
 func readOffsets(partitions []string) map[string]string {
 	out := map[string]string{}
-	if len(partitions) == 0 {
-		return out
-	}
 	for _, p := range copycat_connector_offsets.Read(partitions) {
 		out[glue.String(p.Partition)] = glue.String(p.Offset)
 	}
-	glue.Release() // the strings the host returned are copied
+	// The strings the host returned are copied. (Only called outside Poll,
+	// whose batch memory is the SDK's own: nothing else is in the arena.)
+	glue.Release()
 	return out
 }
 

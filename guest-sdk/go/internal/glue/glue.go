@@ -91,53 +91,26 @@ func Guard(call string, f func() error) (err error) {
 // NotStarted is the error of task calls made before a successful start.
 var NotStarted = copycat.Fatalf("task not started")
 
-// Bytes converts (copies) an option<list<u8>> from the host: nil for none,
-// a non-nil (possibly empty) slice for some.
-func Bytes(o witTypes.Option[[]uint8]) []byte {
-	if o.IsNone() {
-		return nil
-	}
-	return append([]byte{}, o.Some()...)
-}
-
 // String copies a string from the host.
 func String(s string) string { return strings.Clone(s) }
 
-// OptBytes converts bytes for the host: nil is none.
-func OptBytes(b []byte) witTypes.Option[[]uint8] {
-	if b == nil {
-		return witTypes.None[[]uint8]()
-	}
-	return witTypes.Some(b)
-}
-
-// Headers converts headers from the host.
-func Headers(hs []copycat_connector_types.Header) []copycat.Header {
-	if len(hs) == 0 {
-		return nil
-	}
-	out := make([]copycat.Header, len(hs))
-	for i, h := range hs {
-		out[i] = copycat.Header{Key: strings.Clone(h.Key), Value: Bytes(h.Value)}
-	}
-	return out
-}
-
-// HeadersToWIT converts headers for the host.
-func HeadersToWIT(hs []copycat.Header) []copycat_connector_types.Header {
-	out := make([]copycat_connector_types.Header, len(hs))
-	for i, h := range hs {
-		out[i] = copycat_connector_types.Header{Key: h.Key, Value: OptBytes(h.Value)}
-	}
-	return out
-}
-
 // PluginInfo converts a description for the host.
 func PluginInfo(info copycat.PluginInfo, kind copycat_connector_types.ConnectorKind) copycat_connector_types.PluginInfo {
-	keys := make([]copycat_connector_types.ConfigKey, 0, len(info.Config))
-	for _, k := range info.Config {
+	return copycat_connector_types.PluginInfo{
+		Name:        info.Name,
+		Version:     info.Version,
+		Kind:        kind,
+		Description: info.Description,
+		ConfigDef:   ConfigKeys(info.Config),
+	}
+}
+
+// ConfigKeys converts a config definition for the host.
+func ConfigKeys(def []copycat.ConfigKey) []copycat_connector_types.ConfigKey {
+	keys := make([]copycat_connector_types.ConfigKey, 0, len(def))
+	for _, k := range def {
 		def := witTypes.None[string]()
-		if k.Default != "" {
+		if k.Default != "" || k.EmptyDefault {
 			def = witTypes.Some(k.Default)
 		}
 		keys = append(keys, copycat_connector_types.ConfigKey{
@@ -149,13 +122,7 @@ func PluginInfo(info copycat.PluginInfo, kind copycat_connector_types.ConnectorK
 			Importance:   importance(k),
 		})
 	}
-	return copycat_connector_types.PluginInfo{
-		Name:        info.Name,
-		Version:     info.Version,
-		Kind:        kind,
-		Description: info.Description,
-		ConfigDef:   keys,
-	}
+	return keys
 }
 
 func configType(t copycat.Type) copycat_connector_types.ConfigType {

@@ -1,5 +1,5 @@
 // Package export_copycat_connector_connector implements the exported WIT
-// interface copycat:connector/connector, which the generated code in
+// interface copycat:connector/connector@0.3.0, which the generated code in
 // exports/wit_exports_{source,sink} calls. Hand-written (generate.sh keeps
 // it): it forwards to the [copycat.Connector] that source.Export or
 // sink.Export registered.

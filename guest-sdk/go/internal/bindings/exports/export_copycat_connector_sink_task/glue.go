@@ -1,5 +1,5 @@
 // Package export_copycat_connector_sink_task implements the exported WIT
-// interface copycat:connector/sink-task, which the generated code in
+// interface copycat:connector/sink-task@0.3.0, which the generated code in
 // exports/wit_exports_sink calls. Hand-written (generate.sh keeps it): it
 // forwards to the [Handler] that package sink registers. Arguments still point into the memory of
 // internal/wit/runtime's arena: the handler copies them, then calls
@@ -8,6 +8,7 @@ package export_copycat_connector_sink_task
 
 import (
 	"github.com/copycat-connect/copycat/guest-sdk/go/copycat"
+	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/imports/copycat_connector_batch"
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/bindings/imports/copycat_connector_types"
 	"github.com/copycat-connect/copycat/guest-sdk/go/internal/glue"
 	witTypes "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/types"
@@ -16,14 +17,15 @@ import (
 type (
 	TopicPartition       = copycat_connector_types.TopicPartition
 	TopicPartitionOffset = copycat_connector_types.TopicPartitionOffset
-	SinkRecord           = copycat_connector_types.SinkRecord
+	SinkBatch            = copycat_connector_batch.SinkBatch
 )
 
 // Handler is the sink task side of package sink.
 type Handler interface {
 	Start(cfg copycat.Config) error
 	Open(partitions []TopicPartition) ([]TopicPartitionOffset, error)
-	Put(records []SinkRecord) error
+	// Put reads the batch in place and calls glue.Release when done.
+	Put(batch *SinkBatch) error
 	Flush(offsets []TopicPartitionOffset) error
 	Close(partitions []TopicPartition) error
 	Stop()
@@ -47,8 +49,8 @@ func Open(partitions []TopicPartition) witTypes.Result[[]TopicPartitionOffset, g
 	return glue.Result(out, err)
 }
 
-func Put(records []SinkRecord) glue.UnitResult {
-	return glue.Unit(glue.Guard("put", func() error { return Task.Put(records) }))
+func Put(batch SinkBatch) glue.UnitResult {
+	return glue.Unit(glue.Guard("put", func() error { return Task.Put(&batch) }))
 }
 
 func Flush(offsets []TopicPartitionOffset) glue.UnitResult {

@@ -6,9 +6,9 @@
 package copycat_errant_reporter
 
 import (
+	runtime "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/runtime"
 	witRuntime "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/runtime"
 	witTypes "github.com/copycat-connect/copycat/guest-sdk/go/internal/wit/types"
-	"runtime"
 	"unsafe"
 )
 
