@@ -132,3 +132,29 @@ pub fn assertSameLayout(comptime Ours: type, comptime Theirs: type) void {
         if (@offsetOf(Ours, fa) != @offsetOf(Theirs, fb)) @compileError("field offset mismatch: " ++ @typeName(Ours) ++ "." ++ fa);
     }
 }
+
+// The other shapes the SDK exchanges with the host.
+
+pub const Config = List(Pair);
+pub const ConfigProblem = extern struct { key: Str, message: Str };
+pub const ConfigKey = extern struct {
+    name: Str,
+    type: u8,
+    default_value: Option(Str) = .{},
+    required: bool = false,
+    doc: Str = .{},
+    importance: u8 = 0,
+};
+pub const PluginInfo = extern struct { name: Str, version: Str, kind: u8, description: Str, config_def: List(ConfigKey) };
+pub const TransformInfo = extern struct { name: Str, version: Str, description: Str, config_def: List(ConfigKey) };
+/// `connector-error`: config, retriable, fatal (each a string).
+pub const ConnectorError = extern struct { tag: u8, val: Str };
+/// `transform-error`: config(string), record(tuple<u32, string>), fatal(string).
+pub const TransformError = extern struct {
+    tag: u8,
+    val: extern union { text: Str, record: extern struct { f0: u32, f1: Str } },
+};
+pub const TopicPartition = extern struct { topic: Str, partition: i32 };
+pub const TopicPartitionOffset = extern struct { topic: Str, partition: i32, offset: i64 };
+/// `report-error`: unavailable, tolerance-exceeded, no-such-record(string).
+pub const ReportError = extern struct { tag: u8, val: Str };

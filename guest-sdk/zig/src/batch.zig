@@ -24,16 +24,12 @@ pub const Error = wire.Error || error{
     Usage,
 };
 
-var detail_buf: [320]u8 = undefined;
-var detail_len: usize = 0;
-
-/// Why the latest error of a builder or view happened.
-pub fn detail() []const u8 {
-    return detail_buf[0..detail_len];
-}
+/// Why the latest error of a builder, a view or a `wire.Writer` happened.
+pub const detail = wire.detail;
 
 fn fail(e: Error, comptime fmt: []const u8, args: anytype) Error {
-    detail_len = if (std.fmt.bufPrint(&detail_buf, fmt, args)) |s| s.len else |_| detail_buf.len;
+    var buf: [320]u8 = undefined;
+    wire.setDetail(std.fmt.bufPrint(&buf, fmt, args) catch &buf);
     return e;
 }
 
@@ -143,6 +139,8 @@ fn Columns(comptime kind: Kind) type {
         /// Topic names and positions: stable until `clear`.
         text: std.heap.ArenaAllocator,
         cur: Record(kind) = .{},
+        /// The typed part being written (one at a time).
+        writer: wire.Writer = undefined,
 
         const Self = @This();
 
@@ -220,7 +218,6 @@ pub fn Record(comptime kind: Kind) type {
         marks: [4]usize = .{ 0, 0, 0, 0 },
         pending_value: struct { i32, i32 } = .{ -1, raw_code },
         part_null: bool = false,
-        writer: wire.Writer = undefined,
 
         const Self = @This();
         const Phase = enum { idle, begun, key, value, header, after_value };
@@ -250,7 +247,7 @@ pub fn Record(comptime kind: Kind) type {
         /// Close the part being written; returns its length (-1: null) and code.
         fn closePart(self: *Self) Error!struct { i32, i32 } {
             const c = self.cols.?;
-            if (self.part_typed and !self.writer.complete())
+            if (self.part_typed and !c.writer.complete())
                 return fail(error.Usage, "record {d} of the batch: a typed part left incomplete (a struct, array or map not ended, or no value written)", .{self.index()});
             if (self.part_null) return .{ -1, self.part_code };
             const n = c.data.items.len - self.part_start;
@@ -465,8 +462,8 @@ pub fn Record(comptime kind: Kind) type {
             const root = try self.schemaCode(schema);
             self.part_code = root;
             self.part_typed = true;
-            self.writer = .init(&c.data, c.gpa, c.table.nodes.items, @intCast(root));
-            return &self.writer;
+            c.writer = .init(&c.data, c.gpa, c.table.nodes.items, @intCast(root));
+            return &c.writer;
         }
 
         fn underPart(self: *Self, schema: wire.SchemaRef) Error!*wire.Writer {
@@ -474,16 +471,16 @@ pub fn Record(comptime kind: Kind) type {
             if (schema.index >= c.table.nodes.items.len) return fail(error.Usage, "record {d} of the batch: schema node {d} is not in this batch", .{ self.index(), schema.index });
             self.part_code = @intCast(schema.index);
             self.part_typed = true;
-            self.writer = .init(&c.data, c.gpa, c.table.nodes.items, schema.index);
-            return &self.writer;
+            c.writer = .init(&c.data, c.gpa, c.table.nodes.items, schema.index);
+            return &c.writer;
         }
 
         fn schemalessPart(self: *Self) *wire.Writer {
             const c = self.cols.?;
             self.part_code = schemaless_code;
             self.part_typed = true;
-            self.writer = .init(&c.data, c.gpa, c.table.nodes.items, null);
-            return &self.writer;
+            c.writer = .init(&c.data, c.gpa, c.table.nodes.items, null);
+            return &c.writer;
         }
 
         fn ofPart(self: *Self, comptime T: type, v: T) Error!void {

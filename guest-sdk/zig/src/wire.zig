@@ -62,6 +62,13 @@ fn fail(e: Error, comptime fmt: []const u8, args: anytype) Error {
     return e;
 }
 
+/// Set the text `detail()` returns (the batch builder's errors).
+pub fn setDetail(text: []const u8) void {
+    const n = @min(text.len, detail_buf.len);
+    std.mem.copyForwards(u8, detail_buf[0..n], text[0..n]);
+    detail_len = n;
+}
+
 // ---------------------------------------------------------------------------
 // Schemas
 
