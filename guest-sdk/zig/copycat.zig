@@ -226,6 +226,12 @@ fn hostFree(p: anytype) void {
     std.c.free(@ptrCast(p));
 }
 
+/// Free a list or string the host handed in: only when it is not empty
+/// (the host's pointer of an empty list is no allocation).
+fn freeIn(l: anytype) void {
+    if (l.len > 0) std.c.free(@ptrCast(l.ptr));
+}
+
 /// Replace invalid UTF-8 in `p[0..n]` with '?' (strings crossing into
 /// the host must be valid, or the call traps).
 fn sanitize(s: []u8) void {
@@ -294,10 +300,10 @@ fn HostList(comptime T: type) type {
 /// Free a config the host handed in (we own the arguments).
 fn freeConfig(cfg: *abi.Config) void {
     for (cfg.slice()) |p| {
-        hostFree(p.f0.ptr);
-        hostFree(p.f1.ptr);
+        freeIn(p.f0);
+        freeIn(p.f1);
     }
-    hostFree(cfg.ptr);
+    freeIn(cfg.*);
 }
 
 // ---------------------------------------------------------------------------
@@ -599,10 +605,10 @@ pub const Positions = struct {
 
     pub fn deinit(self: *Positions) void {
         for (self.raw.slice()) |p| {
-            hostFree(p.partition.ptr);
-            hostFree(p.offset.ptr);
+            freeIn(p.partition);
+            freeIn(p.offset);
         }
-        hostFree(self.raw.ptr);
+        freeIn(self.raw);
         self.raw = .{};
     }
 };
@@ -720,7 +726,7 @@ pub const errant = struct {
             text = "";
             return;
         }
-        defer if (e.tag == 2) hostFree(e.val.ptr);
+        defer if (e.tag == 2) freeIn(e.val);
         return switch (e.tag) {
             0 => fail(error.Unavailable, "no errant record reporter: the connector sets neither errors.deadletterqueue.topic.name nor errors.log.enable", .{}),
             1 => fail(error.ToleranceExceeded, "errors.tolerance=none: the task fails after this put", .{}),
@@ -988,10 +994,10 @@ pub fn exportSource(comptime C: type) void {
         fn commit(list: *abi.List(abi.SourcePosition), err: *abi.ConnectorError) callconv(.c) bool {
             defer {
                 for (list.slice()) |p| {
-                    hostFree(p.partition.ptr);
-                    hostFree(p.offset.ptr);
+                    freeIn(p.partition);
+                    freeIn(p.offset);
                 }
-                hostFree(list.ptr);
+                freeIn(list.*);
             }
             clearError();
             if (!@hasDecl(Task, "commit")) return report({}, err);
@@ -1011,8 +1017,8 @@ pub fn exportSource(comptime C: type) void {
 }
 
 fn freeTopicPartitions(list: anytype) void {
-    for (list.slice()) |tp| hostFree(tp.topic.ptr);
-    hostFree(list.ptr);
+    for (list.slice()) |tp| freeIn(tp.topic);
+    freeIn(list.*);
 }
 
 /// Export a sink connector: `comptime { cc.exportSink(@This()); }`.

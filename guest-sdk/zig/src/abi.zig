@@ -27,7 +27,8 @@ pub fn List(comptime T: type) type {
         }
 
         pub fn slice(self: Self) []T {
-            return if (self.ptr) |p| p[0..self.len] else &.{};
+            if (self.len == 0) return &.{};
+            return self.ptr.?[0..self.len];
         }
     };
 }
