@@ -48,7 +48,7 @@ pub const Raw = struct {
     start: usize,
 
     pub fn append(self: Raw, b: []const u8) error{OutOfMemory}!void {
-        try self.list.appendSlice(self.gpa, b);
+        try appendFast(self.list, self.gpa, b);
     }
     pub fn byte(self: Raw, c: u8) error{OutOfMemory}!void {
         try self.list.append(self.gpa, c);
@@ -56,7 +56,7 @@ pub const Raw = struct {
     /// An integer in decimal (no allocation, no formatting machinery).
     pub fn int(self: Raw, v: anytype) error{OutOfMemory}!void {
         var buf: [24]u8 = undefined;
-        try self.list.appendSlice(self.gpa, decimal(&buf, v));
+        try appendFast(self.list, self.gpa, decimal(&buf, v));
     }
     /// std.fmt formatting.
     pub fn print(self: Raw, comptime fmt: []const u8, args: anytype) error{OutOfMemory}!void {
@@ -77,6 +77,46 @@ pub const Raw = struct {
         return self.list.items[self.start..];
     }
 };
+
+/// Append `b` to `list`. Short slices (keys, numbers, names) are copied
+/// with a few word-sized loads and stores: a `@memcpy` becomes wasm's
+/// `memory.copy`, which wasmtime runs as a call into the runtime, costly
+/// for a few bytes (docs/authoring/zig.md, "Performance").
+pub inline fn appendFast(list: *std.ArrayList(u8), gpa: Allocator, b: []const u8) error{OutOfMemory}!void {
+    try list.ensureUnusedCapacity(gpa, b.len);
+    const dst = list.items.ptr + list.items.len;
+    copySmall(dst, b);
+    list.items.len += b.len;
+}
+
+/// Copy `src` to `dst` (not overlapping): overlapping word copies up to 32
+/// bytes, `@memcpy` beyond.
+pub inline fn copySmall(dst: [*]u8, src: []const u8) void {
+    const n = src.len;
+    const s = src.ptr;
+    if (n > 32) {
+        @memcpy(dst[0..n], src);
+    } else if (n >= 16) {
+        const a = std.mem.readInt(u128, s[0..16], .little);
+        const z = std.mem.readInt(u128, s[n - 16 ..][0..16], .little);
+        std.mem.writeInt(u128, dst[0..16], a, .little);
+        std.mem.writeInt(u128, dst[n - 16 ..][0..16], z, .little);
+    } else if (n >= 8) {
+        const a = std.mem.readInt(u64, s[0..8], .little);
+        const z = std.mem.readInt(u64, s[n - 8 ..][0..8], .little);
+        std.mem.writeInt(u64, dst[0..8], a, .little);
+        std.mem.writeInt(u64, dst[n - 8 ..][0..8], z, .little);
+    } else if (n >= 4) {
+        const a = std.mem.readInt(u32, s[0..4], .little);
+        const z = std.mem.readInt(u32, s[n - 4 ..][0..4], .little);
+        std.mem.writeInt(u32, dst[0..4], a, .little);
+        std.mem.writeInt(u32, dst[n - 4 ..][0..4], z, .little);
+    } else if (n > 0) {
+        dst[0] = s[0];
+        dst[n / 2] = s[n / 2];
+        dst[n - 1] = s[n - 1];
+    }
+}
 
 /// `v` in decimal, in `buf`.
 pub fn decimal(buf: *[24]u8, v: anytype) []const u8 {
@@ -172,7 +212,7 @@ fn Columns(comptime kind: Kind) type {
 
         /// Push `value` to an optional column that stays empty while every
         /// entry is `default`.
-        fn pushOptional(self: *Self, comptime T: type, column: *std.ArrayList(T), entries: usize, value: T, default: T) error{OutOfMemory}!void {
+        inline fn pushOptional(self: *Self, comptime T: type, column: *std.ArrayList(T), entries: usize, value: T, default: T) error{OutOfMemory}!void {
             if (dense) return column.append(self.gpa, value);
             if (value != default and column.items.len < entries) {
                 try column.ensureTotalCapacity(self.gpa, entries + 1);
@@ -220,14 +260,30 @@ pub fn Record(comptime kind: Kind) type {
         part_null: bool = false,
 
         const Self = @This();
-        const Phase = enum { idle, begun, key, value, header, after_value };
+        /// In the order a record is written.
+        const Phase = enum(u8) { idle, begun, key, value, after_value, header };
 
         fn index(self: *const Self) usize {
             return self.cols.?.len();
         }
 
         fn begin(self: *Self, cols: *Columns(kind)) void {
-            self.* = .{ .cols = cols, .phase = .begun };
+            // Field by field: cheaper than a struct literal copied in.
+            self.cols = cols;
+            self.phase = .begun;
+            self.part_start = cols.data.items.len;
+            self.part_code = raw_code;
+            self.part_typed = false;
+            self.part_null = false;
+            self.key_len = -1;
+            self.key_code = raw_code;
+            self.headers = 0;
+            self.topic = -1;
+            self.partition = -1;
+            self.timestamp = -1;
+            self.offset = -1;
+            self.origin = 0;
+            self.pending_value = .{ -1, raw_code };
             self.marks = .{ cols.data.items.len, cols.header_key_lengths.items.len, cols.header_schemas.items.len, cols.table.nodes.items.len };
         }
 
@@ -278,10 +334,9 @@ pub fn Record(comptime kind: Kind) type {
                 },
                 .after_value => {},
             }
-            const order = [_]Phase{ .idle, .begun, .key, .value, .after_value, .header };
             const rank = struct {
-                fn of(p: Phase) usize {
-                    return std.mem.indexOfScalar(Phase, &order, p).?;
+                inline fn of(p: Phase) u8 {
+                    return @intFromEnum(p);
                 }
             }.of;
             if (next == .key and rank(self.phase) >= rank(.key)) return fail(error.Usage, "record {d} of the batch: the key after the value or headers (write the key first)", .{self.index()});

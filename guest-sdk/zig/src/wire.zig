@@ -216,7 +216,12 @@ fn derive(comptime T: type) Schema {
 /// known at compile time; nothing is checked at run time.
 pub fn encodeOf(comptime T: type, v: T, out: *std.ArrayList(u8), gpa: Allocator) error{OutOfMemory}!void {
     switch (@typeInfo(T)) {
-        .int, .float => try out.appendSlice(gpa, std.mem.asBytes(&std.mem.nativeToLittle(T, v))),
+        .int => {
+            try out.ensureUnusedCapacity(gpa, @sizeOf(T));
+            std.mem.writeInt(T, (out.items.ptr + out.items.len)[0..@sizeOf(T)], v, .little);
+            out.items.len += @sizeOf(T);
+        },
+        .float => try encodeOf(@Int(.unsigned, @bitSizeOf(T)), @bitCast(v), out, gpa),
         .bool => try out.append(gpa, @intFromBool(v)),
         .optional => |o| if (v) |x| {
             try out.append(gpa, 1);
@@ -241,9 +246,12 @@ fn appendU32(out: *std.ArrayList(u8), gpa: Allocator, n: usize) error{OutOfMemor
 }
 
 fn appendBytes(out: *std.ArrayList(u8), gpa: Allocator, b: []const u8) error{OutOfMemory}!void {
+    const n: u32 = std.math.cast(u32, b.len) orelse return error.OutOfMemory;
     try out.ensureUnusedCapacity(gpa, 4 + b.len);
-    try appendU32(out, gpa, b.len);
-    out.appendSliceAssumeCapacity(b);
+    const dst = out.items.ptr + out.items.len;
+    std.mem.writeInt(u32, dst[0..4], n, .little);
+    @import("batch.zig").copySmall(dst + 4, b);
+    out.items.len += 4 + b.len;
 }
 
 // ---------------------------------------------------------------------------
