@@ -53,10 +53,45 @@ pub const Raw = struct {
     pub fn byte(self: Raw, c: u8) error{OutOfMemory}!void {
         try self.list.append(self.gpa, c);
     }
-    /// An integer in decimal (no allocation, no formatting machinery).
+    /// An integer in decimal, written in place (no formatting machinery,
+    /// 32-bit arithmetic while it fits: wasm has no 64-bit multiply-high,
+    /// so a 64-bit division by 10 is slow there).
     pub fn int(self: Raw, v: anytype) error{OutOfMemory}!void {
-        var buf: [24]u8 = undefined;
-        try appendFast(self.list, self.gpa, decimal(&buf, v));
+        try self.list.ensureUnusedCapacity(self.gpa, 20);
+        const T = @TypeOf(v);
+        const neg = switch (@typeInfo(T)) {
+            .int => |i| i.signedness == .signed and v < 0,
+            .comptime_int => v < 0,
+            else => @compileError("int: an integer, not " ++ @typeName(T)),
+        };
+        var u: u64 = if (neg) @intCast(-@as(i128, v)) else @intCast(v);
+        var at = self.list.items.len;
+        if (neg) {
+            self.list.items.ptr[at] = '-';
+            at += 1;
+        }
+        const n = digitCount(u);
+        var end = at + n;
+        self.list.items.len = end;
+        const out = self.list.items.ptr;
+        while (u > std.math.maxInt(u32)) {
+            const q = u / 100;
+            const r: usize = @intCast(u - q * 100);
+            end -= 2;
+            out[end..][0..2].* = digit_pairs[2 * r ..][0..2].*;
+            u = q;
+        }
+        var w: u32 = @intCast(u);
+        while (w >= 100) {
+            const q = w / 100;
+            const r: usize = w - q * 100;
+            end -= 2;
+            out[end..][0..2].* = digit_pairs[2 * r ..][0..2].*;
+            w = q;
+        }
+        if (w >= 10) {
+            out[end - 2 ..][0..2].* = digit_pairs[2 * w ..][0..2].*;
+        } else out[end - 1] = '0' + @as(u8, @intCast(w));
     }
     /// std.fmt formatting.
     pub fn print(self: Raw, comptime fmt: []const u8, args: anytype) error{OutOfMemory}!void {
@@ -116,6 +151,23 @@ pub inline fn copySmall(dst: [*]u8, src: []const u8) void {
         dst[n / 2] = s[n / 2];
         dst[n - 1] = s[n - 1];
     }
+}
+
+const digit_pairs: *const [200]u8 = blk: {
+    var t: [200]u8 = undefined;
+    for (0..100) |i| {
+        t[2 * i] = '0' + i / 10;
+        t[2 * i + 1] = '0' + i % 10;
+    }
+    const final = t;
+    break :blk &final;
+};
+
+fn digitCount(u: u64) usize {
+    var n: usize = 1;
+    var p: u64 = 10;
+    while (n < 20 and u >= p) : (n += 1) p *%= 10;
+    return n;
 }
 
 /// `v` in decimal, in `buf`.
@@ -366,6 +418,12 @@ pub fn Record(comptime kind: Kind) type {
 
         /// The key as raw bytes, written through the returned `Raw`.
         pub fn key(self: *Self) Error!Raw {
+            if (self.phase == .begun) { // the common case, straight
+                const c = self.cols.?;
+                self.phase = .key;
+                self.part_start = c.data.items.len;
+                return .{ .list = &c.data, .gpa = c.gpa, .start = self.part_start };
+            }
             errdefer self.cancel();
             try self.advanceTo(.key);
             return self.rawPart();
@@ -408,6 +466,17 @@ pub fn Record(comptime kind: Kind) type {
         // -- value ----------------------------------------------------------
 
         pub fn value(self: *Self) Error!Raw {
+            if (self.phase == .key and !self.part_typed and !self.part_null) { // after a raw key, straight
+                const c = self.cols.?;
+                const n = c.data.items.len - self.part_start;
+                if (n <= std.math.maxInt(i32)) {
+                    self.key_len = @intCast(n);
+                    self.key_code = raw_code;
+                    self.phase = .value;
+                    self.part_start = c.data.items.len;
+                    return .{ .list = &c.data, .gpa = c.gpa, .start = self.part_start };
+                }
+            }
             errdefer self.cancel();
             try self.advanceTo(.value);
             return self.rawPart();
@@ -564,14 +633,28 @@ pub fn Record(comptime kind: Kind) type {
         pub fn end(self: *Self) Error!void {
             errdefer self.cancel();
             const c = self.cols orelse return fail(error.Usage, "end() without begin()", .{});
-            if (self.phase == .idle) return fail(error.Usage, "end() without begin()", .{});
-            if (self.phase != .after_value and self.phase != .header) try self.advanceTo(.header) // closes the key, a null value
+            if (self.phase == .value and !self.part_typed and !self.part_null and c.data.items.len - self.part_start <= std.math.maxInt(i32)) {
+                // A raw value, the common case: close it straight.
+                self.pending_value = .{ @intCast(c.data.items.len - self.part_start), self.part_code };
+            } else if (self.phase == .idle) return fail(error.Usage, "end() without begin()", .{})
+            else if (self.phase != .after_value and self.phase != .header) try self.advanceTo(.header) // closes the key, a null value
             else if (self.phase == .header) try self.advanceTo(.after_value);
             // A part written as null (headerBytes(k, null), valueNullOf)
             // was closed with its length: fix up to -1 below.
             const i = self.index();
             try c.value_lengths.ensureUnusedCapacity(c.gpa, 1);
             try c.key_lengths.append(c.gpa, self.key_len);
+            if (kind == .source and c.key_schemas.items.len == 0 and c.value_schemas.items.len == 0 and
+                c.topic_indices.items.len == 0 and c.partitions.items.len == 0 and c.timestamps.items.len == 0 and
+                c.header_counts.items.len == 0 and self.key_code == raw_code and self.pending_value[1] == raw_code and
+                self.topic == -1 and self.partition == -1 and self.timestamp == -1 and self.headers == 0)
+            {
+                // Raw bytes, every optional column unset so far and here:
+                // the two length columns only.
+                c.value_lengths.appendAssumeCapacity(self.pending_value[0]);
+                self.phase = .idle;
+                return;
+            }
             try c.pushOptional(i32, &c.key_schemas, i, self.key_code, raw_code);
             try c.pushOptional(i32, &c.value_schemas, i, self.pending_value[1], raw_code);
             try c.pushOptional(if (kind == .transform) u32 else i32, &c.topic_indices, i, @intCast(self.topic), if (kind == .transform) 0 else -1);
