@@ -204,7 +204,7 @@ const libc_strerror = @extern(*const fn (c_int) callconv(.c) [*:0]const u8, .{ .
 /// The text of a libc errno value (for messages on file errors).
 pub fn strerror(e: anytype) []const u8 {
     const n: c_int = switch (@typeInfo(@TypeOf(e))) {
-        .@"enum" => @intCast(@intFromEnum(e)),
+        .@"enum" => @intCast(@backingInt(e)),
         else => @intCast(e),
     };
     return std.mem.span(libc_strerror(n));
@@ -525,10 +525,10 @@ fn configDef(keys: []const ConfigKey) abi.List(abi.ConfigKey) {
     for (keys, 0..) |k, n| {
         ks[n] = .{
             .name = wstrOrEmpty(k.name),
-            .type = @intFromEnum(k.type),
+            .type = @backingInt(k.type),
             .required = k.required,
             .doc = wstrOrEmpty(k.doc),
-            .importance = @intFromEnum(k.importance),
+            .importance = @backingInt(k.importance),
         };
         if (k.default) |d| ks[n].default_value = .some(wstrOrEmpty(d));
     }
@@ -546,7 +546,7 @@ pub fn log(level: Level, comptime fmt: []const u8, args: anytype) void {
     defer allocator.free(msg);
     sanitize(msg);
     var w = abi.str(msg);
-    c.copycat_connector_logging_log(@intFromEnum(level), @ptrCast(&w));
+    c.copycat_connector_logging_log(@backingInt(level), @ptrCast(&w));
 }
 
 pub const clock = struct {

@@ -71,7 +71,7 @@ pub const Task = struct {
     /// otherwise.
     fn ioError(self: *const Task, e: c_int, what: []const u8, p: []const u8) cc.Error {
         const E = libc.E;
-        const transient = switch (@as(E, @enumFromInt(e))) {
+        const transient = switch (@as(E, @fromBackingInt(@intCast(e)))) {
             .AGAIN, .INTR, .BUSY, .IO, .NOSPC, .DQUOT => true,
             else => false,
         };
@@ -111,7 +111,7 @@ pub const Task = struct {
             const fd = libc.open(state, .{ .read = true });
             if (fd < 0) {
                 const e = errno();
-                if (e == @intFromEnum(libc.E.NOENT) and cc.fsGranted(state)) continue; // never flushed
+                if (e == @backingInt(libc.E.NOENT) and cc.fsGranted(state)) continue; // never flushed
                 return self.ioError(e, "cannot read", state);
             }
             var buf: [64]u8 = undefined;
@@ -169,7 +169,7 @@ pub const Task = struct {
             while (rest.len > 0) {
                 const n = libc.write(p.fd, rest.ptr, rest.len);
                 if (n < 0) {
-                    if (errno() == @intFromEnum(libc.E.INTR)) continue;
+                    if (errno() == @backingInt(libc.E.INTR)) continue;
                     e = errno();
                     _ = libc.ftruncate(p.fd, before.size);
                     break;
@@ -239,7 +239,7 @@ pub const Task = struct {
         if (fd < 0) return self.ioError(errno(), "cannot create", tmp);
         const n = libc.write(fd, content.ptr, content.len);
         if (n != @as(isize, @intCast(content.len)) or libc.fsync(fd) != 0) {
-            const e = if (n >= 0 and n != @as(isize, @intCast(content.len))) @intFromEnum(libc.E.NOSPC) else errno();
+            const e = if (n >= 0 and n != @as(isize, @intCast(content.len))) @backingInt(libc.E.NOSPC) else errno();
             _ = libc.close(fd);
             return self.ioError(e, "cannot write", tmp);
         }

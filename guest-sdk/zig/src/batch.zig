@@ -388,7 +388,7 @@ pub fn Record(comptime kind: Kind) type {
             }
             const rank = struct {
                 inline fn of(p: Phase) u8 {
-                    return @intFromEnum(p);
+                    return @backingInt(p);
                 }
             }.of;
             if (next == .key and rank(self.phase) >= rank(.key)) return fail(error.Usage, "record {d} of the batch: the key after the value or headers (write the key first)", .{self.index()});
@@ -412,7 +412,6 @@ pub fn Record(comptime kind: Kind) type {
         fn pushValue(self: *Self, l: i32, code: i32) Error!void {
             self.pending_value = .{ l, code };
         }
-
 
         // -- key ------------------------------------------------------------
 
@@ -636,8 +635,7 @@ pub fn Record(comptime kind: Kind) type {
             if (self.phase == .value and !self.part_typed and !self.part_null and c.data.items.len - self.part_start <= std.math.maxInt(i32)) {
                 // A raw value, the common case: close it straight.
                 self.pending_value = .{ @intCast(c.data.items.len - self.part_start), self.part_code };
-            } else if (self.phase == .idle) return fail(error.Usage, "end() without begin()", .{})
-            else if (self.phase != .after_value and self.phase != .header) try self.advanceTo(.header) // closes the key, a null value
+            } else if (self.phase == .idle) return fail(error.Usage, "end() without begin()", .{}) else if (self.phase != .after_value and self.phase != .header) try self.advanceTo(.header) // closes the key, a null value
             else if (self.phase == .header) try self.advanceTo(.after_value);
             // A part written as null (headerBytes(k, null), valueNullOf)
             // was closed with its length: fix up to -1 below.

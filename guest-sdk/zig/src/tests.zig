@@ -52,7 +52,7 @@ test "the schema table flattens children first and shares nodes by address" {
     try t.expectEqual(4, root); // string, int64, boolean, optional string, then the struct
     try t.expectEqual(5, table.nodes.items.len);
     const n = table.nodes.items[root];
-    try t.expectEqual(@intFromEnum(wire.Type.@"struct"), n.type);
+    try t.expectEqual(@backingInt(wire.Type.@"struct"), n.type);
     try t.expectEqualSlices(u32, &.{ 0, 1, 2, 3 }, n.children.slice());
     try t.expectEqualStrings("note", n.field_names.slice()[3].slice());
     try t.expectEqualStrings("copycat.examples.Count", n.name.val.slice());
@@ -321,10 +321,21 @@ test "a transform's output reuses the input's topics and schemas" {
     var ts: [2]i64 = undefined;
     const sb = asSink(&src, &topics, &ti, &parts, &offs, &ts);
     const rb: abi.RecordBatch = .{
-        .data = sb.data, .key_lengths = sb.key_lengths, .value_lengths = sb.value_lengths, .topics = sb.topics,
-        .topic_indices = sb.topic_indices, .partitions = sb.partitions, .timestamps = sb.timestamps, .offsets = sb.offsets,
-        .header_counts = sb.header_counts, .header_key_lengths = sb.header_key_lengths, .header_value_lengths = sb.header_value_lengths,
-        .schemas = sb.schemas, .key_schemas = sb.key_schemas, .value_schemas = sb.value_schemas, .header_schemas = sb.header_schemas,
+        .data = sb.data,
+        .key_lengths = sb.key_lengths,
+        .value_lengths = sb.value_lengths,
+        .topics = sb.topics,
+        .topic_indices = sb.topic_indices,
+        .partitions = sb.partitions,
+        .timestamps = sb.timestamps,
+        .offsets = sb.offsets,
+        .header_counts = sb.header_counts,
+        .header_key_lengths = sb.header_key_lengths,
+        .header_value_lengths = sb.header_value_lengths,
+        .schemas = sb.schemas,
+        .key_schemas = sb.key_schemas,
+        .value_schemas = sb.value_schemas,
+        .header_schemas = sb.header_schemas,
     };
     var in = batch.TransformView.init(gpa);
     defer in.deinit();
@@ -373,4 +384,79 @@ test "decimal digits" {
     try t.expectEqualStrings("0", batch.decimal(&buf, @as(u64, 0)));
     try t.expectEqualStrings("-9223372036854775808", batch.decimal(&buf, @as(i64, std.math.minInt(i64))));
     try t.expectEqualStrings("18446744073709551615", batch.decimal(&buf, @as(u64, std.math.maxInt(u64))));
+}
+
+test "typed headers fill the header schema column; a null of a schema has length -1" {
+    var b = batch.SourceBatch.init(gpa);
+    defer b.deinit();
+    const r = try b.begin(.{});
+    try r.headerBytes("raw", "x");
+    try r.headerOf("n", @as(i32, 7));
+    const w = try r.headerSchemaless("s");
+    try w.string("q");
+    try r.end();
+    const r2 = try b.begin(.{});
+    try r2.valueNullOf(&Schema.optional_float64);
+    try r2.end();
+    try t.expectError(error.Mismatch, (try b.begin(.{})).valueNullOf(&Schema.float64));
+    const a = b.toAbi();
+    try t.expectEqualSlices(i32, &.{ -1, 0, -2 }, a.header_schemas.slice());
+    try t.expectEqualSlices(i32, &.{ 1, 4, 6 }, a.header_value_lengths.slice());
+    try t.expectEqualSlices(u32, &.{ 3, 0 }, a.header_counts.slice());
+    try t.expectEqualSlices(i32, &.{ -1, -1 }, a.value_lengths.slice());
+    try t.expectEqualSlices(i32, &.{ -1, 1 }, a.value_schemas.slice());
+    try t.expectEqualStrings("rawx" ++ "n" ++ [_]u8{ 7, 0, 0, 0 } ++ "s" ++ [_]u8{ 8, 1, 0, 0, 0 } ++ "q", a.data.slice());
+}
+
+test "floats, decimals and logical types encode as their physical type" {
+    var table = wire.Table.init(gpa);
+    defer table.deinit();
+    const dec = Schema.decimal(2);
+    const d = try table.add(&dec);
+    const f = try table.add(&Schema.float32);
+    const ts = try table.add(&Schema.timestamp);
+    var out: std.ArrayList(u8) = .empty;
+    defer out.deinit(gpa);
+    var w = wire.Writer.init(&out, gpa, table.nodes.items, d);
+    try w.bytes(&.{ 0x04, 0xd2 }); // 1234 unscaled: 12.34
+    var w2 = wire.Writer.init(&out, gpa, table.nodes.items, f);
+    try w2.float32(1.5);
+    var w3 = wire.Writer.init(&out, gpa, table.nodes.items, ts);
+    try w3.int64(1_700_000_000_000);
+    const want = [_]u8{ 2, 0, 0, 0, 0x04, 0xd2 } ++ [_]u8{ 0, 0, 0xc0, 0x3f } ++ [_]u8{ 0x00, 0x68, 0xe5, 0xcf, 0x8b, 0x01, 0, 0 };
+    try t.expectEqualSlices(u8, &want, out.items);
+    var arena = std.heap.ArenaAllocator.init(gpa);
+    defer arena.deinit();
+    const v = try wire.decode(arena.allocator(), .{ .nodes = table.nodes.items, .index = ts }, out.items[10..]);
+    try t.expectEqual(1_700_000_000_000, v.int64);
+    try t.expectEqualStrings(Schema.timestamp_name, (wire.SchemaRef{ .nodes = table.nodes.items, .index = ts }).name().?);
+}
+
+test "a view refuses a batch whose columns disagree" {
+    var topics = [_]abi.Str{abi.str("t")};
+    var kl = [_]i32{ 1, 1 };
+    var vl = [_]i32{ 1, 5 }; // 7 bytes, the data has 4
+    var ti = [_]u32{ 0, 0 };
+    var parts = [_]i32{ 0, 0 };
+    var offs = [_]i64{ 0, 1 };
+    var ts = [_]i64{ -1, -1 };
+    var data = "abcd".*;
+    var raw: abi.SinkBatch = .{
+        .data = .of(&data),
+        .key_lengths = .of(&kl),
+        .value_lengths = .of(&vl),
+        .topics = .of(&topics),
+        .topic_indices = .of(&ti),
+        .partitions = .of(&parts),
+        .offsets = .of(&offs),
+        .timestamps = .of(&ts),
+    };
+    var view = batch.SinkView.init(gpa);
+    defer view.deinit();
+    try t.expectError(error.Malformed, view.load(&raw));
+    vl[1] = 1;
+    try view.load(&raw);
+    try t.expectEqualStrings("d", view.record(1).value.raw().?);
+    ti[1] = 3; // no such topic
+    try t.expectError(error.Malformed, view.load(&raw));
 }

@@ -301,7 +301,7 @@ pub const Table = struct {
         for (self.seen.items) |x| if (x.schema == s) return x.index;
         const gpa = self.arena.child_allocator;
         const a = self.arena.allocator();
-        var node: abi.SchemaNode = .{ .type = @intFromEnum(s.type), .optional = s.optional };
+        var node: abi.SchemaNode = .{ .type = @backingInt(s.type), .optional = s.optional };
         switch (s.type) {
             .array => {
                 const c = try a.alloc(u32, 1);
@@ -394,7 +394,7 @@ pub const Writer = struct {
         if (f.node == dynamic_frame) return null;
         const n = self.nodes[f.node];
         const c = n.children.slice();
-        return switch (@as(Type, @enumFromInt(n.type))) {
+        return switch (@as(Type, @fromBackingInt(@intCast(n.type)))) {
             .@"struct" => c[f.pos - 1],
             .array => c[0],
             else => c[(f.pos - 1) % 2],
@@ -410,8 +410,8 @@ pub const Writer = struct {
             return null;
         };
         const n = self.nodes[i];
-        if (n.type != @intFromEnum(ty)) return fail(error.Mismatch, "a {s} value for a {s} schema{s}{s}", .{
-            @tagName(ty), @tagName(@as(Type, @enumFromInt(n.type))), if (n.name.is_some) " " else "", if (n.name.is_some) n.name.val.slice() else "",
+        if (n.type != @backingInt(ty)) return fail(error.Mismatch, "a {s} value for a {s} schema{s}{s}", .{
+            @tagName(ty), @tagName(@as(Type, @fromBackingInt(@intCast(n.type)))), if (n.name.is_some) " " else "", if (n.name.is_some) n.name.val.slice() else "",
         });
         if (n.optional) try self.out.append(self.gpa, 1);
         return i;
@@ -479,7 +479,7 @@ pub const Writer = struct {
         };
         const n = self.nodes[i];
         if (!n.optional) return fail(error.Mismatch, "null for a required {s} schema{s}{s}", .{
-            @tagName(@as(Type, @enumFromInt(n.type))), if (n.name.is_some) " " else "", if (n.name.is_some) n.name.val.slice() else "",
+            @tagName(@as(Type, @fromBackingInt(@intCast(n.type)))), if (n.name.is_some) " " else "", if (n.name.is_some) n.name.val.slice() else "",
         });
         try self.out.append(self.gpa, 0);
         self.wrote();
@@ -523,7 +523,7 @@ pub const Writer = struct {
         const open: Type = if (f.node == dynamic_frame)
             (if (ty == .map) .map else .array) // checked by count below
         else
-            @enumFromInt(self.nodes[f.node].type);
+            @fromBackingInt(@intCast(self.nodes[f.node].type));
         if (open != ty) return fail(error.Mismatch, "end of a {s} inside a {s}", .{ @tagName(ty), @tagName(open) });
         if (f.pos != f.count) return fail(error.Mismatch, "a {s} ended after {d} of {d} items (fields)", .{ @tagName(ty), f.pos, f.count });
         self.depth -= 1;
@@ -642,7 +642,7 @@ pub const SchemaRef = struct {
         return &self.nodes[self.index];
     }
     pub fn kind(self: SchemaRef) Type {
-        return @enumFromInt(self.node().type);
+        return @fromBackingInt(@intCast(self.node().type));
     }
     pub fn isOptional(self: SchemaRef) bool {
         return self.node().optional;
@@ -693,8 +693,8 @@ pub const SchemaRef = struct {
 /// only to earlier ones, with the right number of children.
 pub fn checkTable(nodes: []const abi.SchemaNode) Error!void {
     for (nodes, 0..) |n, i| {
-        if (n.type > @intFromEnum(Type.@"struct")) return fail(error.Malformed, "schema node {d} has type {d}", .{ i, n.type });
-        const want: usize = switch (@as(Type, @enumFromInt(n.type))) {
+        if (n.type > @backingInt(Type.@"struct")) return fail(error.Malformed, "schema node {d} has type {d}", .{ i, n.type });
+        const want: usize = switch (@as(Type, @fromBackingInt(@intCast(n.type)))) {
             .array => 1,
             .map => 2,
             .@"struct" => n.field_names.len,
@@ -752,7 +752,7 @@ const Reader = struct {
             else => |b| return fail(error.Malformed, "presence byte {d} at byte {d}", .{ b, self.pos - 1 }),
         };
         const c = n.children.slice();
-        return switch (@as(Type, @enumFromInt(n.type))) {
+        return switch (@as(Type, @fromBackingInt(@intCast(n.type)))) {
             .int8 => .{ .int8 = try self.scalar(i8) },
             .int16 => .{ .int16 = try self.scalar(i16) },
             .int32 => .{ .int32 = try self.scalar(i32) },
