@@ -1,12 +1,14 @@
-//! The Zig SDK for Copycat connectors.
+//! The Zig SDK for Copycat connectors and transforms.
 //!
 //! A Copycat connector is a WebAssembly component implementing the world
-//! `source` or `sink` of the WIT package `copycat:connector@0.1.0`
-//! (wit/connector/). This module hides the bindings `wit-bindgen c`
-//! generates for those worlds (translated to Zig with `zig translate-c` and
-//! imported here as the module `bindings`): a connector is a Zig file that
-//! declares its plugin info, an optional `validate` and `taskConfigs`, and a
-//! `Task` type, and exports them with one call:
+//! `source` or `sink` of `copycat:connector@0.3.0` (wit/connector@0.3.0/),
+//! optionally dynamic (`copycat:dynamic@0.1.0`); a transform implements
+//! `copycat:transform@0.1.0`. This module hides the bindings `wit-bindgen
+//! c` generates for those worlds (translated with `zig translate-c`,
+//! imported as the module `bindings`): a connector is a Zig file that
+//! declares its plugin `info`, an optional `validate` and `taskConfigs`, a
+//! `Task` type (and, dynamic, an `Instance` type), and exports them with one
+//! call:
 //!
 //!     const std = @import("std");
 //!     const cc = @import("copycat");
@@ -21,52 +23,130 @@
 //!
 //!     pub const Task = struct {
 //!         pub fn start(config: cc.Config) cc.Error!Task { ... }
-//!         pub fn poll(self: *Task, max_records: u32, batch: *cc.Batch) cc.Error!void { ... }
+//!         pub fn poll(self: *Task, max_records: u32, batch: *cc.SourceBatch) cc.Error!void {
+//!             const r = try batch.begin(.{});
+//!             try r.keyBytes("k");
+//!             try r.valueOf(Reading{ .sensor = "s1", .celsius = 21 }); // typed, schema derived
+//!             try r.end();
+//!             try batch.advance("{\"sensor\":\"s1\"}", "{\"seq\":1}");
+//!         }
 //!     };
 //!
 //!     comptime {
 //!         cc.exportSource(@This());
 //!     }
 //!
-//! Errors: every fallible function returns `cc.Error` (`error.Config`,
-//! `error.Retriable`, `error.Fatal`, `error.OutOfMemory`), which the SDK maps
-//! to the WIT `connector-error` variants. Make one with a message with
-//! `cc.configError`, `cc.retriable` or `cc.fatal` (std.fmt syntax):
-//! `return cc.fatal("cannot open {s}: {s}", .{ path, cc.strerror(e) });`.
-//! Never panic: `@panic`, `unreachable` and safety checks trap, and a trap
-//! fails the task at once with no retry. Build with `-O ReleaseSmall` (or
-//! ReleaseSafe to keep the safety checks).
+//! Errors: every fallible function returns `cc.Error`, which the SDK maps
+//! to the WIT error variants: `error.Config`, `error.Retriable`,
+//! `error.Fatal` (made with a message by `cc.configError`, `cc.retriable`,
+//! `cc.fatal`, std.fmt syntax), `error.OutOfMemory` (fatal "out of
+//! memory"), the builders' `error.Mismatch` / `error.Malformed` /
+//! `error.Usage` (fatal, with `cc.wire.detail()` as the message: which
+//! record, what did not fit) and, for transforms, `error.Record`
+//! (`cc.recordError`). Never panic: `@panic`, `unreachable` and safety
+//! checks trap, and a trap fails the task at once with no retry.
 //!
-//! Memory: everything the SDK passes to a callback (configs, records,
+//! Memory: everything the SDK passes to a callback (configs, batches,
 //! partitions) is borrowed for the duration of the call; copy what you keep
-//! (with `cc.allocator`, malloc underneath). Everything you give the SDK
-//! (records, problems, task configs) is copied.
+//! (with `cc.allocator`, malloc underneath). A source's batch and a
+//! transform's output are the SDK's: their buffers live from call to call
+//! and go to the host without a copy.
 //!
 //! Each task runs in its own instance, so the SDK keeps the started `Task`
 //! in a global; calls never overlap.
 
 const std = @import("std");
 const c = @import("bindings");
+const abi = @import("src/abi.zig");
+const batch = @import("src/batch.zig");
+
+/// Schemas, the value writer and decoder, JSON (src/wire.zig).
+pub const wire = @import("src/wire.zig");
 
 /// The allocator for connector state: libc's malloc (wasi-libc).
 pub const allocator = std.heap.c_allocator;
+
+// The world the bindings were generated for.
+const is_source = @hasDecl(c, "exports_copycat_connector_source_task_poll");
+const is_sink = @hasDecl(c, "exports_copycat_connector_sink_task_put");
+const is_transform = @hasDecl(c, "exports_copycat_transform_transformer_apply");
+const is_dynamic = @hasDecl(c, "exports_copycat_dynamic_instance_start");
+
+comptime {
+    if (is_source) abi.assertSameLayout(abi.SourceBatch, c.exports_copycat_connector_source_task_source_batch_t);
+    if (is_sink) abi.assertSameLayout(abi.SinkBatch, c.exports_copycat_connector_sink_task_sink_batch_t);
+    if (is_transform) {
+        abi.assertSameLayout(abi.RecordBatch, c.exports_copycat_transform_transformer_record_batch_t);
+        abi.assertSameLayout(abi.TransformInfo, c.exports_copycat_transform_transformer_transform_info_t);
+        abi.assertSameLayout(abi.TransformError, c.exports_copycat_transform_transformer_transform_error_t);
+    } else {
+        abi.assertSameLayout(abi.PluginInfo, c.copycat_connector_types_plugin_info_t);
+        abi.assertSameLayout(abi.ConnectorError, c.copycat_connector_types_connector_error_t);
+    }
+    abi.assertSameLayout(abi.SchemaNode, c.copycat_connector_batch_schema_node_t);
+    abi.assertSameLayout(abi.ConfigKey, c.copycat_connector_types_config_key_t);
+    abi.assertSameLayout(abi.ConfigProblem, c.copycat_connector_types_config_problem_t);
+}
+
+// ---------------------------------------------------------------------------
+// Re-exports: the typed-record and batch API
+
+pub const Schema = wire.Schema;
+pub const Field = wire.Field;
+pub const Type = wire.Type;
+pub const Bytes = wire.Bytes;
+pub const schemaOf = wire.schemaOf;
+pub const Value = wire.Value;
+pub const Entry = wire.Entry;
+pub const SchemaRef = wire.SchemaRef;
+/// Writes one typed value, checked against its schema (`keyTyped`,
+/// `valueTyped`, `headerTyped` return one).
+pub const ValueWriter = wire.Writer;
+/// Raw bytes written straight into a batch (`key()`, `value()`).
+pub const Raw = batch.Raw;
+pub const RecordOptions = batch.RecordOptions;
+/// A source's batch: records packed into one buffer and integer columns.
+pub const SourceBatch = batch.SourceBatch;
+/// A record being written into a batch: key, value, headers, then `end()`.
+pub const SourceRecord = batch.Record(.source);
+pub const OutputRecord = batch.Record(.transform);
+/// A key, a value or a header value of a batch the host handed in.
+pub const Data = batch.Data;
+pub const Header = batch.Header;
+/// One record of a sink's or transform's input batch, borrowed.
+pub const Record = batch.RecordView;
+/// A sink's `put` batch, read-only: `len()`, `record(i)`.
+pub const SinkBatch = batch.SinkView;
+/// A transform's input batch, read-only: `len()`, `record(i)`.
+pub const TransformInput = batch.TransformView;
+/// A transform's output: records built from the input's (`pass`, `begin`).
+pub const TransformOutput = batch.TransformOutput;
 
 // ---------------------------------------------------------------------------
 // Errors
 
 /// What a fallible callback returns.
 pub const Error = error{
-    /// connector-error::config: a bad config; the task stays failed.
+    /// connector-error::config (transform-error::config): a bad config.
     Config,
     /// connector-error::retriable: transient; the host retries the call.
     Retriable,
     /// connector-error::fatal: the task fails.
     Fatal,
-    /// Reported as connector-error::fatal("out of memory").
+    /// Reported as fatal("out of memory").
     OutOfMemory,
+    /// A value that does not fit its schema: fatal, `wire.detail()` says how.
+    Mismatch,
+    /// A batch or value that does not decode: fatal, `wire.detail()` says how.
+    Malformed,
+    /// A builder used out of order: fatal, `wire.detail()` says how.
+    Usage,
+    /// Transforms: transform-error::record (`recordError`); elsewhere fatal.
+    Record,
 };
 
 var error_message: ?[]u8 = null;
+var error_record: u32 = 0;
 
 fn setMessage(comptime fmt: []const u8, args: anytype) void {
     // Format first: `args` may refer to the previous message.
@@ -98,9 +178,25 @@ pub fn fatal(comptime fmt: []const u8, args: anytype) Error {
     return error.Fatal;
 }
 
+/// Transforms: input record `index` cannot be transformed (Kafka
+/// Connect's DataException), with a message.
+pub fn recordError(index: usize, comptime fmt: []const u8, args: anytype) Error {
+    setMessage(fmt, args);
+    error_record = std.math.cast(u32, index) orelse std.math.maxInt(u32);
+    return error.Record;
+}
+
 /// The message of the latest error ("" if none).
 pub fn errorMessage() []const u8 {
     return error_message orelse "";
+}
+
+fn messageOf(e: Error) []const u8 {
+    return switch (e) {
+        error.OutOfMemory => "out of memory",
+        error.Mismatch, error.Malformed, error.Usage => wire.detail(),
+        else => if (errorMessage().len > 0) errorMessage() else "(the connector gave no message)",
+    };
 }
 
 const libc_strerror = @extern(*const fn (c_int) callconv(.c) [*:0]const u8, .{ .name = "strerror" });
@@ -108,33 +204,18 @@ const libc_strerror = @extern(*const fn (c_int) callconv(.c) [*:0]const u8, .{ .
 /// The text of a libc errno value (for messages on file errors).
 pub fn strerror(e: anytype) []const u8 {
     const n: c_int = switch (@typeInfo(@TypeOf(e))) {
-        .@"enum" => @intCast(@intFromEnum(e)),
+        .@"enum" => @intCast(@backingInt(e)),
         else => @intCast(e),
     };
     return std.mem.span(libc_strerror(n));
 }
 
 // ---------------------------------------------------------------------------
-// Canonical-ABI helpers (the bindings' world-specific helper types)
+// Memory handed to the host by the generated glue (freed with free() by
+// its post-return functions)
 
-/// The world's `string` and `list<u8>` types (`source_string_t` or
-/// `sink_string_t`; the interface types are named alike in both worlds).
-const WString = @FieldType(c.copycat_connector_types_config_problem_t, "key");
-const WOptBytes = @FieldType(c.copycat_connector_types_header_t, "value");
-const WPair = @typeInfo(@FieldType(c.copycat_connector_types_config_t, "ptr")).pointer.child;
-
-fn slice(s: WString) []const u8 {
-    return if (s.len == 0) "" else s.ptr[0..s.len];
-}
-
-fn optSlice(b: WOptBytes) ?[]const u8 {
-    if (!b.is_some) return null;
-    return if (b.val.len == 0) "" else b.val.ptr[0..b.val.len];
-}
-
-/// malloc'ed memory for the host; the bindings' post-return functions free
-/// it with free(). An empty list or string must own nothing: NULL, never a
-/// dangling pointer (wasmtime rejects those as out of bounds).
+/// malloc'ed memory; an empty list owns nothing (null, never a dangling
+/// pointer: wasmtime rejects those as out of bounds).
 fn hostAlloc(comptime T: type, n: usize) error{OutOfMemory}!?[*]T {
     if (n == 0) return null;
     const p = std.c.malloc(n * @sizeOf(T)) orelse return error.OutOfMemory;
@@ -145,38 +226,40 @@ fn hostFree(p: anytype) void {
     std.c.free(@ptrCast(p));
 }
 
-/// A host-owned copy of `s`, made valid UTF-8 (strings crossing into the
-/// host must be, or the call traps): invalid bytes become '?'.
-fn wstr(s: []const u8) error{OutOfMemory}!WString {
-    const p = try hostAlloc(u8, s.len) orelse return .{ .ptr = null, .len = 0 };
-    @memcpy(p[0..s.len], s);
-    if (!std.unicode.utf8ValidateSlice(s)) {
-        var i: usize = 0;
-        while (i < s.len) {
-            const n = std.unicode.utf8ByteSequenceLength(s[i]) catch 0;
-            if (n == 0 or i + n > s.len or !std.unicode.utf8ValidateSlice(s[i .. i + n])) {
-                p[i] = '?';
-                i += 1;
-            } else i += n;
-        }
+/// Free a list or string the host handed in: only when it is not empty
+/// (the host's pointer of an empty list is no allocation).
+fn freeIn(l: anytype) void {
+    if (l.len > 0) std.c.free(@ptrCast(l.ptr));
+}
+
+/// Replace invalid UTF-8 in `p[0..n]` with '?' (strings crossing into
+/// the host must be valid, or the call traps).
+fn sanitize(s: []u8) void {
+    if (std.unicode.utf8ValidateSlice(s)) return;
+    var i: usize = 0;
+    while (i < s.len) {
+        const n = std.unicode.utf8ByteSequenceLength(s[i]) catch 0;
+        if (n == 0 or i + n > s.len or !std.unicode.utf8ValidateSlice(s[i .. i + n])) {
+            s[i] = '?';
+            i += 1;
+        } else i += n;
     }
+}
+
+/// A host-owned (malloc'ed) copy of `s`, made valid UTF-8.
+fn wstr(s: []const u8) error{OutOfMemory}!abi.Str {
+    const p = try hostAlloc(u8, s.len) orelse return .{};
+    @memcpy(p[0..s.len], s);
+    sanitize(p[0..s.len]);
     return .{ .ptr = p, .len = s.len };
 }
 
-fn wbytes(b: ?[]const u8) error{OutOfMemory}!WOptBytes {
-    var w: WOptBytes = .{};
-    if (b) |bytes| {
-        w.is_some = true;
-        if (try hostAlloc(u8, bytes.len)) |p| {
-            @memcpy(p[0..bytes.len], bytes);
-            w.val = .{ .ptr = p, .len = bytes.len };
-        }
-    }
-    return w;
+fn wstrOrEmpty(s: []const u8) abi.Str {
+    return wstr(s) catch .{};
 }
 
 /// A growable list of `T` in malloc'ed memory, handed to the host as
-/// `{ptr, len}` (ptr NULL when empty).
+/// `{ptr, len}` (ptr null when empty).
 fn HostList(comptime T: type) type {
     return struct {
         items: ?[*]T = null,
@@ -201,7 +284,26 @@ fn HostList(comptime T: type) type {
         fn slice(self: Self) []T {
             return if (self.items) |p| p[0..self.len] else &.{};
         }
+
+        /// The list for the host (null when empty).
+        fn take(self: *Self) abi.List(T) {
+            if (self.len == 0) {
+                hostFree(self.items);
+                self.* = .{};
+                return .{};
+            }
+            return .{ .ptr = self.items, .len = self.len };
+        }
     };
+}
+
+/// Free a config the host handed in (we own the arguments).
+fn freeConfig(cfg: *abi.Config) void {
+    for (cfg.slice()) |p| {
+        freeIn(p.f0);
+        freeIn(p.f1);
+    }
+    freeIn(cfg.*);
 }
 
 // ---------------------------------------------------------------------------
@@ -211,11 +313,16 @@ fn HostList(comptime T: type) type {
 /// unique). Every key is passed through, including the host's (`name`,
 /// `tasks.max`, `grants.*`).
 pub const Config = struct {
-    pairs: []const WPair,
+    pairs: []const abi.Pair,
+
+    /// A config of (key, value) pairs you own (tests, defaults).
+    pub fn of(pairs: []const abi.Pair) Config {
+        return .{ .pairs = pairs };
+    }
 
     /// The value of `key`, or null.
     pub fn get(self: Config, key: []const u8) ?[]const u8 {
-        for (self.pairs) |p| if (std.mem.eql(u8, slice(p.f0), key)) return slice(p.f1);
+        for (self.pairs) |p| if (std.mem.eql(u8, p.f0.slice(), key)) return p.f1.slice();
         return null;
     }
 
@@ -253,7 +360,24 @@ pub const Config = struct {
 
     /// The comma-separated items of `key`, trimmed, empty ones skipped.
     pub fn list(self: Config, key: []const u8) ListIterator {
-        return .{ .inner = std.mem.splitScalar(u8, self.get(key) orelse "", ',') };
+        return .{ .inner = std.mem.splitScalar(u8, self.get(key) orelse "", ','), .skip_empty = true };
+    }
+
+    /// The comma-separated items of `key`, trimmed, empty ones included
+    /// (to find them: `a,,b`). An absent or blank key has no items.
+    pub fn listAll(self: Config, key: []const u8) ListIterator {
+        const v = trim(self.get(key) orelse "");
+        return .{ .inner = std.mem.splitScalar(u8, v, ','), .skip_empty = false, .empty = v.len == 0 };
+    }
+
+    /// A copy you own (for a dynamic `Instance` that keeps its config).
+    pub fn clone(self: Config, gpa: std.mem.Allocator) error{OutOfMemory}!OwnedConfig {
+        var arena = std.heap.ArenaAllocator.init(gpa);
+        errdefer arena.deinit();
+        const a = arena.allocator();
+        const pairs = try a.alloc(abi.Pair, self.pairs.len);
+        for (self.pairs, pairs) |p, *q| q.* = .{ .f0 = abi.str(try a.dupe(u8, p.f0.slice())), .f1 = abi.str(try a.dupe(u8, p.f1.slice())) };
+        return .{ .arena = arena, .pairs = pairs };
     }
 
     fn rangeError(comptime T: type, key: []const u8, v: []const u8, min: T, max: T) Error {
@@ -263,13 +387,34 @@ pub const Config = struct {
     }
 };
 
+/// A config you own (`Config.clone`).
+pub const OwnedConfig = struct {
+    arena: std.heap.ArenaAllocator,
+    pairs: []const abi.Pair,
+
+    pub fn config(self: *const OwnedConfig) Config {
+        return .{ .pairs = self.pairs };
+    }
+    pub fn deinit(self: *OwnedConfig) void {
+        self.arena.deinit();
+    }
+};
+
+/// A (key, value) pair for `Config.of`.
+pub fn pair(key: []const u8, value: []const u8) abi.Pair {
+    return .{ .f0 = abi.str(key), .f1 = abi.str(value) };
+}
+
 pub const ListIterator = struct {
     inner: std.mem.SplitIterator(u8, .scalar),
+    skip_empty: bool,
+    empty: bool = false,
 
     pub fn next(self: *ListIterator) ?[]const u8 {
+        if (self.empty) return null;
         while (self.inner.next()) |item| {
             const t = trim(item);
-            if (t.len > 0) return t;
+            if (t.len > 0 or !self.skip_empty) return t;
         }
         return null;
     }
@@ -281,44 +426,46 @@ fn trim(s: []const u8) []const u8 {
 
 /// Task configs, built by `taskConfigs`.
 pub const ConfigList = struct {
-    list: HostList(c.copycat_connector_types_config_t) = .{},
+    list: HostList(abi.Config) = .{},
 
     /// Append a copy of `base` with the `overrides` (key, value) set.
     pub fn add(self: *ConfigList, base: Config, overrides: []const [2][]const u8) error{OutOfMemory}!void {
         const w = try self.list.push();
-        var pairs: HostList(WPair) = .{};
-        errdefer freeConfig(pairs.slice());
+        var pairs: HostList(abi.Pair) = .{};
+        errdefer {
+            var l = pairs.take();
+            freeConfig(&l);
+        }
         for (base.pairs) |p| {
-            if (overridden(overrides, slice(p.f0))) continue;
+            if (overridden(overrides, p.f0.slice())) continue;
             const q = try pairs.push();
-            q.f0 = try wstr(slice(p.f0));
-            q.f1 = try wstr(slice(p.f1));
+            q.f0 = try wstr(p.f0.slice());
+            q.f1 = try wstr(p.f1.slice());
         }
         for (overrides) |o| {
             const q = try pairs.push();
             q.f0 = try wstr(o[0]);
             q.f1 = try wstr(o[1]);
         }
-        if (pairs.len == 0) {
-            hostFree(pairs.items);
-            pairs.items = null;
-        }
-        w.* = .{ .ptr = pairs.items, .len = pairs.len };
+        w.* = pairs.take();
+    }
+
+    /// How many configs so far.
+    pub fn count(self: *const ConfigList) usize {
+        return self.list.len;
     }
 
     fn overridden(overrides: []const [2][]const u8, key: []const u8) bool {
         for (overrides) |o| if (std.mem.eql(u8, o[0], key)) return true;
         return false;
     }
-};
 
-fn freeConfig(pairs: []WPair) void {
-    for (pairs) |p| {
-        hostFree(p.f0.ptr);
-        hostFree(p.f1.ptr);
+    fn discard(self: *ConfigList) void {
+        for (self.list.slice()) |*cfg| freeConfig(cfg);
+        hostFree(self.list.items);
+        self.list = .{};
     }
-    if (pairs.len > 0) hostFree(pairs.ptr);
-}
+};
 
 pub const ConfigType = enum(u8) { string, int, long, double, boolean, list, password };
 pub const Importance = enum(u8) { high, medium, low };
@@ -343,7 +490,7 @@ pub const Info = struct {
 
 /// Problems found by `validate`, one per key at fault.
 pub const Problems = struct {
-    list: HostList(c.copycat_connector_types_config_problem_t) = .{},
+    list: HostList(abi.ConfigProblem) = .{},
 
     /// Add a problem on `key` ("" for the config as a whole).
     pub fn add(self: *Problems, key: []const u8, comptime fmt: []const u8, args: anytype) void {
@@ -355,18 +502,38 @@ pub const Problems = struct {
     /// If `result` (of a Config getter) is an error, add a problem on `key`
     /// with its message.
     pub fn check(self: *Problems, key: []const u8, result: anytype) void {
-        _ = result catch {
-            self.push(key, if (errorMessage().len > 0) errorMessage() else "invalid value");
+        _ = result catch |e| {
+            self.push(key, messageOf(e));
             clearError();
         };
     }
 
+    /// How many problems so far.
+    pub fn count(self: *const Problems) usize {
+        return self.list.len;
+    }
+
     fn push(self: *Problems, key: []const u8, msg: []const u8) void {
         const p = self.list.push() catch return;
-        p.key = wstr(key) catch .{ .ptr = null, .len = 0 };
-        p.message = wstr(msg) catch .{ .ptr = null, .len = 0 };
+        p.key = wstrOrEmpty(key);
+        p.message = wstrOrEmpty(msg);
     }
 };
+
+fn configDef(keys: []const ConfigKey) abi.List(abi.ConfigKey) {
+    const ks = (hostAlloc(abi.ConfigKey, keys.len) catch null) orelse return .{};
+    for (keys, 0..) |k, n| {
+        ks[n] = .{
+            .name = wstrOrEmpty(k.name),
+            .type = @backingInt(k.type),
+            .required = k.required,
+            .doc = wstrOrEmpty(k.doc),
+            .importance = @backingInt(k.importance),
+        };
+        if (k.default) |d| ks[n].default_value = .some(wstrOrEmpty(d));
+    }
+    return .{ .ptr = ks, .len = keys.len };
+}
 
 // ---------------------------------------------------------------------------
 // Host functions
@@ -377,18 +544,20 @@ pub const Level = enum(u8) { trace, debug, info, warn, err };
 pub fn log(level: Level, comptime fmt: []const u8, args: anytype) void {
     const msg = std.fmt.allocPrint(allocator, fmt, args) catch return;
     defer allocator.free(msg);
-    var w = wstr(msg) catch return;
-    c.copycat_connector_logging_log(@intFromEnum(level), &w);
-    hostFree(w.ptr);
+    sanitize(msg);
+    var w = abi.str(msg);
+    c.copycat_connector_logging_log(@backingInt(level), @ptrCast(&w));
 }
 
 pub const clock = struct {
     /// Milliseconds since the Unix epoch.
     pub fn nowMs() i64 {
+        if (is_transform) @compileError("cc.clock is for connectors (the transform world imports logging only; use std.time)");
         return c.copycat_connector_clock_now_ms();
     }
     /// Nanoseconds on a monotonic clock (for intervals).
     pub fn monotonicNs() u64 {
+        if (is_transform) @compileError("cc.clock is for connectors (the transform world imports logging only)");
         return c.copycat_connector_clock_monotonic_ns();
     }
 };
@@ -414,97 +583,48 @@ pub fn fsGranted(path: []const u8) bool {
 }
 
 // ---------------------------------------------------------------------------
-// Sources (world `source`)
+// Sources
 
-pub const Header = struct {
-    key: []const u8,
-    value: ?[]const u8,
-};
-
-/// A record for Kafka; the SDK copies every field.
-pub const SourceRecord = struct {
-    /// The input stream and the position in it.
-    source_partition: []const u8,
-    source_offset: []const u8,
-    /// null: the connector's `topic`.
-    topic: ?[]const u8 = null,
-    /// null: the producer's partitioner chooses.
-    partition: ?i32 = null,
-    key: ?[]const u8 = null,
-    /// null: a tombstone.
-    value: ?[]const u8 = null,
-    headers: []const Header = &.{},
-    /// null: Kafka stamps it.
-    timestamp: ?i64 = null,
-};
-
-/// The records of one `poll`.
-pub const Batch = struct {
-    list: HostList(c.copycat_connector_types_source_record_t) = .{},
-
-    /// Append a copy of `record`.
-    pub fn add(self: *Batch, record: SourceRecord) error{OutOfMemory}!void {
-        const w = try self.list.push();
-        w.source_partition = try wstr(record.source_partition);
-        w.source_offset = try wstr(record.source_offset);
-        if (record.topic) |t| w.topic = .{ .is_some = true, .val = try wstr(t) };
-        if (record.partition) |p| w.partition = .{ .is_some = true, .val = p };
-        w.key = try wbytes(record.key);
-        w.value = try wbytes(record.value);
-        if (try hostAlloc(c.copycat_connector_types_header_t, record.headers.len)) |hs| {
-            for (record.headers, 0..) |h, i| hs[i] = .{ .key = try wstr(h.key), .value = try wbytes(h.value) };
-            w.headers = .{ .ptr = hs, .len = record.headers.len };
-        }
-        if (record.timestamp) |ts| w.timestamp = .{ .is_some = true, .val = ts };
-    }
-
-    /// The number of records added so far.
-    pub fn count(self: Batch) usize {
-        return self.list.len;
-    }
-};
-
-/// Whether the bindings are the world `source` (else `sink`).
-const is_source = @hasDecl(c, "exports_copycat_connector_source_task_poll");
-
-/// A source partition and its offset.
+/// A source partition and its offset (compact JSON objects).
 pub const SourcePosition = struct {
     partition: []const u8,
     offset: []const u8,
 };
 
-/// Committed source offsets, as read by `offsets.read`.
+/// Committed source offsets, as read by `offsets.read`: `get`, then
+/// `deinit`.
 pub const Positions = struct {
-    raw: if (is_source) c.copycat_connector_offsets_list_source_position_t else void,
+    raw: abi.List(abi.SourcePosition) = .{},
 
-    /// The committed offset of `partition`, or null.
+    /// The committed offset (compact JSON) of `partition` (compact JSON,
+    /// as given to `SourceBatch.advance`), or null.
     pub fn get(self: Positions, partition: []const u8) ?[]const u8 {
-        if (!is_source) @compileError("cc.Positions is for source connectors");
-        if (self.raw.len == 0) return null;
-        for (self.raw.ptr[0..self.raw.len]) |p|
-            if (std.mem.eql(u8, slice(p.partition), partition)) return slice(p.offset);
+        for (self.raw.slice()) |p| if (std.mem.eql(u8, p.partition.slice(), partition)) return p.offset.slice();
         return null;
     }
 
     pub fn deinit(self: *Positions) void {
-        if (!is_source) @compileError("cc.Positions is for source connectors");
-        c.copycat_connector_offsets_list_source_position_free(&self.raw);
+        for (self.raw.slice()) |p| {
+            freeIn(p.partition);
+            freeIn(p.offset);
+        }
+        freeIn(self.raw);
+        self.raw = .{};
     }
 };
 
 /// The host's offset store (sources only).
 pub const offsets = struct {
-    /// The last committed offset of each of `partitions` that has one.
+    /// The last committed offset of each of `partitions` (compact JSON
+    /// objects) that has one. Call it in `start` to resume.
     pub fn read(partitions: []const []const u8) error{OutOfMemory}!Positions {
         if (!is_source) @compileError("cc.offsets.read is for source connectors: the sink world has no offsets import");
-        var arg: c.copycat_connector_offsets_list_source_partition_t = .{};
-        if (try hostAlloc(WString, partitions.len)) |p| {
-            arg = .{ .ptr = p, .len = partitions.len };
-            for (partitions, 0..) |name, i| p[i] = wstr(name) catch .{ .ptr = null, .len = 0 };
-        }
-        defer c.copycat_connector_offsets_list_source_partition_free(&arg);
-        var out: Positions = .{ .raw = .{} };
-        c.copycat_connector_offsets_read(&arg, &out.raw);
+        const arg = try allocator.alloc(abi.Str, partitions.len);
+        defer allocator.free(arg);
+        for (partitions, arg) |p, *a| a.* = abi.str(p);
+        var list = abi.List(abi.Str).of(arg);
+        var out: Positions = .{};
+        c.copycat_connector_offsets_read(@ptrCast(&list), @ptrCast(&out.raw));
         return out;
     }
 };
@@ -523,7 +643,7 @@ pub const transactions = struct {
 };
 
 // ---------------------------------------------------------------------------
-// Sinks (world `sink`)
+// Sinks
 
 pub const TopicPartition = struct {
     topic: []const u8,
@@ -537,21 +657,9 @@ pub const TopicPartitionOffset = struct {
     offset: i64,
 };
 
-/// A record from Kafka, borrowed for the `put` call.
-pub const SinkRecord = struct {
-    topic: []const u8,
-    partition: i32,
-    offset: i64,
-    key: ?[]const u8,
-    /// null: a null value (tombstone).
-    value: ?[]const u8,
-    headers: []const Header,
-    timestamp: ?i64,
-};
-
 /// The offsets `open` returns: the partitions whose progress the task keeps.
 pub const Offsets = struct {
-    list: HostList(c.copycat_connector_types_topic_partition_offset_t) = .{},
+    list: HostList(abi.TopicPartitionOffset) = .{},
 
     /// Resume `topic`/`partition` at `offset` (the next offset to read).
     pub fn add(self: *Offsets, topic: []const u8, partition: i32, offset: i64) error{OutOfMemory}!void {
@@ -567,8 +675,8 @@ pub const Offsets = struct {
 /// errors.tolerance=all, the task goes on. A reported record counts as
 /// handled: its offset is committed with the batch's.
 ///
-///     cc.errant.report(i, why) catch
-///         return cc.fatal("offset {d}: {s} ({s})", .{ r.offset, why, cc.errant.message() });
+///     cc.errant.report(r.index, why) catch |e|
+///         return cc.fatal("offset {d}: {s}", .{ r.offset, cc.errant.describe(e) });
 ///
 /// A sink that calls `report` imports the reporter; one that does not, does
 /// not. Sources cannot call it (compile error): the host refuses a source
@@ -586,7 +694,6 @@ pub const errant = struct {
         /// No record at that index in the batch of the running `put` (or no
         /// `put` is running); `message()` says which.
         NoSuchRecord,
-        /// The reason could not be copied for the host.
         OutOfMemory,
     };
 
@@ -601,27 +708,29 @@ pub const errant = struct {
         return e;
     }
 
-    /// Report record `index` (from 0, in the records the running `put`
-    /// received) as errant because of `reason` (the host keeps its first
-    /// 4 KiB; invalid UTF-8 becomes '?'). Reporting a record again in the
-    /// same `put` changes nothing.
+    /// Report record `index` (`Record.index`, from 0 in the batch the
+    /// running `put` received) as errant because of `reason` (the host
+    /// keeps its first 4 KiB). Reporting a record again in the same `put`
+    /// changes nothing.
     pub fn report(index: usize, reason: []const u8) ReportError!void {
-        if (is_source) @compileError("cc.errant is for sink connectors: the host refuses a source that imports the reporter");
+        if (!is_sink) @compileError("cc.errant is for sink connectors: the host refuses a source or transform that imports the reporter");
         const i = std.math.cast(u32, index) orelse return fail(error.NoSuchRecord, "no such record: record {d}", .{index});
-        var w = wstr(reason) catch return fail(error.OutOfMemory, "out of memory", .{});
-        defer hostFree(w.ptr);
-        var e: c.copycat_errant_reporter_report_error_t = std.mem.zeroes(c.copycat_errant_reporter_report_error_t);
-        if (c.copycat_errant_reporter_report(i, &w, &e)) {
+        const copy = allocator.dupe(u8, reason) catch return fail(error.OutOfMemory, "out of memory", .{});
+        defer allocator.free(copy);
+        sanitize(copy);
+        var w = abi.str(copy);
+        var e: abi.ReportError = .{ .tag = 0, .val = .{} };
+        if (c.copycat_errant_reporter_report(i, @ptrCast(&w), @ptrCast(&e))) {
             if (owned) |o| allocator.free(o);
             owned = null;
             text = "";
             return;
         }
-        defer c.copycat_errant_reporter_report_error_free(&e);
+        defer if (e.tag == 2) freeIn(e.val);
         return switch (e.tag) {
-            c.COPYCAT_ERRANT_REPORTER_REPORT_ERROR_UNAVAILABLE => fail(error.Unavailable, "no errant record reporter: the connector sets neither errors.deadletterqueue.topic.name nor errors.log.enable", .{}),
-            c.COPYCAT_ERRANT_REPORTER_REPORT_ERROR_TOLERANCE_EXCEEDED => fail(error.ToleranceExceeded, "errors.tolerance=none: the task fails after this put", .{}),
-            else => fail(error.NoSuchRecord, "no such record: {s}", .{slice(e.val.no_such_record)}),
+            0 => fail(error.Unavailable, "no errant record reporter: the connector sets neither errors.deadletterqueue.topic.name nor errors.log.enable", .{}),
+            1 => fail(error.ToleranceExceeded, "errors.tolerance=none: the task fails after this put", .{}),
+            else => fail(error.NoSuchRecord, "no such record: {s}", .{e.val.slice()}),
         };
     }
 
@@ -634,25 +743,44 @@ pub const errant = struct {
 };
 
 // ---------------------------------------------------------------------------
+// Dynamic connectors (copycat:dynamic@0.1.0)
+
+/// Ask the host to call the instance's `taskConfigs` again and, if the
+/// configs changed, replace the connector's tasks (Kafka Connect's
+/// `requestTaskReconfiguration`). Cheap; the host acts after the current
+/// call returns. Ignored when called from a task.
+pub fn requestTaskReconfiguration() void {
+    if (!is_dynamic) @compileError("requestTaskReconfiguration: build a dynamic connector (guest-sdk/zig/build.sh --dynamic)");
+    c.copycat_dynamic_context_request_task_reconfiguration();
+}
+
+/// Put the connector in FAILED with a message (Kafka Connect's
+/// `raiseError`): the host stops the instance after the current call; the
+/// tasks go on.
+pub fn raiseError(comptime fmt: []const u8, args: anytype) void {
+    if (!is_dynamic) @compileError("raiseError: build a dynamic connector (guest-sdk/zig/build.sh --dynamic)");
+    const msg = std.fmt.allocPrint(allocator, fmt, args) catch return c.copycat_dynamic_context_raise_error(@ptrCast(@constCast(&abi.str("out of memory"))));
+    defer allocator.free(msg);
+    sanitize(msg);
+    var w = abi.str(msg);
+    c.copycat_dynamic_context_raise_error(@ptrCast(&w));
+}
+
+// ---------------------------------------------------------------------------
 // Exports
 
-const ErrorT = c.copycat_connector_types_connector_error_t;
-
-/// Map a callback's outcome to wit-bindgen's `bool` + `err` convention.
-fn report(result: Error!void, err: *ErrorT) bool {
+/// Map a callback's outcome to wit-bindgen's `bool` + `err` convention,
+/// the message malloc'ed for the glue's post-return to free.
+fn report(result: Error!void, err: *abi.ConnectorError) bool {
     result catch |e| {
-        const msg = switch (e) {
-            error.OutOfMemory => "out of memory",
-            else => if (errorMessage().len > 0) errorMessage() else "(the connector gave no message)",
+        err.* = .{
+            .tag = switch (e) {
+                error.Config => 0,
+                error.Retriable => 1,
+                else => 2,
+            },
+            .val = wstrOrEmpty(messageOf(e)),
         };
-        err.* = .{};
-        err.tag = switch (e) {
-            error.Config => 0,
-            error.Retriable => 1,
-            error.Fatal, error.OutOfMemory => 2,
-        };
-        // The three variants share one layout.
-        err.val.fatal = wstr(msg) catch .{ .ptr = null, .len = 0 };
         clearError();
         return false;
     };
@@ -660,59 +788,50 @@ fn report(result: Error!void, err: *ErrorT) bool {
     return true;
 }
 
-fn configOf(w: *const c.copycat_connector_types_config_t) Config {
-    return .{ .pairs = if (w.len == 0) &.{} else w.ptr[0..w.len] };
+/// The message of an error whose post-return the SDK replaced (poll,
+/// apply): kept here until the next call instead of malloc'ed.
+var static_message: std.ArrayList(u8) = .empty;
+
+fn staticMessage(e: Error) abi.Str {
+    static_message.clearRetainingCapacity();
+    static_message.appendSlice(allocator, messageOf(e)) catch return abi.str("out of memory");
+    sanitize(static_message.items);
+    return abi.Str.of(static_message.items);
+}
+
+fn configOf(w: *const abi.Config) Config {
+    return .{ .pairs = w.slice() };
 }
 
 fn notStarted() Error {
     return fatal("the task is not started", .{});
 }
 
-/// The `connector` interface, shared by both worlds.
+/// The `connector` interface, shared by sources and sinks.
 fn ConnectorExports(comptime C: type, comptime kind: u8) type {
     return struct {
-        fn describe(ret: *c.copycat_connector_types_plugin_info_t) callconv(.c) void {
+        fn describe(ret: *abi.PluginInfo) callconv(.c) void {
             const i: Info = C.info;
-            ret.* = .{};
-            ret.name = wstr(i.name) catch .{};
-            ret.version = wstr(i.version) catch .{};
-            ret.kind = kind;
-            ret.description = wstr(i.description) catch .{};
-            const keys = hostAlloc(c.copycat_connector_types_config_key_t, i.config_def.len) catch null;
-            if (keys) |ks| {
-                for (i.config_def, 0..) |k, n| {
-                    ks[n] = .{
-                        .name = wstr(k.name) catch .{},
-                        .type = @intFromEnum(k.type),
-                        .required = k.required,
-                        .doc = wstr(k.doc) catch .{},
-                        .importance = @intFromEnum(k.importance),
-                    };
-                    if (k.default) |d| ks[n].default_value = .{ .is_some = true, .val = wstr(d) catch .{} };
-                }
-                ret.config_def = .{ .ptr = ks, .len = i.config_def.len };
-            }
+            ret.* = .{
+                .name = wstrOrEmpty(i.name),
+                .version = wstrOrEmpty(i.version),
+                .kind = kind,
+                .description = wstrOrEmpty(i.description),
+                .config_def = configDef(i.config_def),
+            };
         }
 
-        fn validate(
-            config: *c.copycat_connector_types_config_t,
-            ret: *c.exports_copycat_connector_connector_list_config_problem_t,
-        ) callconv(.c) void {
-            defer c.copycat_connector_types_config_free(config);
+        fn validate(config: *abi.Config, ret: *abi.List(abi.ConfigProblem)) callconv(.c) void {
+            defer freeConfig(config);
             var problems: Problems = .{};
             clearError();
             if (@hasDecl(C, "validate")) C.validate(configOf(config), &problems);
             clearError();
-            ret.* = .{ .ptr = problems.list.items, .len = problems.list.len };
+            ret.* = problems.list.take();
         }
 
-        fn taskConfigs(
-            config: *c.copycat_connector_types_config_t,
-            max_tasks: u32,
-            ret: *c.exports_copycat_connector_connector_list_config_t,
-            err: *ErrorT,
-        ) callconv(.c) bool {
-            defer c.copycat_connector_types_config_free(config);
+        fn taskConfigs(config: *abi.Config, max_tasks: u32, ret: *abi.List(abi.Config), err: *abi.ConnectorError) callconv(.c) bool {
+            defer freeConfig(config);
             var out: ConfigList = .{};
             clearError();
             const result: Error!void = if (@hasDecl(C, "taskConfigs"))
@@ -724,11 +843,11 @@ fn ConnectorExports(comptime C: type, comptime kind: u8) type {
                 for (0..n) |_| out.add(configOf(config), &.{}) catch |e| break :blk e;
             };
             if (!report(result, err)) {
-                for (out.list.slice()) |*w| freeConfig(if (w.len == 0) &.{} else w.ptr[0..w.len]);
-                hostFree(out.list.items);
+                out.discard();
+                ret.* = .{};
                 return false;
             }
-            ret.* = .{ .ptr = out.list.items, .len = out.list.len };
+            ret.* = out.list.take();
             return true;
         }
 
@@ -740,191 +859,352 @@ fn ConnectorExports(comptime C: type, comptime kind: u8) type {
     };
 }
 
+/// A connector's `Task`, started and stopped.
+fn TaskSlot(comptime Task: type) type {
+    return struct {
+        var task: ?Task = null;
+
+        fn start(config: *abi.Config, err: *abi.ConnectorError) callconv(.c) bool {
+            defer freeConfig(config);
+            clearError();
+            stop();
+            const result: Error!void = if (Task.start(configOf(config))) |t| {
+                task = t;
+            } else |e| e;
+            return report(result, err);
+        }
+
+        fn stop() callconv(.c) void {
+            if (task) |*t| if (@hasDecl(Task, "stop")) t.stop();
+            task = null;
+        }
+    };
+}
+
+/// The dynamic `instance` export, when the world has it.
+fn exportInstance(comptime C: type) void {
+    if (!is_dynamic) {
+        if (@hasDecl(C, "Instance")) @compileError("this connector declares an Instance: build it with guest-sdk/zig/build.sh --dynamic");
+        return;
+    }
+    if (!@hasDecl(C, "Instance")) @compileError("the world is dynamic (--dynamic): declare `pub const Instance` with start, taskConfigs and monitor");
+    const I = C.Instance;
+    const S = struct {
+        var instance: ?I = null;
+
+        fn start(config: *abi.Config, ret: *bool, err: *abi.ConnectorError) callconv(.c) bool {
+            defer freeConfig(config);
+            clearError();
+            stop();
+            ret.* = false;
+            const result: Error!void = if (I.start(configOf(config))) |i| {
+                instance = i;
+                ret.* = if (@hasDecl(I, "watches")) instance.?.watches() else true;
+            } else |e| e;
+            return report(result, err);
+        }
+
+        fn taskConfigs(max_tasks: u32, ret: *abi.List(abi.Config), err: *abi.ConnectorError) callconv(.c) bool {
+            clearError();
+            var out: ConfigList = .{};
+            ret.* = .{};
+            const result: Error!void = if (instance) |*i| i.taskConfigs(max_tasks, &out) else fatal("the instance is not started", .{});
+            if (!report(result, err)) {
+                out.discard();
+                return false;
+            }
+            ret.* = out.list.take();
+            return true;
+        }
+
+        fn monitor(err: *abi.ConnectorError) callconv(.c) bool {
+            clearError();
+            const result: Error!void = if (instance) |*i| (if (@hasDecl(I, "monitor")) i.monitor() else {}) else fatal("the instance is not started", .{});
+            return report(result, err);
+        }
+
+        fn stop() callconv(.c) void {
+            if (instance) |*i| if (@hasDecl(I, "stop")) i.stop();
+            instance = null;
+        }
+    };
+    @export(&S.start, .{ .name = "exports_copycat_dynamic_instance_start" });
+    @export(&S.taskConfigs, .{ .name = "exports_copycat_dynamic_instance_task_configs" });
+    @export(&S.monitor, .{ .name = "exports_copycat_dynamic_instance_monitor" });
+    @export(&S.stop, .{ .name = "exports_copycat_dynamic_instance_stop" });
+}
+
 /// Export a source connector: `comptime { cc.exportSource(@This()); }`.
 ///
 /// `C` declares `pub const info: cc.Info`, optionally
 /// `pub fn validate(cc.Config, *cc.Problems) void` (default: no problems)
 /// and `pub fn taskConfigs(cc.Config, max_tasks: u32, *cc.ConfigList)
-/// cc.Error!void` (default: one task with the connector's config), and a
+/// cc.Error!void` (default: one task with the connector's config), a
 /// `Task` type with
 ///   `pub fn start(cc.Config) cc.Error!Task`,
-///   `pub fn poll(*Task, max_records: u32, *cc.Batch) cc.Error!void`,
+///   `pub fn poll(*Task, max_records: u32, *cc.SourceBatch) cc.Error!void`
+///   (the batch is empty when poll is called; leave it empty when nothing
+///   is ready),
 ///   optionally `pub fn commit(*Task, []const cc.SourcePosition) cc.Error!void`
-///   and `pub fn stop(*Task) void`.
+///   and `pub fn stop(*Task) void`;
+/// and, built with `--dynamic`, an `Instance` type with
+///   `pub fn start(cc.Config) cc.Error!Instance`,
+///   `pub fn taskConfigs(*Instance, max_tasks: u32, *cc.ConfigList) cc.Error!void`,
+///   optionally `pub fn watches(*const Instance) bool` (default true),
+///   `pub fn monitor(*Instance) cc.Error!void` and `pub fn stop(*Instance) void`.
 pub fn exportSource(comptime C: type) void {
+    if (!is_source) @compileError("exportSource: build with --world source (guest-sdk/zig/build.sh)");
     const Task = C.Task;
+    const T = TaskSlot(Task);
     const S = struct {
-        var task: ?Task = null;
+        var out: ?SourceBatch = null;
 
-        fn start(config: *c.copycat_connector_types_config_t, err: *ErrorT) callconv(.c) bool {
-            defer c.copycat_connector_types_config_free(config);
+        fn poll(max_records: u32, ret: *abi.SourceBatch, err: *abi.ConnectorError) callconv(.c) bool {
             clearError();
-            if (task) |*t| if (@hasDecl(Task, "stop")) t.stop();
-            task = null;
-            const result: Error!void = if (Task.start(configOf(config))) |t| {
-                task = t;
-            } else |e| e;
-            return report(result, err);
+            if (out == null) out = SourceBatch.init(allocator);
+            const b = &out.?;
+            // The last batch's buffers are ours again: the post-return of
+            // poll (src/post_return.c) leaves them to us.
+            b.clear();
+            const result: Error!void = if (T.task) |*t| t.poll(max_records, b) else notStarted();
+            if (result) |_| {
+                if (b.cols.cur.phase != .idle) {
+                    b.cols.cur.cancel();
+                    ret.* = .{};
+                    err.* = .{ .tag = 2, .val = staticMessage(fatal("poll returned with a record begun and not ended (call end() or cancel())", .{})) };
+                    clearError();
+                    return false;
+                }
+                ret.* = b.toAbi();
+                clearError();
+                return true;
+            } else |e| {
+                b.clear();
+                ret.* = .{};
+                err.* = .{ .tag = switch (e) {
+                    error.Config => 0,
+                    error.Retriable => 1,
+                    else => 2,
+                }, .val = staticMessage(e) };
+                clearError();
+                return false;
+            }
         }
 
-        fn poll(max_records: u32, ret: *c.exports_copycat_connector_source_task_list_source_record_t, err: *ErrorT) callconv(.c) bool {
-            var batch: Batch = .{};
-            clearError();
-            const result: Error!void = if (task) |*t| t.poll(max_records, &batch) else notStarted();
-            ret.* = .{ .ptr = batch.list.items, .len = batch.list.len };
-            if (result) |_| {} else |_| {
-                c.exports_copycat_connector_source_task_list_source_record_free(ret); // frees ptr when len > 0
-                ret.* = .{};
+        fn commit(list: *abi.List(abi.SourcePosition), err: *abi.ConnectorError) callconv(.c) bool {
+            defer {
+                for (list.slice()) |p| {
+                    freeIn(p.partition);
+                    freeIn(p.offset);
+                }
+                freeIn(list.*);
             }
-            if (ret.len == 0) { // an empty list owns nothing: ptr NULL
-                hostFree(batch.list.items);
-                ret.* = .{};
-            }
-            return report(result, err);
-        }
-
-        fn commit(list: *c.exports_copycat_connector_source_task_list_source_position_t, err: *ErrorT) callconv(.c) bool {
-            defer c.exports_copycat_connector_source_task_list_source_position_free(list);
             clearError();
             if (!@hasDecl(Task, "commit")) return report({}, err);
-            const t = &(task orelse return report(notStarted(), err));
+            const t = &(T.task orelse return report(notStarted(), err));
             const positions = allocator.alloc(SourcePosition, list.len) catch return report(error.OutOfMemory, err);
             defer allocator.free(positions);
-            for (positions, 0..) |*p, i| p.* = .{ .partition = slice(list.ptr[i].partition), .offset = slice(list.ptr[i].offset) };
+            for (positions, list.slice()) |*p, w| p.* = .{ .partition = w.partition.slice(), .offset = w.offset.slice() };
             return report(t.commit(positions), err);
-        }
-
-        fn stop() callconv(.c) void {
-            if (task) |*t| if (@hasDecl(Task, "stop")) t.stop();
-            task = null;
         }
     };
     ConnectorExports(C, 0).exportAll();
-    @export(&S.start, .{ .name = "exports_copycat_connector_source_task_start" });
+    exportInstance(C);
+    @export(&T.start, .{ .name = "exports_copycat_connector_source_task_start" });
     @export(&S.poll, .{ .name = "exports_copycat_connector_source_task_poll" });
     @export(&S.commit, .{ .name = "exports_copycat_connector_source_task_commit" });
-    @export(&S.stop, .{ .name = "exports_copycat_connector_source_task_stop" });
+    @export(&T.stop, .{ .name = "exports_copycat_connector_source_task_stop" });
+}
+
+fn freeTopicPartitions(list: anytype) void {
+    for (list.slice()) |tp| freeIn(tp.topic);
+    freeIn(list.*);
 }
 
 /// Export a sink connector: `comptime { cc.exportSink(@This()); }`.
 ///
 /// `C` declares `info`, optionally `validate` and `taskConfigs` (default:
-/// `max_tasks` copies of the config), and a `Task` type with
+/// `max_tasks` copies of the config), a `Task` type with
 ///   `pub fn start(cc.Config) cc.Error!Task`,
-///   `pub fn put(*Task, []const cc.SinkRecord) cc.Error!void`,
+///   `pub fn put(*Task, *const cc.SinkBatch) cc.Error!void`,
 ///   optionally `pub fn open(*Task, []const cc.TopicPartition, *cc.Offsets) cc.Error!void`
 ///   (default: none, the consumer group's offsets are used),
 ///   `pub fn flush(*Task, []const cc.TopicPartitionOffset) cc.Error!void`,
 ///   `pub fn close(*Task, []const cc.TopicPartition) cc.Error!void` and
-///   `pub fn stop(*Task) void`.
+///   `pub fn stop(*Task) void`;
+/// and, built with `--dynamic`, an `Instance` type (see `exportSource`).
 pub fn exportSink(comptime C: type) void {
+    if (!is_sink) @compileError("exportSink: build with --world sink (guest-sdk/zig/build.sh)");
     const Task = C.Task;
+    const T = TaskSlot(Task);
     const S = struct {
-        var task: ?Task = null;
+        var view: ?SinkBatch = null;
 
-        fn start(config: *c.copycat_connector_types_config_t, err: *ErrorT) callconv(.c) bool {
-            defer c.copycat_connector_types_config_free(config);
-            clearError();
-            if (task) |*t| if (@hasDecl(Task, "stop")) t.stop();
-            task = null;
-            const result: Error!void = if (Task.start(configOf(config))) |t| {
-                task = t;
-            } else |e| e;
-            return report(result, err);
-        }
-
-        fn topicPartitions(w: anytype) error{OutOfMemory}![]TopicPartition {
-            const tps = try allocator.alloc(TopicPartition, w.len);
-            for (tps, 0..) |*tp, i| tp.* = .{ .topic = slice(w.ptr[i].topic), .partition = w.ptr[i].partition };
+        fn topicPartitions(list: *abi.List(abi.TopicPartition)) error{OutOfMemory}![]TopicPartition {
+            const tps = try allocator.alloc(TopicPartition, list.len);
+            for (tps, list.slice()) |*tp, w| tp.* = .{ .topic = w.topic.slice(), .partition = w.partition };
             return tps;
         }
 
-        fn open(
-            list: *c.exports_copycat_connector_sink_task_list_topic_partition_t,
-            ret: *c.exports_copycat_connector_sink_task_list_topic_partition_offset_t,
-            err: *ErrorT,
-        ) callconv(.c) bool {
-            defer c.exports_copycat_connector_sink_task_list_topic_partition_free(list);
+        fn open(list: *abi.List(abi.TopicPartition), ret: *abi.List(abi.TopicPartitionOffset), err: *abi.ConnectorError) callconv(.c) bool {
+            defer freeTopicPartitions(list);
             clearError();
-            var resume_at: Offsets = .{};
             ret.* = .{};
-            const t = &(task orelse return report(notStarted(), err));
+            const t = &(T.task orelse return report(notStarted(), err));
             if (!@hasDecl(Task, "open")) return report({}, err);
             const tps = topicPartitions(list) catch return report(error.OutOfMemory, err);
             defer allocator.free(tps);
+            var resume_at: Offsets = .{};
             const result = t.open(tps, &resume_at);
-            ret.* = .{ .ptr = resume_at.list.items, .len = resume_at.list.len };
-            if (result) |_| {} else |_| {
-                c.exports_copycat_connector_sink_task_list_topic_partition_offset_free(ret);
-                ret.* = .{};
-            }
-            if (ret.len == 0) {
+            if (result) |_| {
+                ret.* = resume_at.list.take();
+            } else |_| {
+                for (resume_at.list.slice()) |x| hostFree(x.topic.ptr);
                 hostFree(resume_at.list.items);
-                ret.* = .{};
             }
             return report(result, err);
         }
 
-        fn put(list: *c.exports_copycat_connector_sink_task_list_sink_record_t, err: *ErrorT) callconv(.c) bool {
-            defer c.exports_copycat_connector_sink_task_list_sink_record_free(list);
+        fn put(b: *abi.SinkBatch, err: *abi.ConnectorError) callconv(.c) bool {
+            defer c.exports_copycat_connector_sink_task_sink_batch_free(@ptrCast(b));
             clearError();
-            const t = &(task orelse return report(notStarted(), err));
-            const raw = if (list.len == 0) &[_]c.copycat_connector_types_sink_record_t{} else list.ptr[0..list.len];
-            var nheaders: usize = 0;
-            for (raw) |r| nheaders += r.headers.len;
-            const records = allocator.alloc(SinkRecord, raw.len) catch return report(error.OutOfMemory, err);
-            defer allocator.free(records);
-            const headers = allocator.alloc(Header, nheaders) catch return report(error.OutOfMemory, err);
-            defer allocator.free(headers);
-            var h: usize = 0;
-            for (raw, records) |r, *out| {
-                const hs = headers[h .. h + r.headers.len];
-                for (hs, 0..) |*x, j| x.* = .{ .key = slice(r.headers.ptr[j].key), .value = optSlice(r.headers.ptr[j].value) };
-                h += r.headers.len;
-                out.* = .{
-                    .topic = slice(r.topic),
-                    .partition = r.partition,
-                    .offset = r.offset,
-                    .key = optSlice(r.key),
-                    .value = optSlice(r.value),
-                    .headers = hs,
-                    .timestamp = if (r.timestamp.is_some) r.timestamp.val else null,
-                };
-            }
-            return report(t.put(records), err);
+            const t = &(T.task orelse return report(notStarted(), err));
+            if (view == null) view = SinkBatch.init(allocator);
+            const v = &view.?;
+            v.load(b) catch |e| return report(fatal("a malformed batch from the host: {s}", .{messageOf(e)}), err);
+            return report(t.put(v), err);
         }
 
-        fn flush(list: *c.exports_copycat_connector_sink_task_list_topic_partition_offset_t, err: *ErrorT) callconv(.c) bool {
-            defer c.exports_copycat_connector_sink_task_list_topic_partition_offset_free(list);
+        fn flush(list: *abi.List(abi.TopicPartitionOffset), err: *abi.ConnectorError) callconv(.c) bool {
+            defer freeTopicPartitions(list);
             clearError();
-            const t = &(task orelse return report(notStarted(), err));
+            const t = &(T.task orelse return report(notStarted(), err));
             if (!@hasDecl(Task, "flush")) return report({}, err);
             const tpos = allocator.alloc(TopicPartitionOffset, list.len) catch return report(error.OutOfMemory, err);
             defer allocator.free(tpos);
-            for (tpos, 0..) |*x, i| x.* = .{ .topic = slice(list.ptr[i].topic), .partition = list.ptr[i].partition, .offset = list.ptr[i].offset };
+            for (tpos, list.slice()) |*x, w| x.* = .{ .topic = w.topic.slice(), .partition = w.partition, .offset = w.offset };
             return report(t.flush(tpos), err);
         }
 
-        fn close(list: *c.exports_copycat_connector_sink_task_list_topic_partition_t, err: *ErrorT) callconv(.c) bool {
-            defer c.exports_copycat_connector_sink_task_list_topic_partition_free(list);
+        fn close(list: *abi.List(abi.TopicPartition), err: *abi.ConnectorError) callconv(.c) bool {
+            defer freeTopicPartitions(list);
             clearError();
-            const t = &(task orelse return report({}, err));
+            const t = &(T.task orelse return report({}, err));
             if (!@hasDecl(Task, "close")) return report({}, err);
             const tps = topicPartitions(list) catch return report(error.OutOfMemory, err);
             defer allocator.free(tps);
             return report(t.close(tps), err);
         }
-
-        fn stop() callconv(.c) void {
-            if (task) |*t| if (@hasDecl(Task, "stop")) t.stop();
-            task = null;
-        }
     };
     ConnectorExports(C, 1).exportAll();
-    @export(&S.start, .{ .name = "exports_copycat_connector_sink_task_start" });
+    exportInstance(C);
+    @export(&T.start, .{ .name = "exports_copycat_connector_sink_task_start" });
     @export(&S.open, .{ .name = "exports_copycat_connector_sink_task_open" });
     @export(&S.put, .{ .name = "exports_copycat_connector_sink_task_put" });
     @export(&S.flush, .{ .name = "exports_copycat_connector_sink_task_flush" });
     @export(&S.close, .{ .name = "exports_copycat_connector_sink_task_close" });
-    @export(&S.stop, .{ .name = "exports_copycat_connector_sink_task_stop" });
+    @export(&T.stop, .{ .name = "exports_copycat_connector_sink_task_stop" });
+}
+
+/// Export a transform: `comptime { cc.exportTransform(@This()); }`.
+///
+/// `C` declares `pub const info: cc.Info` (its config keys are the
+/// settings after `transforms.<alias>.`), optionally `pub fn
+/// validate(cc.Config, *cc.Problems) void`, and a `Transform` type with
+///   `pub fn configure(cc.Config) cc.Error!Transform` and
+///   `pub fn apply(*Transform, *const cc.TransformInput, *cc.TransformOutput) cc.Error!void`.
+/// `apply` gets the output empty, holding the input's topics and schemas.
+pub fn exportTransform(comptime C: type) void {
+    if (!is_transform) @compileError("exportTransform: build with --world transform (guest-sdk/zig/build.sh)");
+    const X = C.Transform;
+    const S = struct {
+        var transform: ?X = null;
+        var in: ?TransformInput = null;
+        var out: ?TransformOutput = null;
+        /// The input of the latest apply: freed at the next one (the
+        /// output may point into it: its topics and schemas).
+        var held: ?abi.RecordBatch = null;
+
+        fn describe(ret: *abi.TransformInfo) callconv(.c) void {
+            const i: Info = C.info;
+            ret.* = .{
+                .name = wstrOrEmpty(i.name),
+                .version = wstrOrEmpty(i.version),
+                .description = wstrOrEmpty(i.description),
+                .config_def = configDef(i.config_def),
+            };
+        }
+
+        fn validate(config: *abi.Config, ret: *abi.List(abi.ConfigProblem)) callconv(.c) void {
+            defer freeConfig(config);
+            var problems: Problems = .{};
+            clearError();
+            if (@hasDecl(C, "validate")) C.validate(configOf(config), &problems);
+            clearError();
+            ret.* = problems.list.take();
+        }
+
+        fn toError(e: Error, err: *abi.TransformError, comptime static: bool) void {
+            const text = if (static) staticMessage(e) else wstrOrEmpty(messageOf(e));
+            err.* = switch (e) {
+                error.Config => .{ .tag = 0, .val = .{ .text = text } },
+                error.Record => .{ .tag = 1, .val = .{ .record = .{ .f0 = error_record, .f1 = text } } },
+                else => .{ .tag = 2, .val = .{ .text = text } },
+            };
+            clearError();
+        }
+
+        fn configure(config: *abi.Config, err: *abi.TransformError) callconv(.c) bool {
+            defer freeConfig(config);
+            clearError();
+            if (transform) |*t| if (@hasDecl(X, "deinit")) t.deinit();
+            transform = null;
+            if (X.configure(configOf(config))) |t| {
+                transform = t;
+                clearError();
+                return true;
+            } else |e| {
+                toError(e, err, false);
+                return false;
+            }
+        }
+
+        fn release() void {
+            if (held) |*h| c.exports_copycat_transform_transformer_record_batch_free(@ptrCast(h));
+            held = null;
+        }
+
+        fn apply(b: *abi.RecordBatch, ret: *abi.RecordBatch, err: *abi.TransformError) callconv(.c) bool {
+            clearError();
+            release();
+            held = b.*;
+            if (in == null) in = TransformInput.init(allocator);
+            if (out == null) out = TransformOutput.init(allocator);
+            const input = &in.?;
+            const output = &out.?;
+            ret.* = .{};
+            const result: Error!void = blk: {
+                const t = &(transform orelse break :blk fatal("the transform is not configured", .{}));
+                input.load(&held.?) catch |e| break :blk fatal("a malformed batch from the host: {s}", .{messageOf(e)});
+                output.reset(input) catch |e| break :blk e;
+                break :blk t.apply(input, output);
+            };
+            if (result) |_| {
+                if (output.cols.cur.phase != .idle) {
+                    output.cols.cur.cancel();
+                    toError(fatal("apply returned with a record begun and not ended (call end() or cancel())", .{}), err, true);
+                    return false;
+                }
+                ret.* = output.toAbi();
+                return true;
+            } else |e| {
+                toError(e, err, true);
+                return false;
+            }
+        }
+    };
+    @export(&S.describe, .{ .name = "exports_copycat_transform_transformer_describe" });
+    @export(&S.validate, .{ .name = "exports_copycat_transform_transformer_validate" });
+    @export(&S.configure, .{ .name = "exports_copycat_transform_transformer_configure" });
+    @export(&S.apply, .{ .name = "exports_copycat_transform_transformer_apply" });
 }

@@ -16,4 +16,4 @@ if [[ ! -f "$COPYCAT_HOME/guest-sdk/zig/build.sh" ]]; then
     echo "error: set COPYCAT_HOME to a Copycat checkout (the directory holding wit/ and guest-sdk/zig/)" >&2
     exit 1
 fi
-exec "$COPYCAT_HOME/guest-sdk/zig/build.sh" --world source --build-dir build --out counter-source.wasm counter_source.zig
+exec "$COPYCAT_HOME/guest-sdk/zig/build.sh" --world source --dynamic --build-dir build --out counter-source.wasm counter_source.zig

@@ -1,12 +1,14 @@
 //! file-sink: appends each record's value and "\n" to
-//! <directory>/<topic>-<partition>.txt and keeps its own offsets in
+//! <directory>/<topic>-<partition>.txt (raw bytes as they are, a typed or
+//! schemaless value as compact JSON, a null value as an empty line) and
+//! keeps its own offsets in
 //! <directory>/<topic>-<partition>.offset ("<next-offset> <file-length>"),
 //! written atomically on every flush. `open` truncates the data file to the
 //! flushed length and resumes there, so the output is exactly-once whatever
 //! the consumer group's offsets say. A record whose value starts with
-//! "errant:" is not written: it goes to the errant record reporter (the
-//! connector's dead letter queue), `cc.errant.report`. Behaviour:
-//! examples/SPEC.md.
+//! "errant:" (raw bytes, or a typed string) is not written: it goes to the
+//! errant record reporter (the connector's dead letter queue),
+//! `cc.errant.report`. Behaviour: examples/SPEC.md.
 //!
 //! Files go through libc (wasi-libc resolves absolute paths against the
 //! WASI preopens the operator grants with grants.fs.write).
@@ -52,6 +54,8 @@ pub const Task = struct {
     directory: []u8,
     parts: std.ArrayList(Part) = .empty,
     run: std.ArrayList(u8) = .empty, // the bytes of one run of records of one partition
+    /// Decoded typed values, freed after each put.
+    arena: std.heap.ArenaAllocator = .init(cc.allocator),
 
     pub fn start(config: cc.Config) cc.Error!Task {
         const dir = std.mem.trimEnd(u8, try config.require("directory"), "/ \t");
@@ -67,7 +71,7 @@ pub const Task = struct {
     /// otherwise.
     fn ioError(self: *const Task, e: c_int, what: []const u8, p: []const u8) cc.Error {
         const E = libc.E;
-        const transient = switch (@as(E, @enumFromInt(e))) {
+        const transient = switch (@as(E, @fromBackingInt(@intCast(e)))) {
             .AGAIN, .INTR, .BUSY, .IO, .NOSPC, .DQUOT => true,
             else => false,
         };
@@ -107,7 +111,7 @@ pub const Task = struct {
             const fd = libc.open(state, .{ .read = true });
             if (fd < 0) {
                 const e = errno();
-                if (e == @intFromEnum(libc.E.NOENT) and cc.fsGranted(state)) continue; // never flushed
+                if (e == @backingInt(libc.E.NOENT) and cc.fsGranted(state)) continue; // never flushed
                 return self.ioError(e, "cannot read", state);
             }
             var buf: [64]u8 = undefined;
@@ -165,7 +169,7 @@ pub const Task = struct {
             while (rest.len > 0) {
                 const n = libc.write(p.fd, rest.ptr, rest.len);
                 if (n < 0) {
-                    if (errno() == @intFromEnum(libc.E.INTR)) continue;
+                    if (errno() == @backingInt(libc.E.INTR)) continue;
                     e = errno();
                     _ = libc.ftruncate(p.fd, before.size);
                     break;
@@ -182,11 +186,13 @@ pub const Task = struct {
         p.dirty = true;
     }
 
-    pub fn put(self: *Task, records: []const cc.SinkRecord) cc.Error!void {
+    pub fn put(self: *Task, batch: *const cc.SinkBatch) cc.Error!void {
         var cur: ?usize = null; // the partition of the current run
         var next: i64 = -1;
         self.run.clearRetainingCapacity(); // what a failed put left
-        for (records, 0..) |r, index| {
+        defer _ = self.arena.reset(.retain_capacity);
+        for (0..batch.len()) |index| {
+            const r = batch.record(index);
             const k = try self.findOrAdd(r.topic, r.partition);
             if (cur != k) {
                 if (cur) |i| try self.writeRun(i, next);
@@ -194,18 +200,30 @@ pub const Task = struct {
                 next = self.parts.items[k].next;
             }
             if (next >= 0 and r.offset < next) continue; // redelivered: already written
+
+            // The line: raw bytes as they are, a typed or schemaless value
+            // as compact JSON, null as nothing.
+            const line_start = self.run.items.len;
+            var text: ?[]const u8 = null; // what may say "errant:"
+            if (r.value.raw()) |bytes| {
+                try self.run.appendSlice(cc.allocator, bytes);
+                text = bytes;
+            } else if (!r.value.isNull()) {
+                const v = try r.value.decode(self.arena.allocator());
+                if (v == .string) text = v.string;
+                try cc.wire.writeJson(&self.run, cc.allocator, r.value.schema(), v);
+            }
             // A record this sink cannot write goes to the errant record
             // reporter (the dead letter queue); it counts as handled.
-            const value = r.value orelse ""; // no value: an empty line
-            if (std.mem.startsWith(u8, value, "errant:")) {
-                cc.errant.report(index, value["errant:".len..]) catch return cc.fatal(
+            if (text) |t| if (std.mem.startsWith(u8, t, "errant:")) {
+                self.run.shrinkRetainingCapacity(line_start);
+                cc.errant.report(r.index, t["errant:".len..]) catch return cc.fatal(
                     "the record at topic {s} partition {d} offset {d} could not be reported errant: {s}",
                     .{ r.topic, r.partition, r.offset, cc.errant.message() },
                 );
                 next = r.offset + 1;
                 continue;
-            }
-            try self.run.appendSlice(cc.allocator, value);
+            };
             try self.run.append(cc.allocator, '\n');
             next = r.offset + 1;
         }
@@ -221,7 +239,7 @@ pub const Task = struct {
         if (fd < 0) return self.ioError(errno(), "cannot create", tmp);
         const n = libc.write(fd, content.ptr, content.len);
         if (n != @as(isize, @intCast(content.len)) or libc.fsync(fd) != 0) {
-            const e = if (n >= 0 and n != @as(isize, @intCast(content.len))) @intFromEnum(libc.E.NOSPC) else errno();
+            const e = if (n >= 0 and n != @as(isize, @intCast(content.len))) @backingInt(libc.E.NOSPC) else errno();
             _ = libc.close(fd);
             return self.ioError(e, "cannot write", tmp);
         }
@@ -258,6 +276,7 @@ pub const Task = struct {
         for (self.parts.items) |*p| p.release();
         self.parts.deinit(cc.allocator);
         self.run.deinit(cc.allocator);
+        self.arena.deinit();
         cc.allocator.free(self.directory);
     }
 };
