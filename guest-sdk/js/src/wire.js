@@ -123,6 +123,12 @@ export class ByteWriter {
   }
 }
 
+/** `a int64` -> `an int64`. */
+function an(schema) {
+  const s = String(schema);
+  return /^[aeiou]/.test(s) ? `an ${s}` : `a ${s}`;
+}
+
 function where(path) {
   return path ? ` at ${path}` : '';
 }
@@ -140,7 +146,7 @@ function decimalScale(schema) {
 
 function checkInt(v, bits, schema, path) {
   if (typeof v !== 'number' || !Number.isInteger(v)) {
-    throw new DataError(`a ${typeof v} value for a ${schema} schema${where(path)}`);
+    throw new DataError(`a ${typeof v} value for ${an(schema)} schema${where(path)}`);
   }
   const lim = 2 ** (bits - 1);
   if (v < -lim || v >= lim) throw new DataError(`${v} is out of range for ${schema.type}${where(path)}`);
@@ -153,7 +159,7 @@ function toInt64(v, schema, path) {
   }
   if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
   if (v instanceof Date && schema.name === LOGICAL.TIMESTAMP) return BigInt(v.getTime());
-  throw new DataError(`a ${describe(v)} value for a ${schema} schema${where(path)} (int64 wants a BigInt or a safe integer)`);
+  throw new DataError(`a ${describe(v)} value for ${an(schema)} schema${where(path)} (int64 wants a BigInt or a safe integer)`);
 }
 
 function describe(v) {
@@ -209,16 +215,16 @@ export function encodeValue(w, schema, value, path = '', depth = 0) {
       return;
     case 'float32':
     case 'float64':
-      if (typeof value !== 'number') throw new DataError(`a ${describe(value)} value for a ${schema} schema${where(path)}`);
+      if (typeof value !== 'number') throw new DataError(`a ${describe(value)} value for ${an(schema)} schema${where(path)}`);
       if (schema.type === 'float32') w.f32(value);
       else w.f64(value);
       return;
     case 'boolean':
-      if (typeof value !== 'boolean') throw new DataError(`a ${describe(value)} value for a ${schema} schema${where(path)}`);
+      if (typeof value !== 'boolean') throw new DataError(`a ${describe(value)} value for ${an(schema)} schema${where(path)}`);
       w.u8(value ? 1 : 0);
       return;
     case 'string': {
-      if (typeof value !== 'string') throw new DataError(`a ${describe(value)} value for a ${schema} schema${where(path)}`);
+      if (typeof value !== 'string') throw new DataError(`a ${describe(value)} value for ${an(schema)} schema${where(path)}`);
       w.ensure(4);
       const at = w.pos;
       w.pos += 4;
@@ -241,7 +247,7 @@ export function encodeValue(w, schema, value, path = '', depth = 0) {
         return;
       }
       const b = asBytes(value);
-      if (!b) throw new DataError(`a ${describe(value)} value for a ${schema} schema${where(path)} (wants a Uint8Array)`);
+      if (!b) throw new DataError(`a ${describe(value)} value for ${an(schema)} schema${where(path)} (wants a Uint8Array)`);
       w.u32(b.length);
       w.bytes(b);
       return;
