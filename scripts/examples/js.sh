@@ -4,7 +4,7 @@
 # after running the SDK's and the examples' unit tests (`node --test`).
 #
 #   scripts/examples/js.sh          test, then build all four
-#   scripts/examples/js.sh test     only the unit tests
+#   scripts/examples/js.sh test     only the unit tests and the type check
 #
 # counter-source and file-sink are connectors of `copycat:connector@0.3.0`
 # (counter-source is dynamic: it exports `copycat:dynamic/instance`),
@@ -24,9 +24,11 @@ source "$(dirname "$0")/lib.sh"
 source "$ROOT/guest-sdk/js/tools/toolchain.sh"
 
 # The SDK's tests and each example's, under Node.js with the SDK's
-# in-memory host (guest-sdk/js/testing).
+# in-memory host (guest-sdk/js/testing); then the SDK's TypeScript
+# definitions (guest-sdk/js/types/) against a typed use of the whole SDK
+# (guest-sdk/js/test/types/usage.ts), with the toolchain's tsc.
 run_tests() {
-    ensure_node
+    ensure_js_toolchain
     local register="$ROOT/guest-sdk/js/testing/register.mjs" dir
     for dir in "$ROOT/guest-sdk/js" "$ROOT"/examples/js/*/; do
         dir="${dir%/}"
@@ -34,6 +36,9 @@ run_tests() {
         (cd "$dir" && node --import "$register" --test --test-reporter=dot) >&2 ||
             die "unit tests failed in ${dir#"$ROOT"/}"
     done
+    say "tsc --noEmit -p guest-sdk/js/test/types"
+    node "$JS_TOOLCHAIN/node_modules/typescript/bin/tsc" -p "$ROOT/guest-sdk/js/test/types" >&2 ||
+        die "the TypeScript definitions in guest-sdk/js/types/ do not check"
 }
 
 build() {
@@ -54,7 +59,6 @@ build() {
 run_tests
 [[ "${1:-}" == test ]] && exit 0
 
-ensure_js_toolchain
 mkdir -p "$OUT_ROOT/js"
 for example in counter-source:source file-sink:sink uppercase-transform:transform; do
     name="${example%%:*}" world="${example##*:}"

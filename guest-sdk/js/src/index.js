@@ -43,6 +43,7 @@ import { nowMs as hostNowMs, monotonicNs as hostMonotonicNs } from 'copycat:conn
 
 export { Schema, Schemaless, Decimal, LOGICAL } from './schema.js';
 export { DataError, decodeValue, encodeToBytes as encodeValue } from './wire.js';
+export { RecordView } from './batch.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
