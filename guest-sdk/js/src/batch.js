@@ -241,8 +241,9 @@ export class SourceBatch {
     if (b === null || b === undefined) return -1;
     if (this.pending.length) this.flush();
     if (!(b instanceof Uint8Array)) {
-      if (b instanceof ArrayBuffer) b = new Uint8Array(b);
-      else if (ArrayBuffer.isView(b)) b = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+      // Also typed arrays of another realm (what the bindings create).
+      if (ArrayBuffer.isView(b)) b = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+      else if (b instanceof ArrayBuffer) b = new Uint8Array(b);
       else throw new TypeError(`raw bytes must be a string or a Uint8Array, got ${typeof b} (give a schema for a typed value)`);
     }
     this.w.bytes(b);
@@ -498,7 +499,11 @@ export class RecordView {
   /** @param {any} wit the WIT sink-batch or record-batch */
   constructor(wit) {
     this.wit = wit;
-    this.data = wit.data;
+    // The bindings' typed arrays belong to another realm than this module
+    // (`instanceof Uint8Array` is false for them): view the bytes through a
+    // Uint8Array of ours, so that every value handed out is a plain one.
+    const d = wit.data;
+    this.data = new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
     this.keyLengths = wit.keyLengths;
     this.valueLengths = wit.valueLengths;
     this.n = wit.valueLengths.length;

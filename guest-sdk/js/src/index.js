@@ -402,8 +402,9 @@ export function toBytes(data) {
   if (data === undefined || data === null) return undefined;
   if (typeof data === 'string') return encoder.encode(data);
   if (data instanceof Uint8Array) return data;
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  // Any view, also of another realm (the bindings' typed arrays are).
   if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
   throw new TypeError(`expected a string or bytes, got ${typeof data}`);
 }
 

@@ -172,8 +172,8 @@ function describe(v) {
 
 function asBytes(v) {
   if (v instanceof Uint8Array) return v;
-  if (v instanceof ArrayBuffer) return new Uint8Array(v);
   if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  if (v instanceof ArrayBuffer) return new Uint8Array(v);
   return undefined;
 }
 
@@ -363,7 +363,9 @@ export class ByteReader {
    * @param {number} [end]
    */
   constructor(buf, pos = 0, end = buf.length) {
-    this.buf = buf;
+    // A Uint8Array of this realm over the same bytes (the bindings' arrays
+    // are of another), so that the bytes values read are plain Uint8Arrays.
+    this.buf = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     this.pos = pos;
     this.end = end;
