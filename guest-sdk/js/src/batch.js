@@ -113,11 +113,10 @@ export class SourceBatch {
     this.table = new SchemaTable();
     /** @type {Map<string, string | object>} partition JSON -> latest offset */
     this.positions = new Map();
-    // Strings appended but not yet encoded (see `append`), and for each the
-    // column slot of its length: record index * 2, + 1 for a value.
+    // Strings appended but not yet encoded (see `append`): the key and the
+    // value of each of the last `np / 2` records.
     /** @type {string[]} */ this.pending = [];
-    this.slots = new Int32Array(2 * capacity);
-    this.pendingChars = 0;
+    this.np = 0;
   }
 
   /** How many records the batch holds. */
@@ -127,8 +126,7 @@ export class SourceBatch {
 
   /** Empty the batch, keeping its buffers. */
   clear() {
-    this.pending.length = 0;
-    this.pendingChars = 0;
+    this.np = 0;
     this.w.pos = 0;
     this.n = 0;
     this.nh = 0;
@@ -155,7 +153,6 @@ export class SourceBatch {
     if (this.keySchemas) this.keySchemas = grow(this.keySchemas, cap, RAW);
     if (this.valueSchemas) this.valueSchemas = grow(this.valueSchemas, cap, RAW);
     if (this.origins) this.origins = grow(this.origins, cap);
-    this.slots = grow(this.slots, 2 * cap);
     this.cap = cap;
   }
 
@@ -188,58 +185,71 @@ export class SourceBatch {
    * Uint8Arrays, or null (no key, a tombstone). The fast path: no object
    * per record. Set the stream's position with `position`.
    *
-   * Strings are not encoded one by one: they are kept and, when the batch
-   * is handed over (or bytes or a typed record follow), joined and encoded
-   * with one TextEncoder call. StarlingMonkey interprets JavaScript, and
-   * one native call per batch is far cheaper than one per string (a
-   * `subarray` view and an `encodeInto` result object per string).
+   * A record of two strings costs one call and a few stores: the strings
+   * are kept and, when the batch is handed over (or another kind of record
+   * follows), joined and encoded with one TextEncoder call. StarlingMonkey
+   * interprets JavaScript, where every call and property access counts,
+   * and one native call per batch is far cheaper than one per string.
    * @param {string | Uint8Array | null | undefined} key
    * @param {string | Uint8Array | null | undefined} value
    */
   append(key, value) {
     const i = this.n;
-    if (i === this.cap) this.growRecords();
-    if (this.sparse) this.defaults(i);
-    if (typeof key === 'string') {
-      this.slots[this.pending.length] = 2 * i;
-      this.pending.push(key);
-      this.keyLengths[i] = key.length;
-    } else this.keyLengths[i] = this.rawBytes(key);
-    if (typeof value === 'string') {
-      this.slots[this.pending.length] = 2 * i + 1;
-      this.pending.push(value);
-      this.valueLengths[i] = value.length;
-    } else this.valueLengths[i] = this.rawBytes(value);
+    if (typeof key !== 'string' || typeof value !== 'string' || i === this.cap || this.sparse) {
+      this.appendOther(key, value);
+      return;
+    }
+    const np = this.np;
+    const pending = this.pending;
+    pending[np] = key;
+    pending[np + 1] = value;
+    this.np = np + 2;
+    this.keyLengths[i] = key.length;
+    this.valueLengths[i] = value.length;
     this.n = i + 1;
   }
 
-  /** Encode the strings `append` kept into `data`, and set their lengths. */
+  // `append` of anything but two strings (or when the columns must grow).
+  appendOther(key, value) {
+    if (this.np) this.flush();
+    const i = this.n;
+    if (i === this.cap) this.growRecords();
+    if (this.sparse) this.defaults(i);
+    this.keyLengths[i] = typeof key === 'string' ? this.w.utf8(key) : this.rawBytes(key);
+    this.valueLengths[i] = typeof value === 'string' ? this.w.utf8(value) : this.rawBytes(value);
+    this.n = i + 1;
+  }
+
+  /**
+   * Encode the strings `append` kept (the key and value of each record from
+   * the last `np / 2` records) into `data`, and set their lengths.
+   */
   flush() {
+    const np = this.np;
+    if (np === 0) return;
     const pending = this.pending;
-    const count = pending.length;
-    if (count === 0) return;
+    pending.length = np;
     const w = this.w;
     const start = w.pos;
-    const text = count === 1 ? pending[0] : pending.join('');
+    const text = pending.join('');
     w.utf8(text);
     // All ASCII: one byte per UTF-16 unit, so the lengths are the string
     // lengths `append` stored. Otherwise encode them one by one.
     if (w.pos - start !== text.length) {
       w.pos = start;
-      const slots = this.slots;
-      for (let k = 0; k < count; k++) {
-        const slot = slots[k];
+      const first = this.n - np / 2;
+      for (let k = 0; k < np; k++) {
         const n = w.utf8(pending[k]);
-        if (slot & 1) this.valueLengths[slot >> 1] = n;
-        else this.keyLengths[slot >> 1] = n;
+        if (k & 1) this.valueLengths[first + (k >> 1)] = n;
+        else this.keyLengths[first + (k >> 1)] = n;
       }
     }
-    pending.length = 0;
+    this.np = 0;
   }
 
   rawBytes(b) {
     if (b === null || b === undefined) return -1;
-    if (this.pending.length) this.flush();
+    if (this.np) this.flush();
     if (!(b instanceof Uint8Array)) {
       // Also typed arrays of another realm (what the bindings create).
       if (ArrayBuffer.isView(b)) b = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
@@ -337,7 +347,7 @@ export class SourceBatch {
 
   /** Add `record`'s Kafka parts (no source position), to Kafka partition `kp`. */
   addRecord(record, kp) {
-    if (this.pending.length) this.flush();
+    if (this.np) this.flush();
     const i = this.n;
     if (i === this.cap) this.growRecords();
     if (this.sparse) this.defaults(i);
