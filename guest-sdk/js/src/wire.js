@@ -26,7 +26,21 @@ export class DataError extends Error {
   constructor(message) {
     super(message);
     this.name = 'DataError';
+    /** What is wrong, without where. */
+    this.reason = message;
+    /** Where in the value, e.g. `items[2].name` (undefined: the value itself). @type {string | undefined} */
+    this.path = undefined;
   }
+}
+
+// Put `segment` (a field name, `[i]`, `{key}`) in front of the path of a
+// DataError thrown inside a struct, array or map. Paths are built only on
+// the way out of a failure: the interpreter pays nothing for them otherwise.
+function inside(e, segment) {
+  if (!(e instanceof DataError)) return e;
+  e.path = e.path === undefined ? segment : `${segment}${e.path.startsWith('[') || e.path.startsWith('{') ? '' : '.'}${e.path}`;
+  e.message = `${e.reason} at ${e.path}`;
+  return e;
 }
 
 /**
@@ -129,10 +143,6 @@ function an(schema) {
   return /^[aeiou]/.test(s) ? `an ${s}` : `a ${s}`;
 }
 
-function where(path) {
-  return path ? ` at ${path}` : '';
-}
-
 function isDecimal(schema) {
   return schema.type === 'bytes' && schema.name === LOGICAL.DECIMAL;
 }
@@ -144,22 +154,22 @@ function decimalScale(schema) {
   return n;
 }
 
-function checkInt(v, bits, schema, path) {
+function checkInt(v, bits, schema) {
   if (typeof v !== 'number' || !Number.isInteger(v)) {
-    throw new DataError(`a ${typeof v} value for ${an(schema)} schema${where(path)}`);
+    throw new DataError(`a ${typeof v} value for ${an(schema)} schema`);
   }
   const lim = 2 ** (bits - 1);
-  if (v < -lim || v >= lim) throw new DataError(`${v} is out of range for ${schema.type}${where(path)}`);
+  if (v < -lim || v >= lim) throw new DataError(`${v} is out of range for ${schema.type}`);
 }
 
-function toInt64(v, schema, path) {
+function toInt64(v, schema) {
   if (typeof v === 'bigint') {
-    if (v < -(2n ** 63n) || v >= 2n ** 63n) throw new DataError(`${v} is out of range for int64${where(path)}`);
+    if (v < -(2n ** 63n) || v >= 2n ** 63n) throw new DataError(`${v} is out of range for int64`);
     return v;
   }
   if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
   if (v instanceof Date && schema.name === LOGICAL.TIMESTAMP) return BigInt(v.getTime());
-  throw new DataError(`a ${describe(v)} value for ${an(schema)} schema${where(path)} (int64 wants a BigInt or a safe integer)`);
+  throw new DataError(`a ${describe(v)} value for ${an(schema)} schema (int64 wants a BigInt or a safe integer)`);
 }
 
 function describe(v) {
@@ -182,49 +192,48 @@ function asBytes(v) {
  * @param {ByteWriter} w
  * @param {Schema} schema
  * @param {unknown} value
- * @param {string} [path] where in the value (for errors)
  * @param {number} [depth]
  */
-export function encodeValue(w, schema, value, path = '', depth = 0) {
-  if (depth > MAX_DEPTH) throw new DataError(`value nested deeper than ${MAX_DEPTH}${where(path)}`);
+export function encodeValue(w, schema, value, depth = 0) {
+  if (depth > MAX_DEPTH) throw new DataError(`value nested deeper than ${MAX_DEPTH}`);
   if (value === null || value === undefined) {
-    if (!schema.isOptional) throw new DataError(`null for a required ${schema.type} schema${schema.name ? ` (${schema.name})` : ''}${where(path)}`);
+    if (!schema.isOptional) throw new DataError(`null for a required ${schema.type} schema${schema.name ? ` (${schema.name})` : ''}`);
     w.u8(0);
     return;
   }
   if (schema.isOptional) w.u8(1);
   switch (schema.type) {
     case 'int8':
-      checkInt(value, 8, schema, path);
+      checkInt(value, 8, schema);
       w.u8(value & 0xff);
       return;
     case 'int16':
-      checkInt(value, 16, schema, path);
+      checkInt(value, 16, schema);
       w.i16(value);
       return;
     case 'int32': {
       let v = value;
       if (v instanceof Date && schema.name === LOGICAL.DATE) v = Math.floor(v.getTime() / MS_PER_DAY);
       else if (v instanceof Date && schema.name === LOGICAL.TIME) v = ((v.getTime() % MS_PER_DAY) + MS_PER_DAY) % MS_PER_DAY;
-      checkInt(v, 32, schema, path);
+      checkInt(v, 32, schema);
       w.i32(v);
       return;
     }
     case 'int64':
-      w.i64(toInt64(value, schema, path));
+      w.i64(toInt64(value, schema));
       return;
     case 'float32':
     case 'float64':
-      if (typeof value !== 'number') throw new DataError(`a ${describe(value)} value for ${an(schema)} schema${where(path)}`);
+      if (typeof value !== 'number') throw new DataError(`a ${describe(value)} value for ${an(schema)} schema`);
       if (schema.type === 'float32') w.f32(value);
       else w.f64(value);
       return;
     case 'boolean':
-      if (typeof value !== 'boolean') throw new DataError(`a ${describe(value)} value for ${an(schema)} schema${where(path)}`);
+      if (typeof value !== 'boolean') throw new DataError(`a ${describe(value)} value for ${an(schema)} schema`);
       w.u8(value ? 1 : 0);
       return;
     case 'string': {
-      if (typeof value !== 'string') throw new DataError(`a ${describe(value)} value for ${an(schema)} schema${where(path)}`);
+      if (typeof value !== 'string') throw new DataError(`a ${describe(value)} value for ${an(schema)} schema`);
       w.ensure(4);
       const at = w.pos;
       w.pos += 4;
@@ -238,46 +247,64 @@ export function encodeValue(w, schema, value, path = '', depth = 0) {
         let unscaled;
         if (typeof value === 'bigint') unscaled = value;
         else if (value instanceof Decimal) {
-          if (value.scale !== scale) throw new DataError(`a Decimal of scale ${value.scale} for a Decimal schema of scale ${scale}${where(path)}`);
+          if (value.scale !== scale) throw new DataError(`a Decimal of scale ${value.scale} for a Decimal schema of scale ${scale}`);
           unscaled = value.unscaled;
-        } else throw new DataError(`a ${describe(value)} value for a Decimal schema${where(path)} (wants a Decimal or a BigInt)`);
+        } else throw new DataError(`a ${describe(value)} value for a Decimal schema (wants a Decimal or a BigInt)`);
         const b = unscaledBytes(unscaled);
         w.u32(b.length);
         w.bytes(b);
         return;
       }
       const b = asBytes(value);
-      if (!b) throw new DataError(`a ${describe(value)} value for ${an(schema)} schema${where(path)} (wants a Uint8Array)`);
+      if (!b) throw new DataError(`a ${describe(value)} value for ${an(schema)} schema (wants a Uint8Array)`);
       w.u32(b.length);
       w.bytes(b);
       return;
     }
     case 'array': {
-      if (!Array.isArray(value)) throw new DataError(`a ${describe(value)} value for an array schema${where(path)}`);
+      if (!Array.isArray(value)) throw new DataError(`a ${describe(value)} value for an array schema`);
       w.u32(value.length);
       const elem = schema.valueSchema;
-      for (let i = 0; i < value.length; i++) encodeValue(w, elem, value[i], `${path}[${i}]`, depth + 1);
+      for (let i = 0; i < value.length; i++) {
+        try {
+          encodeValue(w, elem, value[i], depth + 1);
+        } catch (e) {
+          throw inside(e, `[${i}]`);
+        }
+      }
       return;
     }
     case 'map': {
-      const entries = mapEntries(value, path);
+      const entries = mapEntries(value);
       w.u32(entries.length);
       for (const [k, v] of entries) {
-        encodeValue(w, schema.keySchema, k, `${path}{key}`, depth + 1);
-        encodeValue(w, schema.valueSchema, v, `${path}[${String(k)}]`, depth + 1);
+        try {
+          encodeValue(w, schema.keySchema, k, depth + 1);
+        } catch (e) {
+          throw inside(e, '{key}');
+        }
+        try {
+          encodeValue(w, schema.valueSchema, v, depth + 1);
+        } catch (e) {
+          throw inside(e, `[${String(k)}]`);
+        }
       }
       return;
     }
     case 'struct': {
       if (typeof value !== 'object' || Array.isArray(value) || asBytes(value)) {
-        throw new DataError(`a ${describe(value)} value for a struct schema${schema.name ? ` (${schema.name})` : ''}${where(path)}`);
+        throw new DataError(`a ${describe(value)} value for a struct schema${schema.name ? ` (${schema.name})` : ''}`);
       }
       const fields = schema.fields;
       for (let i = 0; i < fields.length; i++) {
         const f = fields[i];
         let v = value[f.name];
         if ((v === undefined || v === null) && f.schema.defaultValue !== undefined) v = f.schema.defaultValue;
-        encodeValue(w, f.schema, v, path ? `${path}.${f.name}` : f.name, depth + 1);
+        try {
+          encodeValue(w, f.schema, v, depth + 1);
+        } catch (e) {
+          throw inside(e, f.name);
+        }
       }
       return;
     }
@@ -286,10 +313,10 @@ export function encodeValue(w, schema, value, path = '', depth = 0) {
   }
 }
 
-function mapEntries(value, path) {
+function mapEntries(value) {
   if (value instanceof Map) return [...value];
   if (value && typeof value === 'object' && !Array.isArray(value) && !asBytes(value)) return Object.entries(value);
-  throw new DataError(`a ${describe(value)} value for a map schema${where(path)} (wants a Map or an object)`);
+  throw new DataError(`a ${describe(value)} value for a map schema (wants a Map or an object)`);
 }
 
 /**
@@ -305,7 +332,7 @@ export function encodeSchemaless(w, value, depth = 0) {
   switch (typeof value) {
     case 'bigint':
       w.u8(4);
-      w.i64(toInt64(value, Schema.int64(), ''));
+      w.i64(toInt64(value, INT64));
       return;
     case 'number':
       if (Number.isSafeInteger(value)) {
@@ -346,7 +373,7 @@ export function encodeSchemaless(w, value, depth = 0) {
     return;
   }
   if (value instanceof Decimal) throw new DataError('a Decimal needs a schema');
-  const entries = mapEntries(value, '');
+  const entries = mapEntries(value);
   w.u8(11);
   w.u32(entries.length);
   for (const [k, v] of entries) {
