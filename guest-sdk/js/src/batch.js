@@ -347,20 +347,41 @@ export class SourceBatch {
 
   /** Add `record`'s Kafka parts (no source position), to Kafka partition `kp`. */
   addRecord(record, kp) {
-    if (this.np) this.flush();
+    const { key, value, keySchema, valueSchema, headers } = record;
+    // A raw string key and value without headers: kept for the batch's one
+    // encode, as `append` does (its bytes are the last of the batch).
+    const deferred =
+      typeof key === 'string' &&
+      typeof value === 'string' &&
+      (keySchema === undefined || keySchema === null) &&
+      (valueSchema === undefined || valueSchema === null) &&
+      (headers === undefined || headers === null);
+    if (this.np && !deferred) this.flush();
     const i = this.n;
-    if (i === this.cap) this.growRecords();
+    if (i === this.cap) {
+      if (this.np) this.flush();
+      this.growRecords();
+    }
     if (this.sparse) this.defaults(i);
     const w = this.w;
     const start = w.pos;
     const nh = this.nh;
+    const np = this.np;
     try {
-      const kl = this.payload(record.key, record.keySchema, 'key');
-      if (this.code !== RAW) this.column('keySchemas', Int32Array, RAW)[i] = this.code;
-      const vl = this.payload(record.value, record.valueSchema, 'value');
-      if (this.code !== RAW) this.column('valueSchemas', Int32Array, RAW)[i] = this.code;
-      this.keyLengths[i] = kl;
-      this.valueLengths[i] = vl;
+      if (deferred) {
+        this.pending[np] = key;
+        this.pending[np + 1] = value;
+        this.np = np + 2;
+        this.keyLengths[i] = key.length;
+        this.valueLengths[i] = value.length;
+      } else {
+        const kl = this.payload(key, keySchema, 'key');
+        if (this.code !== RAW) this.column('keySchemas', Int32Array, RAW)[i] = this.code;
+        const vl = this.payload(value, valueSchema, 'value');
+        if (this.code !== RAW) this.column('valueSchemas', Int32Array, RAW)[i] = this.code;
+        this.keyLengths[i] = kl;
+        this.valueLengths[i] = vl;
+      }
       if (record.topic !== undefined && record.topic !== null) {
         this.column('topicIndices', Int32Array, -1)[i] = this.topicIndex(record.topic);
       }
@@ -370,14 +391,15 @@ export class SourceBatch {
       }
       const ts = record.timestamp;
       if (ts !== undefined && ts !== null) this.column('timestamps', BigInt64Array, -1n)[i] = toMillis(ts);
-      if (record.headers !== undefined && record.headers !== null) {
-        const count = this.addHeaders(record.headers);
+      if (headers !== undefined && headers !== null) {
+        const count = this.addHeaders(headers);
         if (count > 0) this.column('headerCounts', Uint32Array, 0)[i] = count;
       }
     } catch (e) {
       // Leave the batch as it was before this record.
       w.pos = start;
       this.nh = nh;
+      this.np = np;
       if (this.sparse) this.defaults(i);
       throw e;
     }

@@ -187,6 +187,34 @@ test('source batch: add writes typed values, schemas, topics, partitions, timest
   assert.throws(() => sourceTask.poll(10), /null for a required struct schema \(Count\) without a default/);
 });
 
+test('source batch: raw string records of add share the single encode of append; typed ones follow in order', () => {
+  let records;
+  const { sourceTask } = defineSource({
+    name: 'x',
+    version: '1',
+    start: () => ({
+      poll(max, batch) {
+        batch.add({ partition: { s: 0 }, offset: { seq: 0 }, key: 'ké', value: 'v0', topic: 'other' });
+        batch.append('k1', 'v1');
+        batch.add({ partition: { s: 0 }, offset: { seq: 2 }, value: 7, valueSchema: Schema.int8() });
+        batch.add({ partition: { s: 0 }, offset: { seq: 3 }, key: 'k3', value: 'é' });
+        batch.add({ partition: { s: 0 }, offset: { seq: 4 }, key: 'k4', value: 'v4', headers: [['h', 'x']] });
+        if (records) for (const r of records) batch.add(r);
+      },
+    }),
+  });
+  sourceTask.start([]);
+  const b = sourceTask.poll(10);
+  assert.equal(text(b.data), 'kév0k1v1\x07k3ék4v4hx');
+  assert.deepEqual([...b.keyLengths], [3, 2, -1, 2, 2]);
+  assert.deepEqual([...b.valueLengths], [2, 2, 1, 2, 2]);
+  assert.deepEqual([...b.topicIndices], [0, -1, -1, -1, -1]);
+  assert.deepEqual([...b.valueSchemas], [-1, -1, 0, -1, -1]);
+  // A record that fails after its strings were kept leaves the batch as it was.
+  records = [{ partition: { s: 0 }, offset: { seq: 5 }, key: 'k5', value: 'v5', kafkaPartition: -7 }];
+  assert.throws(() => sourceTask.poll(10), /kafkaPartition -7 is not a partition number/);
+});
+
 test('source batch: more than the initial capacity, and columns started midway', () => {
   const { sourceTask } = defineSource({
     name: 'x',
