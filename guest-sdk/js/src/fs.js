@@ -171,7 +171,9 @@ export class File {
     let total = 0;
     while (total < length) {
       const want = Math.min(READ_CHUNK, length - total);
-      const [bytes, end] = wasi(this.path, 'cannot read', () => this.#d().read(BigInt(want), BigInt(position + total)));
+      const [got, end] = wasi(this.path, 'cannot read', () => this.#d().read(BigInt(want), BigInt(position + total)));
+      // A Uint8Array of this realm (the bindings' are of another).
+      const bytes = new Uint8Array(got.buffer, got.byteOffset, got.byteLength);
       if (bytes.length > 0) chunks.push(bytes);
       total += bytes.length;
       if (end || bytes.length === 0) break;

@@ -1,40 +1,49 @@
-// copycat-sdk: write Copycat connectors in JavaScript.
+// copycat-sdk: write Copycat connectors and transforms in JavaScript.
 //
 // A connector is a WebAssembly component built with componentize-js
-// (StarlingMonkey) against the WIT contract `copycat:connector@0.1.0`. This
-// package hides the generated bindings. You write:
+// (StarlingMonkey) against the WIT contract `copycat:connector@0.3.0`
+// (packed batches, typed records), a transform against
+// `copycat:transform@0.1.0`. This package hides the generated bindings.
+// You write:
 //
-//     import { defineSource } from 'copycat-sdk/source';   // or defineSink from 'copycat-sdk/sink'
-//
+//     import { defineSource } from 'copycat-sdk/source';   // defineSink from 'copycat-sdk/sink',
+//                                                          // defineTransform from 'copycat-sdk/transform'
 //     export const { connector, sourceTask } = defineSource({
 //       name: 'my-source',
 //       version: '0.1.0',
 //       description: 'What it moves, from where to where',
 //       config: [{ name: 'topic', type: 'string', required: true, doc: 'Kafka topic' }],
-//       start(config) { return new MyTask(config); },   // an object with poll(max), ...
+//       start(config) { return new MyTask(config); },   // an object with poll(max, batch), ...
 //     });
 //
-// and build it with guest-sdk/js/tools/build-component.sh. The two exported names
-// (`connector` plus `sourceTask` or `sinkTask`) are the WIT interfaces
-// `copycat:connector/connector` and `.../source-task` (or `sink-task`).
+// and build it with guest-sdk/js/tools/build-component.sh. The exported
+// names (`connector` plus `sourceTask` or `sinkTask`, `instance` for a
+// dynamic connector, `transformer` for a transform) are the WIT interfaces
+// the component exports.
 //
 // Modules:
-//   copycat-sdk         config, errors, records, logging, clock (both kinds)
-//   copycat-sdk/source  defineSource, readOffsets, transactions (+ all of the above)
-//   copycat-sdk/sink    defineSink, errant (+ all of the above)
-//   copycat-sdk/fs      files in the directories the operator grants (WASI preopens)
+//   copycat-sdk            config, errors, schemas, bytes, logging, clock
+//   copycat-sdk/source     defineSource, SourceBatch, readOffsets, transactions (+ all of the above)
+//   copycat-sdk/sink       defineSink, SinkBatch, errant (+ all of the above)
+//   copycat-sdk/transform  defineTransform (+ the above but the clock)
+//   copycat-sdk/dynamic    requestTaskReconfiguration, raiseError (a dynamic connector's context)
+//   copycat-sdk/fs         files in the directories the operator grants (WASI preopens)
 //
 // ABI notes (componentize-js): WIT `u64`/`s64` are BigInt, `s32`/`u32` are
-// Number, `list<u8>` is Uint8Array, `option<T>` is T or undefined. The SDK
-// converts at the edges: record keys and values may be strings, offsets may
-// be Numbers.
+// Number, `list<u8>` is a Uint8Array, `list<s32>` an Int32Array (the SDK
+// builds batches from typed arrays, which cross in one copy), `option<T>` is
+// T or undefined. Typed values: see schema.js (int64 is a BigInt when read).
 //
 // Module top-level code runs at *build* time (componentize-js snapshots the
 // initialised engine with Wizer), not when a task starts: do not call host
 // functions (logging, clock, files) at the top level.
 
-import { log as hostLog } from 'copycat:connector/logging@0.1.0';
-import { nowMs as hostNowMs, monotonicNs as hostMonotonicNs } from 'copycat:connector/clock@0.1.0';
+import { log as hostLog } from 'copycat:connector/logging@0.3.0';
+import { nowMs as hostNowMs, monotonicNs as hostMonotonicNs } from 'copycat:connector/clock@0.3.0';
+
+export { Schema, Schemaless, Decimal, LOGICAL } from './schema.js';
+export { DataError, decodeValue, encodeToBytes as encodeValue } from './wire.js';
+export { RecordView } from './batch.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -113,7 +122,9 @@ export function toConnectorError(error) {
   if (error instanceof Error) {
     // The file helpers' FsError already names the file and what went wrong;
     // an unhandled errant ReportError says why there was no report.
-    if (error.name === 'FsError' || error.name === 'ReportError') return new FatalError(error.message, { cause: error });
+    if (error.name === 'FsError' || error.name === 'ReportError' || error.name === 'DataError') {
+      return new FatalError(error.message, { cause: error });
+    }
     // Anything else is most likely a bug: keep the stack in the task's log.
     const text = error.name === 'Error' ? error.message : `${error.name}: ${error.message}`;
     if (error.stack) log.warn(`${text}\n${error.stack}`);
@@ -391,8 +402,9 @@ export function toBytes(data) {
   if (data === undefined || data === null) return undefined;
   if (typeof data === 'string') return encoder.encode(data);
   if (data instanceof Uint8Array) return data;
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  // Any view, also of another realm (the bindings' typed arrays are).
   if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
   throw new TypeError(`expected a string or bytes, got ${typeof data}`);
 }
 
@@ -420,22 +432,6 @@ export function concatBytes(chunks) {
  */
 export function text(bytes) {
   return bytes === undefined || bytes === null ? undefined : decoder.decode(bytes);
-}
-
-/**
- * Headers in WIT shape from an array of `[key, value]` or an object.
- * @param {Iterable<[string, unknown]> | Record<string, unknown> | undefined} headers
- * @returns {{ key: string, value: Uint8Array | undefined }[]}
- */
-export function toHeaders(headers) {
-  if (headers === undefined || headers === null) return [];
-  const pairs = isIterable(headers) ? headers : Object.entries(headers);
-  const out = [];
-  for (const h of pairs) {
-    if (Array.isArray(h)) out.push({ key: String(h[0]), value: toBytes(h[1]) });
-    else out.push({ key: String(h.key), value: toBytes(h.value) });
-  }
-  return out;
 }
 
 /**
@@ -475,8 +471,8 @@ export const log = Object.freeze({
   error: (message) => hostLog('error', String(message)),
 });
 
-/** The host's clocks. */
-export const clock = Object.freeze({
+/** The host's clocks (sources and sinks; a transform has none: use Date.now()). */
+export const clock = /* @__PURE__ */ ({
   /** Milliseconds since the Unix epoch, as a Number. */
   nowMs: () => Number(hostNowMs()),
   /** Nanoseconds on a monotonic clock with an arbitrary origin, as a BigInt. */

@@ -1,4 +1,5 @@
-// Shared plumbing for defineSource / defineSink; not part of the public API.
+// Shared plumbing for defineSource / defineSink / defineTransform; not part
+// of the public API.
 
 import { Config, ConfigError, log, toConnectorError } from './index.js';
 
@@ -30,7 +31,7 @@ export function toConfigList(configs) {
 /**
  * `validate`'s result in WIT shape. The WIT function cannot fail, so an
  * exception becomes a problem on the config as a whole instead of a trap.
- * @param {(config: Config) => unknown} validate
+ * @param {((config: Config) => unknown) | undefined} validate
  * @param {[string, string][]} pairs
  */
 export function runValidate(validate, pairs) {
@@ -39,18 +40,52 @@ export function runValidate(validate, pairs) {
     return (problems ?? []).map((p) => ({ key: String(p.key ?? ''), message: String(p.message ?? p) }));
   } catch (e) {
     const error = e instanceof ConfigError ? e : toConnectorError(e);
-    return [{ key: error.key ?? '', message: error.message }];
+    return [{ key: /** @type {any} */ (error).key ?? '', message: error.message }];
   }
 }
 
 /**
- * Call a task's `stop` (which cannot fail in WIT): errors are logged.
- * @param {{ stop?: () => void } | undefined} task
+ * Call a `stop` (which cannot fail in WIT): errors are logged.
+ * @param {{ stop?: () => void } | undefined} target
  */
-export function runStop(task) {
+export function runStop(target) {
   try {
-    task?.stop?.();
+    target?.stop?.();
   } catch (e) {
     log.warn(`stop failed: ${toConnectorError(e).message}`);
   }
+}
+
+/**
+ * The `copycat:dynamic/instance` export for a connector spec's `dynamic`
+ * member (see 'copycat-sdk/dynamic'), or a getter that fails the build
+ * when a connector without one exports `instance`.
+ * @param {any} target the object returned by defineSource / defineSink
+ * @param {any} spec
+ * @param {string} define 'defineSource' or 'defineSink'
+ */
+export function attachInstance(target, spec, define) {
+  const dynamic = spec.dynamic;
+  if (dynamic === undefined || dynamic === null) {
+    Object.defineProperty(target, 'instance', {
+      enumerable: false,
+      get() {
+        throw new TypeError(`${define}: this connector has no \`dynamic\` member, so it cannot export \`instance\``);
+      },
+    });
+    return target;
+  }
+  for (const m of ['start', 'taskConfigs']) {
+    if (typeof dynamic[m] !== 'function') throw new TypeError(`${define}: \`dynamic.${m}\` is required`);
+  }
+  target.instance = {
+    start: (pairs) => guard(() => Boolean(dynamic.start(new Config(pairs)))),
+    taskConfigs: (maxTasks) => guard(() => toConfigList(dynamic.taskConfigs(maxTasks))),
+    monitor: () =>
+      guard(() => {
+        dynamic.monitor?.();
+      }),
+    stop: () => runStop(dynamic),
+  };
+  return target;
 }

@@ -1,17 +1,24 @@
-// copycat-sdk/sink: sink connectors (world `sink`).
+// copycat-sdk/sink: sink connectors (world `sink` of `copycat:connector@0.3.0`).
 //
-//     import { defineSink, text, log } from 'copycat-sdk/sink';
+//     import { defineSink, log } from 'copycat-sdk/sink';
 //
 //     export const { connector, sinkTask } = defineSink({
 //       name: 'logger', version: '0.1.0', description: 'Logs every record',
 //       start(config) {
 //         return {
-//           put(records) {
-//             for (const r of records) log.info(`${r.topic}-${r.partition}@${r.offset}: ${text(r.value)}`);
+//           put(batch) {
+//             for (const r of batch) log.info(`${r.topic}-${r.partition}@${r.offset}: ${r.value}`);
 //           },
 //         };
 //       },
 //     });
+//
+// `put` gets a SinkBatch: `batch.length`, `batch.get(i)` or `for (const r
+// of batch)` give record objects whose key and value are raw bytes (a
+// Uint8Array, when the connector's converter is ByteArrayConverter) or the
+// decoded typed value (with `valueSchema`, a Schema or Schemaless); per-index
+// accessors (`batch.valueBytes(i)`, `batch.offset(i)`, ...) read one field
+// without building a record.
 //
 // The host calls, per task: start, then for each assignment open, put and
 // flush as records arrive, close when partitions are revoked, finally stop.
@@ -24,9 +31,18 @@
 
 import { report as hostReport } from 'copycat:errant/reporter@0.1.0';
 import { Config, FatalError, pluginInfo, toBigInt } from './index.js';
-import { guard, runStop, runValidate, toConfigList } from './internal.js';
+import { RecordView } from './batch.js';
+import { attachInstance, guard, runStop, runValidate, toConfigList } from './internal.js';
 
 export * from './index.js';
+
+/**
+ * What a sink task's `put` receives: the batch the host read, decoded on
+ * access (see RecordView). Record objects have `topic`, `partition`,
+ * `offset` (BigInt), `timestamp` (BigInt or undefined), `key`, `keySchema`,
+ * `value`, `valueSchema` and `headers`.
+ */
+export class SinkBatch extends RecordView {}
 
 // ---------------------------------------------------------------------------
 // Errant records
@@ -81,8 +97,9 @@ function reportErrorMessage(kind, detail) {
  * and, with `errors.tolerance=all`, the task goes on; the record counts as
  * handled (its offset is committed with the batch's).
  *
- *     put(records) {
- *       records.forEach((record, i) => {
+ *     put(batch) {
+ *       for (let i = 0; i < batch.length; i++) {
+ *         const record = batch.get(i);
  *         try {
  *           write(record);
  *         } catch (why) {
@@ -93,7 +110,7 @@ function reportErrorMessage(kind, detail) {
  *             throw new FatalError(`${why.message} (${e.message})`);
  *           }
  *         }
- *       });
+ *       }
  *     }
  *
  * Every sink built with this SDK imports `copycat:errant/reporter@0.1.0`,
@@ -125,72 +142,21 @@ export const errant = Object.freeze({
 });
 
 /**
- * @typedef {object} TopicPartition
- * @property {string} topic
- * @property {number} partition
- */
-
-/**
- * @typedef {object} TopicPartitionOffset
- * @property {string} topic
- * @property {number} partition
- * @property {bigint} offset the next offset to read (Kafka's convention)
- */
-
-/**
- * @typedef {object} SinkRecord
- * A record delivered to `put`, as the bindings produce it.
- * @property {string} topic
- * @property {number} partition
- * @property {bigint} offset this record's offset in its topic partition (a BigInt)
- * @property {Uint8Array | undefined} key
- * @property {Uint8Array | undefined} value undefined for a tombstone; `text(value)` decodes UTF-8
- * @property {{ key: string, value: Uint8Array | undefined }[]} headers
- * @property {bigint | undefined} timestamp milliseconds since the epoch (a BigInt)
- */
-
-/**
- * @typedef {object} SinkTask
- * What `start` returns. Only `put` is required.
- * @property {(partitions: TopicPartition[]) => ({ topic: string, partition: number, offset: number | bigint }[] | void)} [open]
- *   these partitions are now assigned; return the next offset to read for
- *   those whose progress the task keeps itself (default: none, the host uses
- *   the consumer group's committed offsets)
- * @property {(records: SinkRecord[]) => void} put write (or buffer) a batch
- * @property {(offsets: TopicPartitionOffset[]) => void} [flush] make everything put so far durable
- * @property {(partitions: TopicPartition[]) => void} [close] these partitions are revoked (already flushed)
- * @property {() => void} [stop] release resources
- */
-
-/**
- * @typedef {object} SinkSpec
- * @property {string} name short, stable plugin name
- * @property {string} version the plugin's version
- * @property {string} [description] one line for operators
- * @property {import('./index.js').ConfigKeySpec[]} [config] every config key the connector understands
- * @property {(config: Config) => ({ key: string, message: string }[] | void)} [validate]
- *   one problem per key at fault (see `collectProblems`); default: none
- * @property {(config: Config, maxTasks: number) => (Config | Record<string, string>)[]} [taskConfigs]
- *   default: `maxTasks` copies of the connector's config (the consumer group
- *   spreads the topic partitions over the tasks)
- * @property {(config: Config) => SinkTask} start start a task with one of the task configs
- */
-
-/**
- * Define a sink connector. Export the result's two members under exactly
- * these names: `export const { connector, sinkTask } = defineSink({...})`.
+ * Define a sink connector. Export the result's members under exactly
+ * these names: `export const { connector, sinkTask } = defineSink({...})`
+ * (plus `instance` when the spec has `dynamic`).
  *
  * Every function may throw a ConfigError, RetriableError or FatalError; any
  * other exception is returned to the host as `fatal` with its message.
  *
- * @param {SinkSpec} spec
+ * @param {import('./sink').SinkSpec} spec
  */
 export function defineSink(spec) {
   const info = pluginInfo('sink', spec);
   if (typeof spec.start !== 'function') throw new TypeError('defineSink: `start(config)` is required');
 
   // Each task runs in its own component instance, so this is per task.
-  /** @type {SinkTask | undefined} */
+  /** @type {any} */
   let task;
 
   const started = () => {
@@ -227,9 +193,9 @@ export function defineSink(spec) {
         return [...offsets].map((o) => ({ topic: String(o.topic), partition: o.partition, offset: toBigInt(o.offset) }));
       });
     },
-    put(records) {
+    put(batch) {
       guard(() => {
-        started().put(records);
+        started().put(new SinkBatch(batch));
       });
     },
     flush(offsets) {
@@ -248,5 +214,5 @@ export function defineSink(spec) {
     },
   };
 
-  return { connector, sinkTask };
+  return attachInstance({ connector, sinkTask }, spec, 'defineSink');
 }

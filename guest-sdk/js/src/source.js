@@ -1,90 +1,78 @@
-// copycat-sdk/source: source connectors (world `source`).
+// copycat-sdk/source: source connectors (world `source` of
+// `copycat:connector@0.3.0`).
 //
-//     import { defineSource, readOffsets, log } from 'copycat-sdk/source';
+//     import { defineSource, readOffsets } from 'copycat-sdk/source';
+//
+//     const partition = { counter: 'c1' };                  // a source partition: a JSON object
 //
 //     export const { connector, sourceTask } = defineSource({
 //       name: 'counter', version: '0.1.0', description: 'Counts upwards',
 //       config: [{ name: 'topic', type: 'string', required: true, doc: 'Kafka topic' }],
 //       start(config) {
 //         config.require('topic');
-//         const last = readOffsets(['counter']).get('counter');
-//         let next = last === undefined ? 0n : BigInt(last) + 1n;
+//         const last = readOffsets([partition]).get(partition);   // e.g. { n: 41 }
+//         let next = last === undefined ? 0 : last.n + 1;
 //         return {
-//           poll(maxRecords) {
-//             const records = [];
+//           poll(maxRecords, batch) {
 //             for (let i = 0; i < maxRecords; i++, next++) {
-//               records.push({ partition: 'counter', offset: next, key: `counter:${next}`, value: `${next}` });
+//               batch.append(`c1:${next}`, `${next}`);           // raw key and value: the fast path
 //             }
-//             return records;
+//             batch.position(partition, { n: next - 1 });         // where the stream got to
 //           },
 //         };
 //       },
 //     });
 //
-// Everything from 'copycat-sdk' (Config, errors, log, clock, ...) is
-// re-exported here, so a connector needs only this one import (plus
-// 'copycat-sdk/fs' for files).
+// `poll(maxRecords, batch)` fills the SourceBatch it is given (`append`
+// for raw records, `add` for any record, typed ones included), or returns
+// an array of records, which the SDK adds. Everything from 'copycat-sdk' is
+// re-exported here.
 
-import { read as hostReadOffsets } from 'copycat:connector/offsets@0.1.0';
-import { commit as hostCommitTransaction, abort as hostAbortTransaction } from 'copycat:connector/transactions@0.1.0';
-import { Config, FatalError, pluginInfo, toBigInt, toBytes, toHeaders } from './index.js';
-import { guard, runStop, runValidate, toConfigList } from './internal.js';
+import { read as hostReadOffsets } from 'copycat:connector/offsets@0.3.0';
+import { commit as hostCommitTransaction, abort as hostAbortTransaction } from 'copycat:connector/transactions@0.3.0';
+import { Config, FatalError, pluginInfo } from './index.js';
+import { SourceBatch, offsetJson } from './batch.js';
+import { attachInstance, guard, runStop, runValidate, toConfigList } from './internal.js';
 
 export * from './index.js';
+export { SourceBatch } from './batch.js';
 
 /**
- * @typedef {object} SourceRecordInit
- * A record returned from `poll`. Only `partition` and `offset` are required.
- * @property {string} partition the source partition (input stream) it came from, e.g. `stream-3`
- * @property {string | number | bigint} offset its position in that stream (stored as a string)
- * @property {string | Uint8Array | null} [key] record key (strings are UTF-8 encoded)
- * @property {string | Uint8Array | null} [value] record value; absent/null is a tombstone
+ * @typedef {object} SourceRecord
+ * A record for `batch.add` (or in the array `poll` returns). Only
+ * `partition` and `offset` are required.
+ * @property {object | string} partition the source partition (input stream), a JSON object such as `{stream: 'stream-3'}`
+ * @property {object | string} offset its position in that stream, a JSON object such as `{seq: 41}`
+ * @property {unknown} [key] raw (string, Uint8Array) or, with `keySchema`, a typed value
+ * @property {import('./schema.js').Schema | typeof import('./schema.js').Schemaless} [keySchema]
+ * @property {unknown} [value] as `key`; null/absent is a tombstone
+ * @property {import('./schema.js').Schema | typeof import('./schema.js').Schemaless} [valueSchema]
  * @property {string} [topic] Kafka topic; default: the connector's `topic`
  * @property {number} [kafkaPartition] Kafka partition; default: the producer's partitioner
- * @property {Iterable<[string, string | Uint8Array | null]> | Record<string, string | Uint8Array | null>} [headers]
+ * @property {Iterable<[string, unknown, any?]> | Record<string, string | Uint8Array | null>} [headers]
  * @property {number | bigint | Date} [timestamp] milliseconds since the epoch; default: Kafka stamps it
  */
 
 /**
- * @typedef {object} SourceTask
- * What `start` returns. Only `poll` is required.
- * @property {(maxRecords: number) => SourceRecordInit[]} poll
- *   at most `maxRecords` records; [] when nothing is ready (the host calls
- *   again after a short back-off). Return quickly: never sleep or busy-wait.
- * @property {(offsets: { partition: string, offset: string }[]) => void} [commit]
- *   notification: these offsets (latest per source partition) are durable
- * @property {() => void} [stop] release resources
- */
-
-/**
- * @typedef {object} SourceSpec
- * @property {string} name short, stable plugin name
- * @property {string} version the plugin's version
- * @property {string} [description] one line for operators
- * @property {import('./index.js').ConfigKeySpec[]} [config] every config key the connector understands
- * @property {(config: Config) => ({ key: string, message: string }[] | void)} [validate]
- *   one problem per key at fault (see `collectProblems`); default: none
- * @property {(config: Config, maxTasks: number) => (Config | Record<string, string>)[]} [taskConfigs]
- *   at most `maxTasks` task configs; default: one task with the connector's config
- * @property {(config: Config) => SourceTask} start start a task with one of the task configs
- */
-
-/**
- * Define a source connector. Export the result's two members under exactly
- * these names: `export const { connector, sourceTask } = defineSource({...})`.
+ * Define a source connector. Export the result's members under exactly
+ * these names: `export const { connector, sourceTask } = defineSource({...})`
+ * (plus `instance` when the spec has `dynamic`).
  *
  * Every function may throw a ConfigError, RetriableError or FatalError; any
  * other exception is returned to the host as `fatal` with its message.
  *
- * @param {SourceSpec} spec
+ * @param {import('./source').SourceSpec} spec
  */
 export function defineSource(spec) {
   const info = pluginInfo('source', spec);
   if (typeof spec.start !== 'function') throw new TypeError('defineSource: `start(config)` is required');
 
   // Each task runs in its own component instance, so this is per task.
-  /** @type {SourceTask | undefined} */
+  /** @type {any} */
   let task;
+  // One batch per task, emptied and refilled by every poll: its buffers
+  // are reused (the bindings copy them out before the next call).
+  const batch = new SourceBatch();
 
   const connector = {
     describe: () => info,
@@ -101,7 +89,7 @@ export function defineSource(spec) {
       guard(() => {
         const started = spec.start(new Config(pairs));
         if (!started || typeof started.poll !== 'function') {
-          throw new TypeError('start(config) must return a task object with a poll(maxRecords) method');
+          throw new TypeError('start(config) must return a task object with a poll(maxRecords, batch) method');
         }
         task = started;
       });
@@ -109,16 +97,23 @@ export function defineSource(spec) {
     poll(maxRecords) {
       return guard(() => {
         if (!task) throw new FatalError('task not started');
-        const records = task.poll(maxRecords) ?? [];
-        if (records.length > maxRecords) {
-          throw new FatalError(`poll returned ${records.length} records, more than maxRecords=${maxRecords}`);
+        batch.clear();
+        const returned = task.poll(maxRecords, batch);
+        if (returned !== undefined && returned !== null && returned !== batch) {
+          if (typeof returned[Symbol.iterator] !== 'function') {
+            throw new TypeError('poll must fill the batch it is given or return an array of records');
+          }
+          for (const record of returned) batch.add(record);
         }
-        return records.map(toSourceRecord);
+        if (batch.length > maxRecords) {
+          throw new FatalError(`poll returned ${batch.length} records, more than maxRecords=${maxRecords}`);
+        }
+        return batch.toWit();
       });
     },
-    commit(offsets) {
+    commit(positions) {
       guard(() => {
-        task?.commit?.(offsets);
+        task?.commit?.(positions.map((p) => ({ partition: JSON.parse(p.partition), offset: JSON.parse(p.offset) })));
       });
     },
     stop() {
@@ -127,42 +122,53 @@ export function defineSource(spec) {
     },
   };
 
-  return { connector, sourceTask };
+  return attachInstance({ connector, sourceTask }, spec, 'defineSource');
 }
 
-/**
- * A record in the WIT `source-record` shape. `poll` results go through this
- * automatically; call it yourself only to build records ahead of time.
- * Objects already in WIT shape (with `sourcePartition`) pass through.
- * @param {SourceRecordInit} record
- */
-export function toSourceRecord(record) {
-  if (record === null || typeof record !== 'object') throw new TypeError('a source record must be an object');
-  if ('sourcePartition' in record) return record;
-  const { partition, offset } = record;
-  if (typeof partition !== 'string') throw new TypeError('source record: `partition` (the source partition) must be a string');
-  if (offset === undefined || offset === null) throw new TypeError(`source record of ${partition}: \`offset\` is required`);
-  return {
-    sourcePartition: partition,
-    sourceOffset: String(offset),
-    topic: record.topic ?? undefined,
-    partition: record.kafkaPartition ?? undefined,
-    key: toBytes(record.key),
-    value: toBytes(record.value),
-    headers: toHeaders(record.headers),
-    timestamp: record.timestamp === undefined || record.timestamp === null ? undefined : toBigInt(record.timestamp),
-  };
+// The text of a JSON value with object keys sorted, to match a partition
+// the host hands back whatever its key order.
+function canonical(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
 }
 
 /**
  * The last committed offset of each of `partitions` that has one (call it in
- * `start` and resume *after* each). Partitions never committed are absent.
- * @param {string[]} partitions
- * @returns {Map<string, string>}
+ * `start` and resume *after* each). Partitions are JSON objects (or their
+ * JSON text); the result maps each partition passed (the same object or
+ * string) to its offset, parsed. Partitions never committed are absent.
+ * @template P
+ * @param {P[]} partitions
+ * @returns {Map<P, any>}
  */
 export function readOffsets(partitions) {
-  const positions = hostReadOffsets([...partitions]);
-  return new Map(positions.map((p) => [p.partition, p.offset]));
+  const byCanonical = new Map();
+  const texts = [];
+  for (const p of partitions) {
+    const text = offsetJson(/** @type {any} */ (p), true);
+    texts.push(text);
+    byCanonical.set(canonical(JSON.parse(text)), p);
+  }
+  const out = new Map();
+  for (const position of hostReadOffsets(texts)) {
+    let partition;
+    let offset;
+    try {
+      partition = JSON.parse(position.partition);
+      offset = JSON.parse(position.offset);
+    } catch (e) {
+      throw new FatalError(`a committed offset that is not JSON: ${position.partition} -> ${position.offset}`);
+    }
+    const p = byCanonical.get(canonical(partition));
+    if (p !== undefined) out.set(p, offset);
+  }
+  return out;
 }
 
 /**

@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, test } from 'node:test';
 import { host } from 'copycat-sdk/testing';
-import { Config, ConfigError, RetriableError, collectProblems, defineSource, toSourceRecord } from 'copycat-sdk/source';
+import { Config, ConfigError, RetriableError, collectProblems, defineSource } from 'copycat-sdk/source';
 import { ReportError, defineSink, errant } from 'copycat-sdk/sink';
+import { sinkBatch } from 'copycat-sdk/testing';
 import * as fs from 'copycat-sdk/fs';
 
 beforeEach(() => host.reset());
@@ -48,7 +49,7 @@ test('errors become connector-error variants, never traps', () => {
       poll() {
         if (mode === 'type') return null.x;
         if (mode === 'retry') throw new RetriableError('later');
-        return [{ partition: 'p', offset: 1 }, { partition: 'p', offset: 2 }];
+        return [{ partition: { p: 1 }, offset: { n: 1 } }, { partition: { p: 1 }, offset: { n: 2 } }];
       },
     }),
   });
@@ -60,16 +61,6 @@ test('errors become connector-error variants, never traps', () => {
   mode = 'many';
   assert.throws(() => sourceTask.poll(1), /more than maxRecords=1/);
   assert.deepEqual(connector.validate([]), [{ key: '', message: 'boom' }]);
-});
-
-test('source records: strings encoded, numbers and dates converted', () => {
-  const r = toSourceRecord({ partition: 'p', offset: 3, key: 'k', value: null, timestamp: new Date(5), headers: { h: 'v' }, kafkaPartition: 2 });
-  assert.equal(r.sourceOffset, '3');
-  assert.deepEqual([...r.key], [107]);
-  assert.equal(r.value, undefined);
-  assert.equal(r.timestamp, 5n);
-  assert.equal(r.partition, 2);
-  assert.deepEqual(r.headers.map((h) => [h.key, [...h.value]]), [['h', [118]]]);
 });
 
 test('sink defaults: tasks.max copies; open offsets become BigInt', () => {
@@ -111,7 +102,7 @@ test('errant.report: kept by the test host; report errors are typed', () => {
   sinkTask.start([]);
   host.reportError = 'unavailable';
   assert.throws(
-    () => sinkTask.put([]),
+    () => sinkTask.put(sinkBatch([{ value: 'v' }])),
     (e) => e.payload.tag === 'fatal' && e.payload.val.startsWith('no errant record reporter'),
   );
 });

@@ -3,11 +3,11 @@ import { readFileSync } from 'node:fs';
 
 const SDK = new URL('../', import.meta.url);
 const HOST = new URL('./host.js', import.meta.url).href;
-const WIT = /^(copycat:connector|copycat:errant|wasi:filesystem)\/[a-z-]+(@[0-9.]+)?$/;
+const WIT = /^(copycat:connector|copycat:errant|copycat:dynamic|wasi:filesystem)\/[a-z-]+(@[0-9.]+)?$/;
 
 const pkg = JSON.parse(readFileSync(new URL('package.json', SDK), 'utf8'));
 const modules = new Map(
-  Object.entries(pkg.exports).map(([sub, target]) => [sub === '.' ? pkg.name : `${pkg.name}/${sub.slice(2)}`, new URL(target, SDK).href]),
+  Object.entries(pkg.exports).map(([sub, target]) => [sub === '.' ? pkg.name : `${pkg.name}/${sub.slice(2)}`, new URL(typeof target === 'string' ? target : target.default, SDK).href]),
 );
 modules.set(`${pkg.name}/testing`, new URL('./index.js', import.meta.url).href);
 

@@ -1,6 +1,6 @@
 // The in-memory host behind every WIT import when connector code runs under
 // Node.js for tests (register.mjs maps `copycat:connector/*`,
-// `copycat:errant/*` and `wasi:filesystem/*` here). Files are real files:
+// `copycat:errant/*`, `copycat:dynamic/*` and `wasi:filesystem/*` here). Files are real files:
 // `host.grant(dir)` plays the operator's `grants.fs.*` and preopens `dir`
 // under its own path.
 import * as nodeFs from 'node:fs';
@@ -8,8 +8,16 @@ import { join, normalize } from 'node:path';
 
 /** State a test sets up and inspects. */
 export const host = {
-  /** Committed source offsets read by `offsets.read`: partition -> offset. */
+  /**
+   * Committed source offsets read by `offsets.read`: partition JSON ->
+   * offset JSON (compact, as the host stores them); set them with
+   * `setOffset`.
+   */
   offsets: new Map(),
+  /** Calls of the dynamic context's `request-task-reconfiguration`. */
+  reconfigurations: 0,
+  /** Messages passed to the dynamic context's `raise-error`, in order. */
+  raisedErrors: [],
   /** Every log line: `{ level, message }`. */
   logs: [],
   /** Transaction requests, in order: 'commit' | 'abort'. */
@@ -26,6 +34,15 @@ export const host = {
   reportError: undefined,
   /** Milliseconds since the epoch returned by `clock.nowMs` (default: the real clock). */
   nowMs: undefined,
+  /**
+   * Commit `offset` for source partition `partition` (objects, or their JSON text).
+   * @param {object | string} partition
+   * @param {object | string} offset
+   */
+  setOffset(partition, offset) {
+    const json = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
+    this.offsets.set(json(partition), json(offset));
+  },
   /** Grant (preopen) a directory, like `grants.fs.write`. */
   grant(dir) {
     this.grants.push(normalize(dir).replace(/(.)\/$/, '$1'));
@@ -33,6 +50,8 @@ export const host = {
   /** Forget everything (call at the start of each test). */
   reset() {
     this.offsets = new Map();
+    this.reconfigurations = 0;
+    this.raisedErrors = [];
     this.logs = [];
     this.transactions = [];
     this.grants = [];
@@ -59,6 +78,14 @@ export function monotonicNs() {
 // copycat:connector/offsets
 export function read(partitions) {
   return partitions.filter((p) => host.offsets.has(p)).map((p) => ({ partition: p, offset: host.offsets.get(p) }));
+}
+
+// copycat:dynamic/context
+export function requestTaskReconfiguration() {
+  host.reconfigurations++;
+}
+export function raiseError(message) {
+  host.raisedErrors.push(message);
 }
 
 // copycat:connector/transactions

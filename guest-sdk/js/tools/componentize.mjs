@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Build one Copycat connector written in JavaScript into a WebAssembly component.
 //
-//   node componentize.mjs --entry src/index.js --world source|sink --out my.wasm
+//   node componentize.mjs --entry src/index.js --world source|sink|transform --out my.wasm
 //       [--build-dir build] [--toolchain DIR] [--copycat-home DIR] [--force]
 //
 // Usually run through build-component.sh, which installs the toolchain first.
@@ -9,10 +9,14 @@
 // 1. Bundle the entry module and everything it imports into one ES module
 //    with Rolldown (componentize-js wants a single module). `copycat-sdk`,
 //    `copycat-sdk/source`, ... resolve to guest-sdk/js/src/; imports of WIT
-//    interfaces (`copycat:...`, `wasi:...`) stay imports.
+//    interfaces (`copycat:...`, `wasi:...`) stay imports, and an import of
+//    one that the code does not use is dropped (so a transform, whose world
+//    has no clock, can use 'copycat-sdk').
 // 2. Assemble the WIT: guest-sdk/js/wit/copycat-js.wit (Copycat's worlds plus
-//    wasi:filesystem; the sink with the errant record reporter), the vendored
-//    WASI WIT, wit/connector/ and wit/errant@0.1.0/.
+//    wasi:filesystem; the sinks with the errant record reporter), the vendored
+//    WASI WIT, wit/connector@0.3.0/, wit/errant@0.1.0/, wit/dynamic@0.1.0/ and
+//    wit/transform@0.1.0/. A source or sink whose module exports `instance`
+//    (a dynamic connector) is built against the `-dynamic` world.
 // 3. componentize-js (StarlingMonkey + Wizer) with the `http` and
 //    `fetch-event` engine features disabled (a connector has no use for
 //    `fetch()` or an incoming-HTTP handler; without them the component does
@@ -33,11 +37,12 @@ const SDK_DIR = resolve(HERE, '..');
 // (Math.random and crypto.getRandomValues are random) and clocks (Date.now,
 // setTimeout).
 const DISABLED_FEATURES = ['http', 'fetch-event'];
-const DRIVER_VERSION = '1';
+const DRIVER_VERSION = '2';
+const WORLDS = ['source', 'sink', 'transform'];
 
 function usage(message) {
   if (message) console.error(`componentize.mjs: ${message}`);
-  console.error('usage: componentize.mjs --entry FILE --world source|sink --out FILE.wasm [--build-dir DIR] [--toolchain DIR] [--copycat-home DIR] [--force]');
+  console.error('usage: componentize.mjs --entry FILE --world source|sink|transform --out FILE.wasm [--build-dir DIR] [--toolchain DIR] [--copycat-home DIR] [--force]');
   process.exit(2);
 }
 
@@ -58,7 +63,7 @@ function parseArgs(argv) {
     }
   }
   if (!opts.entry || !opts.world || !opts.out) usage('--entry, --world and --out are required');
-  if (!['source', 'sink'].includes(opts.world)) usage(`--world must be source or sink, not ${opts.world}`);
+  if (!WORLDS.includes(opts.world)) usage(`--world must be one of ${WORLDS.join(', ')}, not ${opts.world}`);
   opts.entry = resolve(opts.entry);
   opts.out = resolve(opts.out);
   opts.buildDir = resolve(opts.buildDir ?? join(dirname(opts.out), `${basename(opts.out, '.wasm')}.build`));
@@ -101,6 +106,8 @@ async function bundle(rolldown, entry) {
     // WIT interfaces are provided by the component's imports, not by files.
     external: /^(copycat|wasi):/,
     resolve: { mainFields: ['module', 'main'] },
+    // Keep an import of a WIT interface only where its bindings are used.
+    treeshake: { moduleSideEffects: 'no-external' },
     plugins: [
       {
         name: 'copycat-sdk',
@@ -117,31 +124,39 @@ async function bundle(rolldown, entry) {
     const { output } = await build.generate({ format: 'esm', codeSplitting: false });
     const chunks = output.filter((o) => o.type === 'chunk');
     if (chunks.length !== 1) throw new Error(`bundling produced ${chunks.length} chunks; dynamic import() is not supported`);
-    return chunks[0].code;
+    return { code: chunks[0].code, exports: chunks[0].exports };
   } finally {
     await build.close();
   }
 }
 
 // The WIT directory for componentize-js: the JS worlds, vendored WASI, and
-// wit/connector and wit/errant@0.1.0 as dependencies. Returns its files'
-// content for the hash.
-function assembleWit(witDir, connectorWit, errantWit) {
-  if (!existsSync(join(connectorWit, 'host.wit')) || !existsSync(join(errantWit, 'errant.wit'))) {
-    throw new Error(`no Copycat WIT at ${dirname(connectorWit)}; set COPYCAT_HOME to the Copycat checkout`);
+// Copycat's packages as dependencies. Returns its files' content for the hash.
+function assembleWit(witDir, copycatHome) {
+  const packages = [
+    ['connector@0.3.0', 'connector', 'batch.wit'],
+    ['errant@0.1.0', 'errant', 'errant.wit'],
+    ['dynamic@0.1.0', 'dynamic', 'dynamic.wit'],
+    ['transform@0.1.0', 'transform', 'transform.wit'],
+  ];
+  for (const [dir, , probe] of packages) {
+    if (!existsSync(join(copycatHome, 'wit', dir, probe))) {
+      throw new Error(`no Copycat WIT at ${join(copycatHome, 'wit', dir)}; set COPYCAT_HOME to the Copycat checkout`);
+    }
   }
   rmSync(witDir, { recursive: true, force: true });
-  mkdirSync(join(witDir, 'deps', 'connector'), { recursive: true });
-  mkdirSync(join(witDir, 'deps', 'errant'), { recursive: true });
   const copies = [[join(SDK_DIR, 'wit', 'copycat-js.wit'), join(witDir, 'copycat-js.wit')]];
   for (const f of readdirSync(join(SDK_DIR, 'wit', 'deps')).filter((f) => f.endsWith('.wit')).sort()) {
     copies.push([join(SDK_DIR, 'wit', 'deps', f), join(witDir, 'deps', f)]);
   }
-  for (const [from, to] of [[connectorWit, 'connector'], [errantWit, 'errant']]) {
-    for (const f of readdirSync(from).filter((f) => f.endsWith('.wit')).sort()) {
-      copies.push([join(from, f), join(witDir, 'deps', to, f)]);
+  for (const [from, to] of packages) {
+    mkdirSync(join(witDir, 'deps', to), { recursive: true });
+    const dir = join(copycatHome, 'wit', from);
+    for (const f of readdirSync(dir).filter((f) => f.endsWith('.wit')).sort()) {
+      copies.push([join(dir, f), join(witDir, 'deps', to, f)]);
     }
   }
+  mkdirSync(join(witDir, 'deps'), { recursive: true });
   const contents = [];
   for (const [from, to] of copies) {
     copyFileSync(from, to);
@@ -158,16 +173,18 @@ async function main() {
   mkdirSync(dirname(opts.out), { recursive: true });
 
   const { module: rolldown } = await importFromToolchain(opts.toolchain, 'rolldown');
-  const code = await bundle(rolldown, opts.entry);
+  const { code, exports } = await bundle(rolldown, opts.entry);
+  // A source or sink that exports `instance` is dynamic (copycat:dynamic).
+  const world = opts.world !== 'transform' && exports.includes('instance') ? `${opts.world}-dynamic` : opts.world;
   const bundlePath = join(opts.buildDir, 'connector.js');
   writeFileSync(bundlePath, code);
 
   const witDir = join(opts.buildDir, 'wit');
-  const wit = assembleWit(witDir, join(opts.copycatHome, 'wit', 'connector'), join(opts.copycatHome, 'wit', 'errant@0.1.0'));
+  const wit = assembleWit(witDir, opts.copycatHome);
 
   const lock = join(opts.toolchain, 'package-lock.json');
   const hash = createHash('sha256')
-    .update(`${DRIVER_VERSION}\n${opts.world}\n${DISABLED_FEATURES.join(',')}\n`)
+    .update(`${DRIVER_VERSION}\n${world}\n${DISABLED_FEATURES.join(',')}\n`)
     .update(existsSync(lock) ? readFileSync(lock) : '')
     .update(wit)
     .update(code)
@@ -188,7 +205,7 @@ async function main() {
     ({ component } = await cjs.componentize({
       sourcePath: bundlePath,
       witPath: witDir,
-      worldName: `copycat:js/${opts.world}`,
+      worldName: `copycat:js/${world}`,
       disableFeatures: DISABLED_FEATURES,
     }));
   } finally {
@@ -198,7 +215,7 @@ async function main() {
   writeFileSync(opts.out, component);
   writeFileSync(stamp, hash);
   const kib = Math.round(statSync(opts.out).size / 1024);
-  console.error(`${opts.out}: ${kib} KiB in ${((Date.now() - started) / 1000).toFixed(1)} s (componentize-js ${version}, world copycat:js/${opts.world})`);
+  console.error(`${opts.out}: ${kib} KiB in ${((Date.now() - started) / 1000).toFixed(1)} s (componentize-js ${version}, world copycat:js/${world})`);
 }
 
 main().catch((e) => {
