@@ -1,8 +1,8 @@
 # Shared helpers for scripts/examples/<lang>.sh (sourced, not run).
 #
 # Every language script installs its own toolchain idempotently under
-# $TOOLCHAINS/<lang> (from the package registries only) and builds
-# examples/<lang>/{counter-source,file-sink} into build/examples/<lang>/.
+# $TOOLCHAINS/<lang> (from the package registries only) and builds the
+# examples of examples/SPEC.md (each script lists its outputs) into build/examples/<lang>/.
 
 set -euo pipefail
 
