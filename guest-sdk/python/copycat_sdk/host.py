@@ -1,7 +1,7 @@
 """Host functions: logging, clocks and committed source offsets.
 
 Inside a component these call Copycat's imports (``copycat:connector/logging``,
-``clock``, ``offsets``). Under plain CPython (unit tests) there are no
+``clock``, ``offsets``, 0.3.0). Under plain CPython (unit tests) there are no
 bindings and they fall back: logs go to stderr, clocks use :mod:`time`, and
 :func:`read_offsets` finds nothing, so connector logic can be tested natively.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging as _pylogging
 import sys
 import time
-from typing import Dict, Iterable
+from typing import Any, Iterable, List, Mapping, Optional
 
 from .errors import FatalError
 
@@ -96,19 +96,26 @@ def monotonic_ns() -> int:
     return _clock.monotonic_ns() if _clock is not None else time.monotonic_ns()
 
 
-def read_offsets(partitions: Iterable[str]) -> Dict[str, str]:
-    """The last committed source offset of each of ``partitions`` that has
-    one (sources only; call it in ``start`` and resume *after* each).
+def read_offsets(partitions: Iterable[Mapping[str, Any]]) -> List[Optional[dict]]:
+    """The last committed source offset of each of ``partitions`` (maps
+    such as ``{"stream": "stream-0"}``), in their order: the offset map, or
+    ``None`` for a partition never committed. Sources only; call it in
+    ``start`` and resume *after* each offset.
 
-    Natively it returns ``{}``. In a sink component it raises
-    :class:`FatalError`: the sink world has no ``offsets`` import.
+    Natively it finds nothing (``[None, ...]``). In a sink component it
+    raises :class:`FatalError`: the sink world has no ``offsets`` import.
     """
+    from .records import from_json, map_key, to_json
+
     wanted = list(partitions)
-    if _offsets is not None:
-        return {p.partition: p.offset for p in _offsets.read(wanted)}
-    if _logging is not None:
-        raise FatalError("read_offsets: only source connectors have committed source offsets")
-    return {}
+    if _offsets is None:
+        if _logging is not None:
+            raise FatalError("read_offsets: only source connectors have committed source offsets")
+        return [None] * len(wanted)
+    found = {}
+    for p in _offsets.read([to_json(p) for p in wanted]):
+        found[map_key(from_json(p.partition, "source partition"))] = from_json(p.offset)
+    return [found.get(map_key(p)) for p in wanted]
 
 
 class HostLogHandler(_pylogging.Handler):
