@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import decimal as _decimal
+import operator
 import struct as _struct
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
@@ -320,28 +321,61 @@ def _struct_encoder(schema: Schema, depth: int) -> Encoder:
     names = [f.name for f in schema.fields]
     encs = [_compile(f.schema, depth + 1) for f in schema.fields]
     pairs = list(zip(names, encs))
+    # How to get the field values from a value of each Python type met so
+    # far: the dispatch on the value's type is paid once per type.
+    getters: dict = {}
 
-    def enc_struct(v: Any, out: bytearray) -> None:
+    def getter(v: Any) -> Callable[[Any], Sequence[Any]]:
+        t = type(v)
         if isinstance(v, Struct):
-            if v.schema is not schema and v.schema.field_names() != names:
-                raise DataError(
-                    f"a struct of another schema ({v.schema.name or 'unnamed'}) for a {_describe(schema)}"
-                )
-            values = v._values
+
+            def from_struct(x: Any) -> Sequence[Any]:
+                if x.schema is not schema and x.schema.field_names() != names:
+                    raise DataError(
+                        f"a struct of another schema ({x.schema.name or 'unnamed'}) for a {_describe(schema)}"
+                    )
+                return x._values
+
+            get = from_struct
         elif isinstance(v, Mapping):
-            values = [v.get(n) for n in names]
+
+            def from_mapping(x: Any) -> Sequence[Any]:
+                return [x.get(n) for n in names]
+
+            get = from_mapping
         elif dataclasses.is_dataclass(v) and not isinstance(v, type):
-            try:
-                values = [getattr(v, n) for n in names]
-            except AttributeError as e:
-                raise DataError(f"{type(v).__name__} has no field for the {_describe(schema)}: {e}") from None
+            missing = [n for n in names if n not in {f.name for f in dataclasses.fields(v)}]
+            if missing:
+                raise DataError(f"{t.__name__} has no field {missing[0]!r} of the {_describe(schema)}")
+            if len(names) == 1:
+                one = names[0]
+
+                def from_one(x: Any) -> Sequence[Any]:
+                    return (getattr(x, one),)
+
+                get = from_one
+            else:
+                get = operator.attrgetter(*names)
         else:
             raise _type_error(schema, v)
-        for (name, enc), x in zip(pairs, values):
-            try:
+        getters[t] = get
+        return get
+
+    def enc_struct(v: Any, out: bytearray) -> None:
+        get = getters.get(type(v))
+        if get is None:
+            get = getter(v)
+        values = get(v)
+        try:
+            for enc, x in zip(encs, values):
                 enc(x, out)
-            except DataError as e:
-                raise DataError(f"field {name}: {e}") from None
+        except DataError:
+            for (name, enc), x in zip(pairs, values):  # again, to name the field
+                try:
+                    enc(x, bytearray())
+                except DataError as e:
+                    raise DataError(f"field {name}: {e}") from None
+            raise
 
     return enc_struct
 
