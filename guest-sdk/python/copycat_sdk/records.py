@@ -137,7 +137,9 @@ def to_bytes(data: Optional[Bytes]) -> Optional[bytes]:
 def map_key(m: Mapping[str, Any]) -> Tuple[Tuple[str, Any], ...]:
     """A hashable key for a partition map (equal maps, equal keys)."""
     try:
-        return tuple(sorted(m.items()))
+        key = tuple(sorted(m.items()))
+        hash(key)
+        return key
     except (AttributeError, TypeError):
         raise FatalError(
             f"a source partition or offset is a map of strings, numbers, booleans or None, not {m!r}"

@@ -22,7 +22,7 @@ import json
 from typing import Any, List
 
 from .schema import DataError, MapItems, Struct
-from .wire import _date_days, _signed_len, _time_ms, _timestamp_ms
+from .wire import _date_days, _signed_len, _time_ms, _timestamp_ms, unscaled_at
 
 __all__ = ["compact_json"]
 
@@ -81,7 +81,7 @@ def _render(v: Any, out: List[str]) -> None:
         exponent = v.as_tuple().exponent
         if not isinstance(exponent, int):
             raise DataError(f"{v} is not a finite Decimal")
-        unscaled = int(v.scaleb(-exponent))
+        unscaled = unscaled_at(v, -exponent)
         raw = unscaled.to_bytes(_signed_len(unscaled), "big", signed=True)
         out.append('"' + base64.b64encode(raw).decode("ascii") + '"')
     elif isinstance(v, _dt.datetime):

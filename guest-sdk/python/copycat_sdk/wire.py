@@ -293,12 +293,7 @@ def _decimal_encoder(schema: Schema) -> Encoder:
 
     def enc_decimal(v: Any, out: bytearray) -> None:
         if isinstance(v, _decimal.Decimal):
-            if not v.is_finite():
-                raise DataError(f"{v} is not a finite Decimal")
-            scaled = v.scaleb(scale)
-            unscaled = int(scaled)
-            if scaled != unscaled:
-                raise DataError(f"{v} has more than {scale} decimal places (the schema's scale)")
+            unscaled = unscaled_at(v, scale)
         elif isinstance(v, int) and not isinstance(v, bool):
             unscaled = v * 10**scale if scale >= 0 else None
             if unscaled is None:
@@ -310,6 +305,29 @@ def _decimal_encoder(schema: Schema) -> Encoder:
         out += b
 
     return enc_decimal
+
+
+def unscaled_at(v: _decimal.Decimal, scale: int) -> int:
+    """``v``'s unscaled value at ``scale`` (``v * 10**scale``), exactly;
+    a :class:`DataError` when ``v`` has more decimal places than that."""
+    if not v.is_finite():
+        raise DataError(f"{v} is not a finite Decimal")
+    sign, digits, exponent = v.as_tuple()
+    n = int("".join(map(str, digits))) if digits else 0
+    shift = exponent + scale  # type: ignore[operator]
+    if shift >= 0:
+        n *= 10**shift
+    else:
+        n, rest = divmod(n, 10**-shift)
+        if rest:
+            raise DataError(f"{v} has more than {scale} decimal places (the schema's scale)")
+    return -n if sign else n
+
+
+def decimal_of(unscaled: int, scale: int) -> _decimal.Decimal:
+    """The Decimal ``unscaled * 10**-scale``, exactly (no rounding to the
+    context's precision)."""
+    return _decimal.Decimal((1 if unscaled < 0 else 0, tuple(map(int, str(abs(unscaled)))), -scale))
 
 
 def _signed_len(n: int) -> int:
@@ -560,7 +578,7 @@ def _base_decoder(schema: Schema, depth: int) -> Decoder:
                 if n == 0:
                     raise _Malformed("a Decimal without bytes")
                 unscaled = int.from_bytes(buf[pos : pos + n], "big", signed=True)
-                return _decimal.Decimal(unscaled).scaleb(-scale), pos + n
+                return decimal_of(unscaled, scale), pos + n
 
             return dec_decimal
 
