@@ -10,7 +10,7 @@ from unittest import mock
 
 from copycat_sdk import STRING, Config, ConfigError, FatalError, RetriableError, Struct, dynamic
 
-from counter_source import COUNT_SCHEMA, CounterInstance, CounterSource, CounterTask
+from counter_source import COUNT_SCHEMA, CounterInstance, CounterSource, CounterTask, raw_records, simple_raw_records
 
 
 def started(offsets=None, **config):
@@ -73,6 +73,16 @@ class CounterSourceTest(unittest.TestCase):
         self.assertEqual(batch.offset({"stream": "stream-0"}), {"seq": 999})
         short = started(**{"value.size": "2"}).poll(11).to_sink_batch()
         self.assertEqual([r.value for r in short][9:], [b"9.", b"10"])
+
+    def test_the_packed_records_are_the_plain_ones(self):
+        for start in [0, 1, 5, 9, 10, 11, 95, 99, 100, 994, 999, 1000, 12345, 99999]:
+            for n in [0, 1, 2, 9, 10, 11, 21, 1000]:
+                for size in [0, 1, 3, 100]:
+                    self.assertEqual(
+                        raw_records("stream-3", start, start + n, size),
+                        simple_raw_records("stream-3", start, start + n, size),
+                        (start, n, size),
+                    )
 
     def test_typed_records(self):
         batch = started(typed="true", count="2").poll(10)

@@ -87,6 +87,7 @@ class SourceBatch:
         "_header_schemas",
         "_positions",
         "_plain",
+        "_packed",
     )
 
     def __init__(self) -> None:
@@ -110,6 +111,8 @@ class SourceBatch:
         # True while every record so far is raw bytes with nothing else set,
         # so that every optional column is still empty.
         self._plain = True
+        # Bytes of an extend_packed into an empty batch, not yet copied.
+        self._packed: Optional[bytes] = None
 
     def __len__(self) -> int:
         """Records in the batch."""
@@ -128,6 +131,8 @@ class SourceBatch:
             kc = key.__class__
             vc = value.__class__
             if (kc is bytes or kc is str or key is None) and (vc is bytes or vc is str or value is None):
+                if self._packed is not None:
+                    self._unpack()
                 data = self._data
                 if key is None:
                     self._key_lengths.append(-1)
@@ -159,6 +164,7 @@ class SourceBatch:
             for k, v in zip(keys, values):
                 self.add(k, v)
             return
+        self._unpack()
         pieces: List[Any] = [b""] * (2 * len(keys))
         pieces[0::2] = keys
         pieces[1::2] = values
@@ -199,14 +205,26 @@ class SourceBatch:
         if total != len(data):
             raise FatalError(f"extend_packed: the lengths add up to {total} bytes, the data has {len(data)}")
         if not self._plain:
+            data = bytes(data)
             pos = 0
             for kl, vl in zip(key_lengths, value_lengths):
                 self.add(data[pos : pos + kl], data[pos + kl : pos + kl + vl])
                 pos += kl + vl
             return
-        self._data += data
+        if not self._data and self._packed is None and type(data) is bytes:
+            self._packed = data  # the batch's only bytes so far: kept, not copied
+        else:
+            self._unpack()
+            self._data += data
         self._key_lengths += key_lengths
         self._value_lengths += value_lengths
+
+    def _unpack(self) -> None:
+        """Move bytes kept by extend_packed into the buffer (before any
+        other write to it)."""
+        if self._packed is not None:
+            self._data += self._packed
+            self._packed = None
 
     # -- the general path -------------------------------------------------------
     def add(
@@ -231,6 +249,7 @@ class SourceBatch:
             raise FatalError(
                 f"record {record} of the batch names Kafka partition {partition!r}; partitions are numbered from 0"
             )
+        self._unpack()
         data = self._data
         marks = (len(data), len(self._header_key_lengths), len(self._header_schemas), len(self._table.nodes))
         try:
@@ -356,7 +375,7 @@ class SourceBatch:
     def finish(self) -> Columns:
         """The batch's columns (what the SDK hands the host)."""
         return Columns(
-            bytes(self._data),
+            self._packed if self._packed is not None else bytes(self._data),
             self._key_lengths,
             self._value_lengths,
             self._topics,

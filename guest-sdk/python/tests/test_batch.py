@@ -51,6 +51,16 @@ class SourceBatchTest(unittest.TestCase):
         self.assertEqual(c.positions, [('{"n":1,"stream":"s"}', '{"seq":2}')])
         self.assertEqual(len(b), 6)
 
+    def test_packed_bytes_first_then_more_records(self):
+        for more in (lambda b: b.append(b"k", b"v"), lambda b: b.extend([b"k"], [b"v"]),
+                     lambda b: b.extend_packed(b"kv", [1], [1]), lambda b: b.add(b"k", 1, value_schema=INT32)):
+            b = SourceBatch()
+            b.extend_packed("abcd", [1, 1], [1, 1])
+            more(b)
+            c = b.finish()
+            self.assertTrue(c.data.startswith(b"abcdk"), c.data)
+            self.assertEqual(c.key_lengths, [1, 1, 1])
+
     def test_optional_columns_fill_in_once_used(self):
         b = SourceBatch()
         b.append(b"a", b"1")
