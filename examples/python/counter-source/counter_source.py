@@ -177,18 +177,19 @@ def raw_records(name, start, end, size):
     """
     n = end - start
     if n <= 0:
-        return "", [], []
+        return b"", [], []
     first, last = start // 10, (end - 1) // 10
-    tens = list(map(str, range(first, last + 1)))
+    # As bytes, so that the join makes the batch's bytes: one encode for all.
+    tens = "\n".join(map(str, range(first, last + 1))).encode().split(b"\n")
     if first == 0:
-        tens[0] = ""  # 0..9 have no tens digit
-    heads = [""] * n
+        tens[0] = b""  # 0..9 have no tens digit
+    heads = [b""] * n
     for i in range(min(10, n)):  # records i, i + 10, ... have consecutive tens
         k = (start + i) // 10 - first
         heads[i::10] = tens[k : k + len(range(i, n, 10))]
-    digits = "0123456789"[start % 10 :] + "0123456789"[: start % 10]
-    tails = (list(digits) * (n // 10 + 1))[:n]
-    dots = "." * size
+    digits = DIGITS[start % 10 :] + DIGITS[: start % 10]
+    tails = (digits * (n // 10 + 1))[:n]
+    dots = b"." * size
     pads, key_lengths, value_lengths = [], [], []
     seq = start
     while seq < end:  # one run of seqs per number of digits
@@ -199,21 +200,25 @@ def raw_records(name, start, end, size):
         key_lengths += [len(name) + 1 + width] * run
         value_lengths += [max(width, size)] * run
         seq = upto
-    pieces = [""] * (6 * n)
-    pieces[0::6] = [name + ":"] * n
+    pieces = [b""] * (6 * n)
+    pieces[0::6] = [name.encode() + b":"] * n
     pieces[1::6] = heads
     pieces[2::6] = tails
     pieces[3::6] = heads
     pieces[4::6] = tails
     pieces[5::6] = pads
-    return "".join(pieces), key_lengths, value_lengths
+    return b"".join(pieces), key_lengths, value_lengths
+
+
+DIGITS = [str(d).encode() for d in range(10)]
 
 
 def simple_raw_records(name, start, end, size):
     """What :func:`raw_records` returns, one record at a time."""
     keys = [f"{name}:{seq}" for seq in range(start, end)]
     values = [str(seq).ljust(size, ".") for seq in range(start, end)]
-    return "".join(k + v for k, v in zip(keys, values)), [len(k) for k in keys], [len(v) for v in values]
+    data = "".join(k + v for k, v in zip(keys, values)).encode()
+    return data, [len(k) for k in keys], [len(v) for v in values]
 
 
 def read_streams_file(path):
