@@ -186,9 +186,10 @@ class SourceBatch:
         """Add records whose raw keys and values are already packed back to
         back in ``data`` (``bytes``, or ASCII ``str``): record ``i``'s key
         of ``key_lengths[i]`` bytes, then its value of ``value_lengths[i]``
-        bytes (no nulls). The lowest-level path: a task that can produce a
-        whole batch's bytes with one ``join`` pays no per-record call at
-        all. Checked: the lengths must add up to ``len(data)``."""
+        bytes (no nulls: every length >= 0). The lowest-level path: a task
+        that can produce a whole batch's bytes with one ``join`` pays no
+        per-record call at all. Checked: the lengths must add up to
+        ``len(data)``."""
         if isinstance(data, str):
             try:
                 data = data.encode("ascii")
@@ -199,8 +200,9 @@ class SourceBatch:
             raise FatalError(f"extend_packed: {len(key_lengths)} key lengths for {n} value lengths")
         if not n:
             return
-        if min(key_lengths) < 0 or min(value_lengths) < 0:
-            raise FatalError("extend_packed: a negative length (nulls go through append or add)")
+        # One pass per list (a min() as well would cost as much again): a
+        # negative length that the sum hides is a malformed batch, which the
+        # host refuses, failing the task with its error.
         total = sum(key_lengths) + sum(value_lengths)
         if total != len(data):
             raise FatalError(f"extend_packed: the lengths add up to {total} bytes, the data has {len(data)}")
