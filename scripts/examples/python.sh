@@ -4,9 +4,10 @@
 #
 #   counter-source.wasm          examples/python/counter-source (world dynamic-source)
 #   counter-source-v2.wasm       the same source describing version 0.2.0, for the
-#                                hot-swap test (tests/all/swap.rs): built from a
-#                                staged copy of counter-source whose
-#                                `version="0.1.0"` line says "0.2.0"
+#                                hot-swap test (tests/all/swap.rs): counter_source.py
+#                                copied to build/examples/python/counter-source-v2-src/
+#                                with its one `version="0.1.0",` line saying "0.2.0"
+#                                (the build stops if that line is missing), then built
 #   file-sink.wasm               examples/python/file-sink (world sink)
 #   uppercase-transform.wasm     examples/python/uppercase-transform (world transform)
 #   topic-prefix-transform.wasm  examples/python/topic-prefix-transform (world transform)
@@ -102,6 +103,8 @@ build_component() {
     local wit_inputs=("$SDK_DIR/wit") entry
     for entry in "${WIT_PACKAGES[@]}"; do wit_inputs+=("${entry#*:}"); done
     [[ -f "$app_dir/$module.py" ]] || die "$app_dir/$module.py not found"
+    # The stamp hashes file paths too: spell the app's directory one way.
+    app_dir="$(cd "$app_dir" && pwd)"
     local cpy
     cpy="$(ensure_componentize_py)"
     mkdir -p "$(dirname "$out")"
