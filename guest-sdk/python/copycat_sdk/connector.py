@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Sequen
 
 from . import host
 from .config import Config, ConfigKey, Problem, problems
-from .records import SinkRecord, SourceRecord, TopicPartition
+from .records import SourceRecord, TopicPartition
 
 if TYPE_CHECKING:
     from .batch import SinkBatch, SourceBatch

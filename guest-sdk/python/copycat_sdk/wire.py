@@ -27,7 +27,7 @@ import struct as _struct
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from .schema import SCHEMALESS, DataError, MapItems, Schema, Struct, Type
+from .schema import DataError, MapItems, Schema, Struct, Type
 
 __all__ = [
     "Node",
