@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
-# Build the Python examples (examples/python/) into
-# build/examples/python/{counter-source,file-sink,topic-prefix-transform}.wasm
-# with componentize-py: two connectors and a transform component
-# (wit/transform@0.1.0, world `transform`). Connectors are built against
-# guest-sdk/python/wit (Copycat's `source` and `sink` worlds, the sink with
-# the errant record reporter), assembled with wit/connector and
-# wit/errant@0.1.0 as its deps into the build directory.
+# Build the Python examples (examples/python/) into build/examples/python/
+# with componentize-py:
 #
-#   scripts/examples/python.sh              install the toolchain if needed, build both
+#   counter-source.wasm          examples/python/counter-source (world dynamic-source)
+#   counter-source-v2.wasm       the same source describing version 0.2.0, for the
+#                                hot-swap test (tests/all/swap.rs): counter_source.py
+#                                copied to build/examples/python/counter-source-v2-src/
+#                                with its one `version="0.1.0",` line saying "0.2.0"
+#                                (the build stops if that line is missing), then built
+#   file-sink.wasm               examples/python/file-sink (world sink)
+#   uppercase-transform.wasm     examples/python/uppercase-transform (world transform)
+#   topic-prefix-transform.wasm  examples/python/topic-prefix-transform (world transform)
+#
+# Components are built against guest-sdk/python/wit (package copycat:python,
+# worlds source, dynamic-source, sink, dynamic-sink, transform), assembled
+# with wit/connector@0.3.0, wit/errant@0.1.0, wit/dynamic@0.1.0 and
+# wit/transform@0.1.0 as its deps into the build directory.
+#
+#   scripts/examples/python.sh              install the toolchain if needed, run the SDK's
+#                                           and the examples' unit tests, build everything
 #   scripts/examples/python.sh toolchain    only install; print the componentize-py path
-#   scripts/examples/python.sh build WORLD APP_DIR MODULE OUT.wasm   (WORLD: source, sink or transform)
-#                                           build any app (used by examples/python/*/build.sh and the projects copied from them)
+#   scripts/examples/python.sh test         only run the unit tests (pytest if installed,
+#                                           else unittest; plain CPython, no component)
+#   scripts/examples/python.sh build WORLD APP_DIR MODULE OUT.wasm
+#                                           build any app (used by examples/python/*/build.sh
+#                                           and the projects copied from them); WORLD is
+#                                           source, dynamic-source, sink, dynamic-sink or transform
 #
 # The toolchain is a venv under $TOOLCHAINS/python with componentize-py from
 # PyPI (pinned below). componentize-py bundles its own CPython for
@@ -57,30 +72,39 @@ app_sources() {
         -o -type f -name '*.py' -not -name 'test_*.py' -print0
 }
 
-ERRANT_WIT_DIR="$ROOT/wit/errant@0.1.0"
+WIT_PACKAGES=(
+    "connector:$ROOT/wit/connector@0.3.0"
+    "errant:$ROOT/wit/errant@0.1.0"
+    "dynamic:$ROOT/wit/dynamic@0.1.0"
+    "transform:$ROOT/wit/transform@0.1.0"
+)
+WORLDS=(source dynamic-source sink dynamic-sink transform)
 
-# The WIT directory a connector is built against, into DIR: the SDK's worlds
-# (package copycat:python) with wit/connector and wit/errant@0.1.0 as deps.
+# The WIT directory a component is built against, into DIR: the SDK's worlds
+# (package copycat:python) with Copycat's packages as deps (their *.wit only:
+# their own deps/ links point at connector@0.3.0, which is there already).
 assemble_wit() {
-    local dir="$1"
+    local dir="$1" entry
     rm -rf "$dir"
-    mkdir -p "$dir/deps/connector" "$dir/deps/errant"
+    mkdir -p "$dir/deps"
     cp "$SDK_DIR"/wit/*.wit "$dir/"
-    cp "$WIT_DIR"/*.wit "$dir/deps/connector/"
-    cp "$ERRANT_WIT_DIR"/*.wit "$dir/deps/errant/"
+    for entry in "${WIT_PACKAGES[@]}"; do
+        mkdir -p "$dir/deps/${entry%%:*}"
+        cp "${entry#*:}"/*.wit "$dir/deps/${entry%%:*}/"
+    done
 }
 
 # build WORLD APP_DIR MODULE OUT: componentize APP_DIR/MODULE.py (with the SDK
-# on the path) for WORLD (source|sink) into OUT, unless nothing changed.
+# on the path) for WORLD into OUT, unless nothing changed.
 build_component() {
-    local world="$1" app_dir="$2" module="$3" out="$4"
-    [[ "$world" == source || "$world" == sink || "$world" == transform ]] \
-        || die "world must be source, sink or transform, not '$world'"
-    # A transform component implements its own package's world; connectors
-    # the SDK's (guest-sdk/python/wit) over wit/connector and wit/errant.
-    local wit_inputs=("$SDK_DIR/wit" "$WIT_DIR" "$ERRANT_WIT_DIR")
-    [[ "$world" != transform ]] || wit_inputs=("$ROOT/wit/transform@0.1.0")
+    local world="$1" app_dir="$2" module="$3" out="$4" w ok=""
+    for w in "${WORLDS[@]}"; do [[ "$world" != "$w" ]] || ok=1; done
+    [[ -n "$ok" ]] || die "world must be one of ${WORLDS[*]}, not '$world'"
+    local wit_inputs=("$SDK_DIR/wit") entry
+    for entry in "${WIT_PACKAGES[@]}"; do wit_inputs+=("${entry#*:}"); done
     [[ -f "$app_dir/$module.py" ]] || die "$app_dir/$module.py not found"
+    # The stamp hashes file paths too: spell the app's directory one way.
+    app_dir="$(cd "$app_dir" && pwd)"
     local cpy
     cpy="$(ensure_componentize_py)"
     mkdir -p "$(dirname "$out")"
@@ -97,7 +121,8 @@ build_component() {
             printf '%s %s %s\n' "$COMPONENTIZE_PY_VERSION" "$world" "$module"
             {
                 app_sources "$app_dir"
-                find -L "$SDK_DIR/copycat_sdk" "${wit_inputs[@]}" -type f \( -name '*.py' -o -name '*.wit' \) -print0
+                find "$SDK_DIR/copycat_sdk" -type f -name '*.py' -print0
+                find "${wit_inputs[@]}" -maxdepth 1 -type f -name '*.wit' -print0
                 [[ ! -d "$app_dir/vendor" ]] || find "$app_dir/vendor" -type f -not -path '*/__pycache__/*' -print0
             } | LC_ALL=C sort -z | xargs -0 -r sha256sum
         } | sha256sum | cut -d' ' -f1
@@ -118,11 +143,8 @@ build_component() {
     mkdir -p "$stage/app" "$stage/sdk"
     cp -R "$SDK_DIR/copycat_sdk" "$stage/sdk/"
     (cd "$app_dir" && app_sources . | xargs -0 -r cp --parents -t "$stage/app")
-    local wit_dir="$ROOT/wit/transform@0.1.0"
-    if [[ "$world" != transform ]]; then
-        wit_dir="$work/wit"
-        assemble_wit "$wit_dir"
-    fi
+    local wit_dir="$work/wit"
+    assemble_wit "$wit_dir"
     local path=(-p "$stage/app" -p "$stage/sdk")
     if [[ -d "$app_dir/vendor" ]]; then
         cp -R "$app_dir/vendor" "$stage/vendor"
@@ -137,23 +159,67 @@ build_component() {
     built "$out" "$started"
 }
 
+# The unit tests of the SDK and of every example, under the host's CPython
+# (the SDK imports no bindings natively): pytest when it is installed,
+# unittest otherwise.
+run_tests() {
+    local dir status=0
+    local dirs=("$SDK_DIR/tests" "$ROOT"/examples/python/*/)
+    local python
+    python="$(command -v python3)" || die "python3 not found"
+    for dir in "${dirs[@]}"; do
+        dir="${dir%/}"
+        if "$python" -c 'import pytest' 2>/dev/null; then
+            (cd "$dir" && PYTHONPATH="$SDK_DIR:$dir" PYTHONDONTWRITEBYTECODE=1 \
+                "$python" -m pytest -q -p no:cacheprovider . >&2) || status=1
+        else
+            (cd "$dir" && PYTHONPATH="$SDK_DIR:$dir" PYTHONDONTWRITEBYTECODE=1 \
+                "$python" -m unittest discover -q -s . -p 'test_*.py' >&2) || status=1
+        fi
+    done
+    [[ $status -eq 0 ]] || die "Python unit tests failed"
+    say "Python unit tests passed (${#dirs[@]} directories)"
+}
+
+# counter-source-v2.wasm: counter-source whose describe says 0.2.0. The
+# source is copied into the build directory with its one `version="0.1.0"`
+# line replaced, then built like any app.
+build_counter_source_v2() {
+    local src="$ROOT/examples/python/counter-source" stage="$OUT_ROOT/python/counter-source-v2-src"
+    grep -q '^ *version="0.1.0",$' "$src/counter_source.py" \
+        || die "$src/counter_source.py has no 'version=\"0.1.0\",' line to bump for counter-source-v2"
+    mkdir -p "$stage"
+    sed 's/^\( *\)version="0.1.0",$/\1version="0.2.0",/' "$src/counter_source.py" >"$stage/counter_source.py.new"
+    cmp -s "$stage/counter_source.py.new" "$stage/counter_source.py" 2>/dev/null \
+        || mv "$stage/counter_source.py.new" "$stage/counter_source.py"
+    rm -f "$stage/counter_source.py.new"
+    build_component dynamic-source "$stage" counter_source "$OUT_ROOT/python/counter-source-v2.wasm"
+}
+
 case "${1:-all}" in
     toolchain)
         ensure_componentize_py
         ;;
+    test)
+        run_tests
+        ;;
     build)
-        [[ $# -eq 5 ]] || die "usage: $0 build source|sink|transform APP_DIR MODULE OUT.wasm"
+        [[ $# -eq 5 ]] || die "usage: $0 build WORLD APP_DIR MODULE OUT.wasm (WORLD: ${WORLDS[*]})"
         build_component "$2" "$3" "$4" "$5"
         ;;
     all)
-        build_component source "$ROOT/examples/python/counter-source" counter_source \
+        run_tests
+        build_component dynamic-source "$ROOT/examples/python/counter-source" counter_source \
             "$OUT_ROOT/python/counter-source.wasm"
+        build_counter_source_v2
         build_component sink "$ROOT/examples/python/file-sink" file_sink \
             "$OUT_ROOT/python/file-sink.wasm"
+        build_component transform "$ROOT/examples/python/uppercase-transform" uppercase_transform \
+            "$OUT_ROOT/python/uppercase-transform.wasm"
         build_component transform "$ROOT/examples/python/topic-prefix-transform" topic_prefix \
             "$OUT_ROOT/python/topic-prefix-transform.wasm"
         ;;
     *)
-        die "usage: $0 [all | toolchain | build source|sink|transform APP_DIR MODULE OUT.wasm]"
+        die "usage: $0 [all | toolchain | test | build WORLD APP_DIR MODULE OUT.wasm]"
         ;;
 esac

@@ -3,7 +3,7 @@
 #
 # The toolchain (a venv with componentize-py from PyPI) is installed once by
 # the Copycat checkout's scripts/examples/python.sh, which also supplies the
-# WIT contract (wit/connector) and the SDK (guest-sdk/python). COPYCAT_HOME
+# WIT contracts (wit/) and the SDK (guest-sdk/python). COPYCAT_HOME
 # (default: ../../..) is that checkout.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -13,4 +13,4 @@ if [[ ! -x "$script" ]]; then
     echo "error: $script not found: set COPYCAT_HOME to a Copycat checkout" >&2
     exit 1
 fi
-"$script" build source "$PWD" "counter_source" "$PWD/counter-source.wasm"
+"$script" build dynamic-source "$PWD" "counter_source" "$PWD/counter-source.wasm"

@@ -3,7 +3,7 @@
 #
 # The toolchain (a venv with componentize-py from PyPI) is installed once by
 # the Copycat checkout's scripts/examples/python.sh, which also supplies the
-# WIT contract (wit/connector) and the SDK (guest-sdk/python). COPYCAT_HOME
+# WIT contracts (wit/) and the SDK (guest-sdk/python). COPYCAT_HOME
 # (default: ../../..) is that checkout.
 set -euo pipefail
 cd "$(dirname "$0")"

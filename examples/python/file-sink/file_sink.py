@@ -2,14 +2,15 @@
 its own offsets next to them.
 
 Each record's value (plus ``\\n``; a null value writes an empty line) is
-appended to ``<directory>/<topic>-<partition>.txt``. Every ``flush`` syncs
+appended to ``<directory>/<topic>-<partition>.txt``: raw bytes as they are,
+a typed value as compact JSON. Every ``flush`` syncs
 that file and then atomically replaces ``<topic>-<partition>.offset`` with
 ``"<next-offset> <file-length>"``. ``open`` reads that state back, cuts the
 ``.txt`` file to the flushed length (dropping lines written after the last
 flush) and tells the host where to resume, so the sink carries on exactly
 where its last flush left off even when the consumer group's offsets are
-lost. A record whose value starts with ``errant:`` is not written but
-reported through the errant record reporter (the dead letter queue), with
+lost. A record whose value (raw bytes, or a typed string) starts with
+``errant:`` is not written but reported through the errant record reporter (the dead letter queue), with
 the rest of the value as the reason. (examples/SPEC.md defines this
 behaviour for every language.)
 
@@ -25,6 +26,7 @@ from copycat_sdk import (
     FatalError,
     PluginInfo,
     SinkTask,
+    compact_json,
     errant,
     export_sink,
     io_error,
@@ -37,6 +39,27 @@ DIRECTORY = ConfigKey.string(
     required=True,
     doc="Output directory; grant it with grants.fs.write",
 )
+
+
+def errant_reason(record):
+    """The rest of a value starting with ``errant:`` (raw bytes or a typed
+    string), or None for a value to write."""
+    value = record.value
+    if record.value_schema is None and isinstance(value, bytes) and value.startswith(ERRANT):
+        return value[len(ERRANT):].decode("utf-8", "replace")
+    if isinstance(value, str) and value.startswith(ERRANT.decode()):
+        return value[len(ERRANT):]
+    return None
+
+
+def line_of(record):
+    """A record's line: raw bytes as they are, a typed (or schemaless)
+    value as compact JSON, a null value empty."""
+    if record.value is None:
+        return b""
+    if record.value_schema is None:
+        return record.value
+    return compact_json(record.value).encode()
 
 
 class FileSink(Connector):
@@ -116,11 +139,10 @@ class FileSinkTask(SinkTask):
     def put(self, records):
         for index, record in enumerate(records):
             tp = record.topic_partition
-            value = record.value or b""
-            if value.startswith(ERRANT):
+            reason = errant_reason(record)
+            if reason is not None:
                 # A record this sink cannot write goes to the errant record
                 # reporter (the dead letter queue); it counts as handled.
-                reason = value[len(ERRANT):].decode("utf-8", "replace")
                 try:
                     errant.report(index, reason)
                 except errant.ReportError as e:
@@ -131,7 +153,7 @@ class FileSinkTask(SinkTask):
             else:
                 f = self.output(tp)
                 try:
-                    f.write(value + b"\n")
+                    f.write(line_of(record) + b"\n")
                 except OSError as e:
                     raise io_error(f.name, e) from e
             self.next[tp] = record.offset + 1

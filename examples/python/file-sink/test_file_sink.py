@@ -1,6 +1,6 @@
 """Native unit tests (plain CPython, no component, no broker):
 
-    PYTHONPATH=../../../guest-sdk/python python3 -m unittest   (in this directory)
+    PYTHONPATH=../../../guest-sdk/python python3 -m pytest   (or -m unittest, in this directory)
 """
 
 import os
@@ -8,7 +8,30 @@ import tempfile
 import unittest
 from unittest import mock
 
-from copycat_sdk import Config, ConfigError, FatalError, SinkRecord, TopicPartition, errant
+import datetime
+import decimal
+
+from copycat_sdk import (
+    BYTES,
+    DATE,
+    INT32,
+    INT64,
+    SCHEMALESS,
+    STRING,
+    TIMESTAMP,
+    Config,
+    ConfigError,
+    FatalError,
+    SinkRecord,
+    SourceBatch,
+    Struct,
+    TopicPartition,
+    array_schema,
+    decimal_schema,
+    errant,
+    map_schema,
+    struct_schema,
+)
 
 from file_sink import FileSink, FileSinkTask
 
@@ -74,6 +97,62 @@ class FileSinkTest(unittest.TestCase):
         self.assertEqual(errant.take_reported(), [(0, "")])
         task.flush({})
         self.assertEqual(self.read("t-1.offset"), b"8 0")
+
+    def test_typed_values_are_written_as_compact_json(self):
+        point = struct_schema("Point", [("x", INT32), ("y", INT32.as_optional())])
+        row = struct_schema(
+            "com.example.Row",
+            [
+                ("name", STRING),
+                ("tags", array_schema(STRING)),
+                ("by_id", map_schema(INT64, point)),
+                ("raw", BYTES),
+                ("amount", decimal_schema(2)),
+                ("day", DATE),
+                ("at", TIMESTAMP),
+                ("none", STRING.as_optional()),
+            ],
+        )
+        value = Struct(
+            row,
+            name='Ada "L"\\ é\n',
+            tags=["a", ""],
+            by_id={7: Struct(point, x=1, y=None)},
+            raw=b"\x00\xff",
+            amount=decimal.Decimal("-123.45"),
+            day=datetime.date(1970, 1, 3),
+            at=datetime.datetime(1970, 1, 1, 0, 0, 1, tzinfo=datetime.timezone.utc),
+        )
+        batch = SourceBatch()  # through the real encoding and decoding
+        batch.add(None, value, value_schema=row, topic="t")
+        batch.add(None, "plain text", value_schema=STRING, topic="t")
+        batch.add(None, {"k": [1, None, True], "b": b"\x01"}, value_schema=SCHEMALESS, topic="t")
+        batch.add(None, None, value_schema=STRING.as_optional(), topic="t")
+        batch.add(None, b"raw {bytes}", topic="t")
+        task = self.task()
+        task.put(batch.to_sink_batch())
+        task.flush({})
+        self.assertEqual(
+            self.read("t-0.txt").decode(),
+            '{"name":"Ada \\"L\\"\\\\ é\\n","tags":["a",""],"by_id":{"7":{"x":1,"y":null}},'
+            '"raw":"AP8=","amount":"z8c=","day":2,"at":1000,"none":null}\n'
+            '"plain text"\n'
+            '{"k":[1,null,true],"b":"AQ=="}\n'
+            "\n"
+            "raw {bytes}\n",
+        )
+
+    def test_a_typed_errant_string_is_reported(self):
+        errant.take_reported()
+        batch = SourceBatch()
+        batch.add(None, "errant:typed reason", value_schema=STRING, topic="t")
+        batch.add(None, "fine", value_schema=STRING, topic="t")
+        task = self.task()
+        task.put(batch.to_sink_batch())
+        self.assertEqual(errant.take_reported(), [(0, "typed reason")])
+        task.flush({})
+        self.assertEqual(self.read("t-0.txt"), b'"fine"\n')
+        self.assertEqual(self.read("t-0.offset"), b"2 7")
 
     def test_a_failed_report_is_fatal_and_names_the_record(self):
         task = self.task()

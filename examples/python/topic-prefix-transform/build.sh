@@ -3,7 +3,7 @@
 #
 # The toolchain (a venv with componentize-py from PyPI) is installed once by
 # the Copycat checkout's scripts/examples/python.sh, which also supplies the
-# WIT contract (wit/transform@0.1.0). COPYCAT_HOME (default: ../../..) is
+# WIT contracts (wit/) and the SDK (guest-sdk/python). COPYCAT_HOME (default: ../../..) is
 # that checkout.
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -1,57 +1,47 @@
 """topic-prefix-transform: a transform component in Python.
 
 Prefixes every record's topic with the setting `prefix`, and leaves the
-rest of the record as it is. It works on the transform world's columnar
-batch directly (wit/transform@0.1.0): topics are named once per batch in
-`topics`, so renaming them is one pass over that list, and every record
-comes out of the record of the same index (`origins`).
+rest of the record as it is: keys, values and headers are never decoded,
+so their bytes go through untouched (the SDK copies what a transform did
+not read).
 
 Build: ./build.sh (componentize-py, world `transform`). Run without Kafka:
     copycat dev run topic-prefix-transform.wasm -c prefix=eu- --input records.jsonl
 """
 
-from typing import List, Tuple
-
-from componentize_py_types import Err
-from wit_world import exports
-from wit_world.exports import transformer
-from wit_world.imports import types
+from copycat_sdk import ConfigError, ConfigKey, Importance, Problem
+from copycat_sdk.transform import Transform, TransformInfo, export_transform
 
 from topic_prefix_checks import prefix_problem
 
+PREFIX = ConfigKey.string("prefix", required=True, doc="Text put before every topic name", importance=Importance.HIGH)
 
-class Transformer(exports.Transformer):
+
+class TopicPrefix(Transform):
     prefix = ""
 
-    def describe(self) -> transformer.TransformInfo:
-        return transformer.TransformInfo(
+    def describe(self):
+        return TransformInfo(
             name="topic-prefix-transform",
             version="0.1.0",
             description="Prefixes every record's topic",
-            config_def=[
-                types.ConfigKey(
-                    name="prefix",
-                    type=types.ConfigType.STRING,
-                    default_value=None,
-                    required=True,
-                    doc="Text put before every topic name",
-                    importance=types.Importance.HIGH,
-                )
-            ],
+            config_def=[PREFIX],
         )
 
-    def validate(self, config: List[Tuple[str, str]]) -> List[types.ConfigProblem]:
-        why = prefix_problem(dict(config).get("prefix", ""))
-        return [] if why is None else [types.ConfigProblem(key="prefix", message=why)]
+    def validate(self, config):
+        why = prefix_problem(config.get("prefix", ""))
+        return [] if why is None else [Problem("prefix", why)]
 
-    def configure(self, config: List[Tuple[str, str]]) -> None:
-        prefix = dict(config).get("prefix", "")
+    def configure(self, config):
+        prefix = config.get("prefix", "")
         why = prefix_problem(prefix)
         if why is not None:
-            raise Err(transformer.TransformError_Config(f"prefix {why}"))
-        Transformer.prefix = prefix
+            raise ConfigError(f"prefix {why}", "prefix")
+        self.prefix = prefix
 
-    def apply(self, batch: transformer.RecordBatch) -> transformer.RecordBatch:
-        batch.topics = [Transformer.prefix + t for t in batch.topics]
-        batch.origins = list(range(len(batch.value_lengths)))
-        return batch
+    def apply(self, record):
+        record.topic = self.prefix + record.topic
+        return record
+
+
+Transformer = export_transform(TopicPrefix)

@@ -17,11 +17,14 @@ any other exception is reported as ``fatal`` (never a trap).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, List, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import host
 from .config import Config, ConfigKey, Problem, problems
-from .records import SinkRecord, SourceRecord, TopicPartition
+from .records import SourceRecord, TopicPartition
+
+if TYPE_CHECKING:
+    from .batch import SinkBatch, SourceBatch
 
 __all__ = ["PluginInfo", "Connector", "SourceTask", "SinkTask"]
 
@@ -81,22 +84,28 @@ class SourceTask:
         """Start with one of the configs from ``Connector.task_configs``.
         Read committed offsets here (:meth:`read_offsets`) to resume."""
 
-    def poll(self, max_records: int) -> Iterable[SourceRecord]:
-        """At most ``max_records`` records. Return quickly: when nothing is
-        ready return ``[]`` and the host calls again after a short back-off.
-        Never sleep: each call has a CPU deadline (``task.call.timeout.ms``)."""
+    def poll(self, max_records: int) -> Union["SourceBatch", Iterable[SourceRecord], None]:
+        """At most ``max_records`` records: a :class:`~copycat_sdk.SourceBatch`
+        (the fast path: ``batch.append(key, value)`` per record and
+        ``batch.advance(partition, offset)`` per source partition), or a
+        list of :class:`~copycat_sdk.SourceRecord`. Return quickly: when
+        nothing is ready return an empty batch (or ``[]``) and the host
+        calls again after a short back-off. Never sleep: each call has a
+        CPU deadline (``task.call.timeout.ms``)."""
         raise NotImplementedError("SourceTask.poll")
 
-    def commit(self, offsets: Mapping[str, str]) -> None:
-        """Notification: these offsets (latest per source partition) are now
-        durable. Purely informational; errors are only logged."""
+    def commit(self, offsets: List[Tuple[dict, dict]]) -> None:
+        """Notification: these offsets, ``(partition, offset)`` map pairs
+        (the latest per source partition), are now durable. Purely
+        informational; errors are only logged."""
 
     def stop(self) -> None:
         """Release resources. No other call follows."""
 
     @staticmethod
-    def read_offsets(partitions: Iterable[str]) -> Mapping[str, str]:
-        """The committed offset of each of ``partitions`` that has one."""
+    def read_offsets(partitions: Iterable[Mapping[str, Any]]) -> List[Optional[dict]]:
+        """The committed offset of each of ``partitions`` (maps), in order:
+        ``None`` for one never committed."""
         return host.read_offsets(partitions)
 
 
@@ -114,8 +123,9 @@ class SinkTask:
         the consumer group's committed offsets."""
         return {}
 
-    def put(self, records: List[SinkRecord]) -> None:
-        """Write a batch. May buffer: records count as delivered only after
+    def put(self, records: "SinkBatch") -> None:
+        """Write a batch: a sequence of :class:`~copycat_sdk.SinkRecord`
+        (its indexes are what :func:`copycat_sdk.errant.report` takes). May buffer: records count as delivered only after
         a successful ``flush``. Raise ``RetriableError`` to get the same
         batch again later."""
         raise NotImplementedError("SinkTask.put")

@@ -1,6 +1,10 @@
 """Native unit tests of copycat_sdk (plain CPython, no component):
 
-    PYTHONPATH=guest-sdk/python python3 -m unittest discover -s guest-sdk/python/tests
+    PYTHONPATH=guest-sdk/python python3 -m pytest guest-sdk/python/tests
+    (or: PYTHONPATH=guest-sdk/python python3 -m unittest discover -s guest-sdk/python/tests)
+
+Typed encoding: tests/test_wire.py; batches: tests/test_batch.py;
+transforms and dynamic connectors: tests/test_transform.py.
 """
 
 import unittest
@@ -10,9 +14,11 @@ from copycat_sdk import (
     ConfigError,
     ConfigKey,
     Connector,
+    DynamicConnector,
     PluginInfo,
     Problem,
     errant,
+    export_sink,
     export_source,
     parse,
     problems,
@@ -95,12 +101,14 @@ class ConfigTest(unittest.TestCase):
 
 class NativeFallbackTest(unittest.TestCase):
     def test_host_functions_fall_back(self):
-        self.assertEqual(read_offsets(["stream-0"]), {})
+        self.assertEqual(read_offsets([{"stream": "stream-0"}, {"stream": "stream-1"}]), [None, None])
 
     def test_export_imports_natively(self):
         connector, task = export_source(Connector, object)
         self.assertEqual(connector.__name__, "Connector")
         self.assertEqual(task.__name__, "SourceTask")
+        exported = export_sink(Connector, object, dynamic=DynamicConnector)
+        self.assertEqual([c.__name__ for c in exported], ["Connector", "SinkTask", "Instance"])
 
     def test_errant_reports_are_kept(self):
         errant.take_reported()
