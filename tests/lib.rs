@@ -96,6 +96,33 @@ pub fn committed_seq(committed: &std::collections::HashMap<String, String>, stre
     committed.get(&format!("stream-{stream}"))?.parse().ok()
 }
 
+/// A child process (a `copycat standalone` worker) killed and reaped when
+/// dropped, so a test that panics leaves no worker running (one left by a
+/// failed HDFS chaos test ran for over an hour beside later runs).
+pub struct Reaped(pub std::process::Child);
+
+impl std::ops::Deref for Reaped {
+    type Target = std::process::Child;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Reaped {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 /// The chaos tests run at once after the others; the one that restarts
 /// the broker holds this for writing, the others for reading, so no test
 /// produces while the broker is down (CI47: the HDFS chaos test's producer

@@ -15,7 +15,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use copycat_tests::*;
@@ -32,7 +32,7 @@ const FEED_STEPS: usize = 250;
 
 /// A worker run, its log (stderr) kept in `log`; also appended to
 /// `COPYCAT_CHAOS_LOG` if set.
-pub(crate) fn copycat(worker: &Path, connectors: &[PathBuf], log: &Path) -> Child {
+pub(crate) fn copycat(worker: &Path, connectors: &[PathBuf], log: &Path) -> Reaped {
     let file = std::fs::OpenOptions::new().create(true).append(true).open(log).unwrap();
     let mut child = Command::new(copycat_bin())
         .arg("standalone")
@@ -57,7 +57,7 @@ pub(crate) fn copycat(worker: &Path, connectors: &[PathBuf], log: &Path) -> Chil
             }
         }
     });
-    child
+    Reaped(child)
 }
 
 /// Prints the tail of the worker logs of a failed run (the logs of the

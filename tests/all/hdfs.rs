@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -458,16 +458,18 @@ fn without_its_grant_the_task_fails_naming_it_and_writes_nothing() {
 }
 
 /// A `copycat standalone` worker with `connector`, its stderr to `log`.
-fn standalone(worker: &Path, connector: &Path, log: &Path) -> Child {
+fn standalone(worker: &Path, connector: &Path, log: &Path) -> Reaped {
     let file = std::fs::OpenOptions::new().create(true).append(true).open(log).unwrap();
-    Command::new(copycat_bin())
-        .arg("standalone")
-        .arg(worker)
-        .arg(connector)
-        .stderr(Stdio::from(file))
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap()
+    Reaped(
+        Command::new(copycat_bin())
+            .arg("standalone")
+            .arg(worker)
+            .arg(connector)
+            .stderr(Stdio::from(file))
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
 }
 
 /// Records in final files, from the names alone (no file read).
