@@ -480,7 +480,9 @@ PG_FROM="SELECT id, customer, amount, tags, placed_on, date_trunc('milliseconds'
 PG_TO="SELECT id, customer, amount, tags, placed_on, updated_at FROM $PG_SCHEMA.orders_copy"
 pg_missing="$(pg -c "SELECT count(*) FROM ($PG_FROM EXCEPT ALL $PG_TO) d" 2>"$TMP/pg.err" || echo -1)"
 pg_extra="$(pg -c "SELECT count(*) FROM ($PG_TO EXCEPT ALL $PG_FROM) d" 2>>"$TMP/pg.err" || echo -1)"
-pg_offsets="$(pg -c "SELECT coalesce(sum(next_offset), 0) FROM copycat_sink_offsets WHERE connector = '$PG_SINK'" 2>>"$TMP/pg.err" || echo -1)"
+# A partition the sink opened but never got a record of holds -1 (no
+# offset yet): not counted (demo49: the records all went to one partition).
+pg_offsets="$(pg -c "SELECT coalesce(sum(next_offset), 0) FROM copycat_sink_offsets WHERE connector = '$PG_SINK' AND next_offset >= 0" 2>>"$TMP/pg.err" || echo -1)"
 [[ ! -s "$TMP/pg.err" ]] || sed 's/^/    /' "$TMP/pg.err"
 info "offsets committed with the rows (copycat_sink_offsets): $pg_offsets records consumed"
 
