@@ -78,8 +78,16 @@ build-connectors *args: wasm-target
 build-examples *langs:
     scripts/build-examples.sh "$@"
 
-# Host build (runtime, CLI, tests) plus all guest components
-build: build-connectors
+# Build the web console's front end (runtime/console -> dist, embedded in the binary by the next cargo build)
+console:
+    scripts/console.sh build
+
+# The web console's typecheck and unit tests (its browser tests are in tests/all/console.rs)
+console-test:
+    scripts/console.sh test
+
+# Host build (runtime with its web console, CLI, tests) plus all guest components
+build: console build-connectors
     cargo build --workspace
 
 # rustfmt check + clippy with warnings denied
@@ -89,7 +97,7 @@ lint:
     scripts/check-layers.sh
 
 # Lint, build components, start Kafka, run all tests (broker is left running)
-test *args: lint build-connectors build-examples kafka-start
+test *args: console console-test lint build-connectors build-examples kafka-start
     # The CLI tests run the `copycat` binary, which `cargo test` does not
     # build for another package's tests.
     cargo build -p copycat-cli --bin copycat

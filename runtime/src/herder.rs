@@ -12,6 +12,17 @@ use crate::connector::{TargetState, TaskState};
 use crate::engine::guest::WitConfig;
 use crate::worker::{ConnectorStatus, PluginVersion, SwapReport, Worker, WorkerError};
 
+/// The members of a cluster's group as a worker last read them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Members {
+    /// The group (`group.id`).
+    pub group_id: String,
+    /// The member ids (worker ids), sorted.
+    pub ids: Vec<String>,
+    /// Whether the group was stable (not rebalancing) at that read.
+    pub stable: bool,
+}
+
 /// Connector management, whoever carries it out.
 pub trait Herder: Send + Sync {
     /// This process's worker: its config, metrics, plugins and validation,
@@ -71,6 +82,11 @@ pub trait Herder: Send + Sync {
     /// it here). `level` is checked already.
     fn set_cluster_logger_level(&self, _namespace: &str, _level: &str) -> Result<bool, WorkerError> {
         Ok(false)
+    }
+    /// The cluster's members as this worker last read them (`GET
+    /// /cluster`); `None` for a standalone worker, the whole cluster.
+    fn members(&self) -> Option<Members> {
+        None
     }
 }
 

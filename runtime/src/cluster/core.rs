@@ -25,6 +25,8 @@ use crate::util::{lock, unix_ms};
 pub struct SyncState {
     /// The group's members at the last round that read any.
     pub members: Vec<String>,
+    /// Whether the group was stable at that round.
+    pub stable: bool,
     /// Requests already seen (key → sequence number); those in the config
     /// topic when this worker joined are seen from the start.
     pub(super) seen: BTreeMap<String, u64>,

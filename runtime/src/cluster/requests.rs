@@ -7,7 +7,7 @@ use super::store::{self, TasksRecord};
 use crate::config::ConnectorConfig;
 use crate::connector::{Kind, TargetState, TaskState};
 use crate::engine::guest::WitConfig;
-use crate::herder::Herder;
+use crate::herder::{Herder, Members};
 use crate::task::TaskStatus;
 use crate::worker::{ConnectorStatus, PluginVersion, SwapReport, Worker, WorkerError};
 
@@ -327,6 +327,15 @@ impl Herder for Cluster {
         // This worker reads it back like the others, at its next round.
         self.nudge();
         Ok(true)
+    }
+
+    fn members(&self) -> Option<Members> {
+        let s = lock(&self.sync);
+        Some(Members {
+            group_id: self.cfg.group_id.clone(),
+            ids: s.members.clone(),
+            stable: s.stable,
+        })
     }
 
     fn reset_active_topics(&self, name: &str) -> Result<(), WorkerError> {

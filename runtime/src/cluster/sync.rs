@@ -92,7 +92,7 @@ impl Cluster {
                     "another worker of the cluster uses this worker's id: set rest.advertised.host.name / rest.advertised.port so that every worker's is its own; running no task until then");
                 self.release_everything();
             }
-            Some(super::membership::Roster { ids: members, .. }) if !members.is_empty() => {
+            Some(super::membership::Roster { ids: members, stable }) if !members.is_empty() => {
                 if members.contains(&self.id) {
                     self.rebalance(&connectors, &view, &members);
                     self.run_instances(&connectors, &members, &view);
@@ -105,6 +105,7 @@ impl Cluster {
                     let mut s = lock(&self.sync);
                     let changed = s.members != members;
                     s.members = members.clone();
+                    s.stable = stable;
                     changed
                 };
                 self.worker.metrics().cluster_members(members.len(), changed);

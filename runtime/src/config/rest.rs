@@ -1,7 +1,7 @@
 //! The REST listener's keys in the worker config: `listeners` (Kafka
 //! Connect's `http://host:port` / `https://host:port` list, first entry
 //! used), the TLS files of an `https` listener (Kafka's
-//! `listeners.https.ssl.*` names) and `rest.auth.*`.
+//! `listeners.https.ssl.*` names), `rest.auth.*` and `rest.console.enable`.
 //!
 //! Only the paths are read here; the files are read when the server starts
 //! ([`crate::rest::tls`], [`crate::rest::auth`]), each error naming its key
@@ -20,6 +20,9 @@ pub struct RestListener {
     pub tls: Option<TlsFiles>,
     /// `rest.auth.*`.
     pub auth: RestAuthConfig,
+    /// `rest.console.enable`: whether the web console is served at `/ui`
+    /// (default true).
+    pub console: bool,
 }
 
 /// The PEM files of an `https` listener.
@@ -54,6 +57,7 @@ pub(crate) const KEY_LOCATION: &str = "listeners.https.ssl.key.location";
 pub(crate) const AUTH_TYPE: &str = "rest.auth.type";
 pub(crate) const BASIC_USERS_FILE: &str = "rest.auth.basic.users.file";
 pub(crate) const BEARER_TOKENS_FILE: &str = "rest.auth.bearer.tokens.file";
+pub(crate) const CONSOLE_ENABLE: &str = "rest.console.enable";
 
 /// The keys this module reads.
 pub(crate) const REST_KEYS: &[&str] = &[
@@ -65,6 +69,7 @@ pub(crate) const REST_KEYS: &[&str] = &[
     AUTH_TYPE,
     BASIC_USERS_FILE,
     BEARER_TOKENS_FILE,
+    CONSOLE_ENABLE,
 ];
 
 /// Prefixes under which an unknown key is an error, not a warning: a
@@ -82,7 +87,13 @@ pub(crate) fn read_rest(r: &mut Reader<'_>) -> RestListener {
     };
     let tls = read_tls(r, scheme);
     let auth = read_auth(r);
-    RestListener { addr, tls, auth }
+    let console = r.parse(CONSOLE_ENABLE, true);
+    RestListener {
+        addr,
+        tls,
+        auth,
+        console,
+    }
 }
 
 fn read_tls(r: &mut Reader<'_>, scheme: Scheme) -> Option<TlsFiles> {

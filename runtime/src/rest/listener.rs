@@ -18,6 +18,7 @@ use crate::worker::WorkerError;
 pub struct RestFiles {
     tls: Option<Arc<rustls::ServerConfig>>,
     auth: RestAuth,
+    console: bool,
 }
 
 /// A bound REST listener, not serving yet.
@@ -37,7 +38,11 @@ impl RestFiles {
             None => None,
         };
         let auth = RestAuth::load(&wcfg.rest.auth).map_err(|e| in_file(e.to_string()))?;
-        Ok(Self { tls, auth })
+        Ok(Self {
+            tls,
+            auth,
+            console: wcfg.rest.console,
+        })
     }
 
     /// Bind `listen` (`host:port`; port 0 picks a free one).
@@ -66,7 +71,7 @@ impl Listener {
     /// `shutdown` turns true; the handle ends when the server has stopped.
     pub fn serve(self, state: RestState, shutdown: watch::Receiver<bool>) -> JoinHandle<()> {
         let Listener { socket, bound, files } = self;
-        let state = state.with_auth(files.auth);
+        let state = state.with_auth(files.auth).with_console(files.console);
         let mut stop = shutdown;
         let stopped = async move {
             let _ = stop.wait_for(|s| *s).await;
@@ -74,6 +79,9 @@ impl Listener {
         let app = super::app(state);
         let scheme = if files.tls.is_some() { "https" } else { "http" };
         tracing::info!(url = %format!("{scheme}://{bound}"), address = %bound, "REST API listening");
+        if files.console {
+            tracing::info!(url = %format!("{scheme}://{bound}/ui/"), "web console");
+        }
         tokio::spawn(async move {
             let result = match files.tls {
                 Some(tls) => super::tls::serve(socket, app, tls, stopped).await,

@@ -7,11 +7,14 @@
 //! bound listener ([`tls::serve`] over TLS for an `https://` listener);
 //! [`auth`] optionally requires credentials. Every error is Kafka Connect's
 //! `{"error_code": N, "message": "..."}` ([`RestError`]). The OpenAPI
-//! document, generated from the handlers, is served at `/openapi.json`.
+//! document, generated from the handlers, is served at `/openapi.json`,
+//! and the web console ([`console`]) at `/ui`.
 
 pub mod admin;
 pub mod auth;
+pub mod cluster;
 pub mod connectors;
+pub mod console;
 mod error;
 mod extract;
 pub mod listener;
@@ -42,7 +45,7 @@ pub use state::RestState;
         description = "Kafka Connect-compatible management API of a Copycat worker"
     ),
     tags(
-        (name = "worker", description = "The worker itself"),
+        (name = "worker", description = "The worker itself and its cluster"),
         (name = "connectors", description = "Connectors, their tasks and offsets"),
         (name = "plugins", description = "Connector plugins (components in plugin.path)"),
         (name = "admin", description = "Log levels")
@@ -56,6 +59,7 @@ pub fn router(state: RestState) -> (Router, utoipa::openapi::OpenApi) {
         .routes(routes!(admin::root))
         .routes(routes!(admin::health))
         .routes(routes!(admin::metrics))
+        .routes(routes!(cluster::cluster))
         .routes(routes!(admin::list_loggers))
         .routes(routes!(admin::get_logger, admin::put_logger))
         .routes(routes!(connectors::list, connectors::create))
@@ -97,9 +101,11 @@ pub fn router(state: RestState) -> (Router, utoipa::openapi::OpenApi) {
 /// Strimzi call such paths).
 pub fn app(state: RestState) -> Router {
     let auth = state.auth.clone();
+    let console_on = state.console;
     let (router, api) = router(state);
     let doc = Arc::new(api);
     let router = router
+        .merge(console::routes(console_on))
         .route(
             "/openapi.json",
             axum::routing::get(move || {

@@ -19,6 +19,8 @@ pub struct RestState {
     pub worker_id: String,
     /// Who may call the API (`rest.auth.*`); everyone by default.
     pub auth: Arc<RestAuth>,
+    /// Whether the web console is served at `/ui` (`rest.console.enable`).
+    pub console: bool,
 }
 
 impl RestState {
@@ -30,12 +32,19 @@ impl RestState {
             loggers: None,
             worker_id: worker_id.into(),
             auth: Arc::new(RestAuth::None),
+            console: true,
         }
     }
 
     /// Requiring these credentials (but for `GET /health`).
     pub fn with_auth(mut self, auth: RestAuth) -> Self {
         self.auth = Arc::new(auth);
+        self
+    }
+
+    /// Serving the web console at `/ui`, or not.
+    pub fn with_console(mut self, on: bool) -> Self {
+        self.console = on;
         self
     }
 
