@@ -1,0 +1,134 @@
+import { ApiError, get, ui } from '../lib/api';
+import { usePoll, useTitle } from '../lib/hooks';
+import { assignment } from '../lib/status';
+import type { ClusterInfo, ConnectorStatus, Expanded, RootInfo } from '../lib/types';
+import { EmptyState, ErrorState, Section, SkeletonRows, StateBadge } from '../components/ui';
+
+interface ClusterData {
+  cluster: ClusterInfo;
+  /** `GET /cluster` is missing (an older worker): only this worker is known. */
+  fallback: boolean;
+  root: RootInfo | null;
+  statuses: ConnectorStatus[];
+}
+
+async function loadCluster(signal: AbortSignal): Promise<ClusterData> {
+  const expandedP = get<Expanded>('/connectors?expand=status&expand=info', { signal });
+  const rootP = get<RootInfo>('/', { signal }).catch(() => null);
+  let cluster: ClusterInfo;
+  let fallback = false;
+  try {
+    cluster = await get<ClusterInfo>('/cluster', { signal, quiet: true });
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.status !== 404) throw e;
+    fallback = true;
+    cluster = { mode: 'standalone', worker_id: '', group_id: null, stable: true, workers: [] };
+  }
+  const expanded = await expandedP;
+  const statuses = Object.values(expanded)
+    .map((e) => e.status)
+    .filter((s): s is ConnectorStatus => !!s)
+    .sort((a, b) => a.name.localeCompare(b.name));
+  if (fallback) {
+    // This worker's id as its connectors report it, or the address the console was loaded from.
+    const ids = new Set(statuses.flatMap((s) => [s.connector.worker_id, ...s.tasks.map((t) => t.worker_id)]).filter(Boolean));
+    const id = ids.size === 1 ? [...ids][0] : location.host;
+    cluster = { ...cluster, worker_id: id, workers: [{ id, self: true }] };
+  }
+  return { cluster, fallback, root: await rootP, statuses };
+}
+
+export function ClusterPage() {
+  useTitle('Cluster');
+  const { data, error, errorStatus, loading } = usePoll(loadCluster, []);
+
+  const workers = data ? data.cluster.workers.map((w) => w.id) : [];
+  const plan = data ? assignment(data.statuses, workers) : new Map();
+  const selfIds = new Set(data?.cluster.workers.filter((w) => w.self).map((w) => w.id));
+  const taskCount = data ? data.statuses.reduce((n, s) => n + s.tasks.length, 0) : 0;
+
+  return (
+    <div class="page">
+      <div class="page-head">
+        <h1>Cluster</h1>
+      </div>
+      {error && !data && <ErrorState message={error} status={errorStatus} />}
+      <dl class="facts">
+        <div>
+          <dt>Mode</dt>
+          <dd data-testid="cluster-mode">{data ? data.cluster.mode : <span class="skeleton" />}</dd>
+        </div>
+        <div>
+          <dt>This worker</dt>
+          <dd class="mono">{data ? data.cluster.worker_id : <span class="skeleton" />}</dd>
+        </div>
+        <div>
+          <dt>Group</dt>
+          <dd class="mono">{data ? (data.cluster.group_id ?? '—') : <span class="skeleton" />}</dd>
+        </div>
+        <div>
+          <dt>Membership</dt>
+          <dd>{data ? (data.cluster.stable ? 'stable' : 'rebalancing') : <span class="skeleton" />}</dd>
+        </div>
+        <div>
+          <dt>Kafka cluster</dt>
+          <dd class="mono">{data ? (data.root?.kafka_cluster_id ?? '—') : <span class="skeleton" />}</dd>
+        </div>
+        <div>
+          <dt>Version</dt>
+          <dd>{data ? (data.root ? `Copycat ${data.root.copycat_version ?? '?'} (REST ${data.root.version})` : '—') : <span class="skeleton" />}</dd>
+        </div>
+      </dl>
+      {data?.fallback && (
+        <p class="note">This worker does not serve <code>GET /cluster</code>: only this worker is shown.</p>
+      )}
+
+      <Section title={`Workers and their tasks${data ? ` (${workers.length} workers, ${taskCount} tasks)` : ''}`} id="workers">
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col" class="col-worker">Worker</th>
+              <th scope="col" class="col-num">Tasks</th>
+              <th scope="col">Assigned tasks</th>
+            </tr>
+          </thead>
+          <tbody>
+            {loading && <SkeletonRows rows={1} cols={3} />}
+            {data &&
+              [...plan.entries()].map(([id, tasks]) => (
+                <tr key={id} data-testid={`worker-${id}`}>
+                  <th scope="row" class="mono">
+                    {id}
+                    {selfIds.has(id) && <span class="tag">this worker</span>}
+                    {!workers.includes(id) && <span class="tag tag-warn">not a member</span>}
+                  </th>
+                  <td class="col-num">{tasks.length}</td>
+                  <td>
+                    {tasks.length === 0 ? (
+                      <span class="muted">No tasks</span>
+                    ) : (
+                      <ul class="chips">
+                        {tasks.map((t: { connector: string; task: number; state: string }) => (
+                          <li key={`${t.connector}-${t.task}`}>
+                            <a href={ui.connector(t.connector)}>
+                              {t.connector}/{t.task}
+                            </a>{' '}
+                            <StateBadge state={t.state} />
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
+                </tr>
+              ))}
+          </tbody>
+        </table>
+        {data && data.statuses.length === 0 && (
+          <EmptyState>
+            No connectors yet — <a href={ui.newConnector}>create one</a>.
+          </EmptyState>
+        )}
+      </Section>
+    </div>
+  );
+}
