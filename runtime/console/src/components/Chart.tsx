@@ -10,6 +10,18 @@ function cssVar(name: string, fallback: string): string {
   return v || fallback;
 }
 
+/** `12:34:56`, the x axis's labels (one line: the charts cover minutes). */
+function clock(sec: number): string {
+  const d = new Date(sec * 1000);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
+function short(n: number): string {
+  if (Math.abs(n) >= 1e6) return `${+(n / 1e6).toFixed(1)}M`;
+  if (Math.abs(n) >= 1e3) return `${+(n / 1e3).toFixed(1)}k`;
+  return String(+n.toFixed(2));
+}
+
 /**
  * A line chart of one field of the points. `compact` draws a sparkline
  * (no axes) for tables. The box keeps its size whatever the data, so
@@ -51,7 +63,12 @@ export function LiveChart({
       cursor: compact ? { show: false } : { drag: { x: false, y: false } },
       select: { show: false, left: 0, top: 0, width: 0, height: 0 },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-      axes: compact ? [{ show: false }, { show: false }] : [{ ...axis, size: 24 }, { ...axis, size: 48 }],
+      axes: compact
+        ? [{ show: false }, { show: false }]
+        : [
+            { ...axis, size: 24, space: 70, values: (_u, vals) => vals.map(clock) },
+            { ...axis, size: 48, values: (_u, vals) => vals.map(short) },
+          ],
       series: [{}, { label, stroke, width: 1.5, fill: stroke + '22', spanGaps: false, points: { show: false } }],
     };
     if (compact) opts.padding = [2, 0, 2, 0];

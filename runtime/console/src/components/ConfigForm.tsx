@@ -62,6 +62,8 @@ export function ConfigForm(props: ConfigFormProps) {
   const [validating, setValidating] = useState(false);
   const [validateError, setValidateError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
+  // Number inputs whose text is not a number (the browser reports their value as empty).
+  const [badNumbers, setBadNumbers] = useState<Record<string, boolean>>({});
   const [submitError, setSubmitError] = useState<string | null>(null);
   const kept = props.kept ?? {};
 
@@ -130,7 +132,9 @@ export function ConfigForm(props: ConfigFormProps) {
   );
 
   const set = (key: string, value: string) => setValues((v) => ({ ...v, [key]: value }));
-  const errors = validation?.view.byKey ?? {};
+  const errors: Record<string, string[]> = { ...(validation?.view.byKey ?? {}) };
+  const localBad = Object.keys(badNumbers).filter((k) => badNumbers[k]);
+  for (const k of localBad) errors[k] = ['Not a number.', ...(errors[k] ?? [])];
   const fieldKeys = new Set(groups.flatMap((g) => g.fields.map((f) => f.key)));
   const otherErrors = Object.entries(errors).filter(([k]) => !fieldKeys.has(k) && !OWN_INPUT_KEYS.has(k));
 
@@ -172,8 +176,9 @@ export function ConfigForm(props: ConfigFormProps) {
     summaryKind = 'error';
   } else if (!validation) summary = 'Validating…';
   else {
-    summary = summaryText(validation.view.count);
-    summaryKind = validation.view.count === 0 ? 'ok' : 'error';
+    const count = validation.view.count + localBad.length;
+    summary = summaryText(count);
+    summaryKind = count === 0 ? 'ok' : 'error';
   }
 
   return (
@@ -214,6 +219,7 @@ export function ConfigForm(props: ConfigFormProps) {
                 keptSecret={f.key in kept}
                 errors={errors[f.key] ?? []}
                 onChange={(v) => set(f.key, v)}
+                onBadInput={(bad) => setBadNumbers((b) => (b[f.key] === bad ? b : { ...b, [f.key]: bad }))}
               />
             ))}
           </div>
@@ -331,12 +337,14 @@ function Field({
   keptSecret,
   errors,
   onChange,
+  onBadInput,
 }: {
   field: FieldModel;
   value: string | undefined;
   keptSecret: boolean;
   errors: string[];
   onChange: (v: string) => void;
+  onBadInput: (bad: boolean) => void;
 }) {
   const id = fieldId(f.key);
   const describedBy = `${id}-doc ${id}-err`;
@@ -394,7 +402,11 @@ function Field({
           value={value ?? ''}
           placeholder={f.defaultValue ?? ''}
           required={f.required}
-          onInput={(e) => onChange((e.target as HTMLInputElement).value)}
+          onInput={(e) => {
+            const el = e.target as HTMLInputElement;
+            onBadInput(el.validity.badInput);
+            onChange(el.value);
+          }}
         />
       );
       break;
