@@ -1,6 +1,7 @@
 import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { onApiOutcome, ui } from './lib/api';
+import { SignInLink } from './components/ui';
 import { ClusterPage } from './pages/Cluster';
 import { ConnectorPage } from './pages/Connector';
 import { ConnectorsPage } from './pages/Connectors';
@@ -26,15 +27,22 @@ const NAV: { href: string; label: string; testid: string; match: (p: string) => 
 /** The global status line: the last failure of a call to the worker, until a call succeeds. */
 function ApiStatus() {
   const [error, setError] = useState<string | null>(null);
+  const [needsAuth, setNeedsAuth] = useState(false);
   useEffect(
     () =>
-      onApiOutcome((ok, message) => {
+      onApiOutcome((ok, message, status) => {
         setError(ok ? null : message);
+        setNeedsAuth(!ok && status === 401);
       }),
     [],
   );
   return (
-    <p class={`api-status ${error ? 'api-status-error' : ''}`} data-testid="api-status" role="status" aria-live="polite">
+    <p class={`api-status ${error ? 'api-status-error' : ''}`} data-testid="api-status" role="status" aria-live="polite" title={error ?? undefined}>
+      {needsAuth && (
+        <>
+          <SignInLink />{' '}
+        </>
+      )}
       {error ?? 'Connected'}
     </p>
   );

@@ -62,8 +62,7 @@ export function ConfigForm(props: ConfigFormProps) {
   const [validating, setValidating] = useState(false);
   const [validateError, setValidateError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
-  // Number inputs whose text is not a number (the browser reports their value as empty).
-  const [badNumbers, setBadNumbers] = useState<Record<string, boolean>>({});
+
   const [submitError, setSubmitError] = useState<string | null>(null);
   const kept = props.kept ?? {};
 
@@ -106,9 +105,12 @@ export function ConfigForm(props: ConfigFormProps) {
   // Live validation of what the form holds, debounced; a late answer to an older config is dropped.
   const seq = useRef(0);
   useEffect(() => {
+    const body = JSON.parse(debounced) as Record<string, string>;
+    // Right after a change of plugin the debounced config is still the old plugin's.
+    if (body['connector.class'] !== plugin) return;
     const mine = ++seq.current;
     setValidating(true);
-    api<ConfigInfos>('PUT', pluginPath(plugin, '/config/validate'), { body: JSON.parse(debounced), quiet: true })
+    api<ConfigInfos>('PUT', pluginPath(plugin, '/config/validate'), { body, quiet: true })
       .then((infos) => {
         if (mine !== seq.current) return;
         const view = validationView(infos);
@@ -132,9 +134,7 @@ export function ConfigForm(props: ConfigFormProps) {
   );
 
   const set = (key: string, value: string) => setValues((v) => ({ ...v, [key]: value }));
-  const errors: Record<string, string[]> = { ...(validation?.view.byKey ?? {}) };
-  const localBad = Object.keys(badNumbers).filter((k) => badNumbers[k]);
-  for (const k of localBad) errors[k] = ['Not a number.', ...(errors[k] ?? [])];
+  const errors: Record<string, string[]> = validation?.view.byKey ?? {};
   const fieldKeys = new Set(groups.flatMap((g) => g.fields.map((f) => f.key)));
   const otherErrors = Object.entries(errors).filter(([k]) => !fieldKeys.has(k) && !OWN_INPUT_KEYS.has(k));
 
@@ -176,9 +176,8 @@ export function ConfigForm(props: ConfigFormProps) {
     summaryKind = 'error';
   } else if (!validation) summary = 'Validating…';
   else {
-    const count = validation.view.count + localBad.length;
-    summary = summaryText(count);
-    summaryKind = count === 0 ? 'ok' : 'error';
+    summary = summaryText(validation.view.count);
+    summaryKind = validation.view.count === 0 ? 'ok' : 'error';
   }
 
   return (
@@ -219,7 +218,6 @@ export function ConfigForm(props: ConfigFormProps) {
                 keptSecret={f.key in kept}
                 errors={errors[f.key] ?? []}
                 onChange={(v) => set(f.key, v)}
-                onBadInput={(bad) => setBadNumbers((b) => (b[f.key] === bad ? b : { ...b, [f.key]: bad }))}
               />
             ))}
           </div>
@@ -337,14 +335,12 @@ function Field({
   keptSecret,
   errors,
   onChange,
-  onBadInput,
 }: {
   field: FieldModel;
   value: string | undefined;
   keptSecret: boolean;
   errors: string[];
   onChange: (v: string) => void;
-  onBadInput: (bad: boolean) => void;
 }) {
   const id = fieldId(f.key);
   const describedBy = `${id}-doc ${id}-err`;
@@ -393,20 +389,22 @@ function Field({
       );
       break;
     case 'number':
+      // A text input that brings up a numeric keyboard: the worker's validation
+      // names what is wrong with the text ("expected a double"), which a
+      // number input would hide by dropping it, and a config provider's
+      // `${env:...}` placeholder stays possible.
       input = (
         <input
           {...common}
-          type="number"
-          step={f.step}
+          type="text"
           inputMode={f.type === 'DOUBLE' ? 'decimal' : 'numeric'}
+          data-kind="number"
           value={value ?? ''}
           placeholder={f.defaultValue ?? ''}
           required={f.required}
-          onInput={(e) => {
-            const el = e.target as HTMLInputElement;
-            onBadInput(el.validity.badInput);
-            onChange(el.value);
-          }}
+          spellcheck={false}
+          autoComplete="off"
+          onInput={(e) => onChange((e.target as HTMLInputElement).value)}
         />
       );
       break;

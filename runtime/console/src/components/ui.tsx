@@ -53,7 +53,12 @@ export function SkeletonRows({ rows = 3, cols }: { rows?: number; cols: number }
 /** What went wrong, and what to do about it. */
 export function ErrorState({ message, status, children }: { message: string; status?: number | null; children?: ComponentChildren }) {
   let hint: ComponentChildren = null;
-  if (status === 401) hint = 'This worker requires credentials: reload the page and sign in, or ask for a token.';
+  if (status === 401)
+    hint = (
+      <>
+        This worker requires credentials: <SignInLink /> (or reload the page to be asked for them).
+      </>
+    );
   else if (status === 0) hint = 'Check that the worker is running and reachable, then reload.';
   return (
     <div class="state-box state-error" role="alert">
@@ -155,5 +160,23 @@ export function Trace({ trace, testid, summary = 'Trace' }: { trace: string; tes
       </summary>
       <pre>{trace}</pre>
     </details>
+  );
+}
+
+/**
+ * The worker's sign-in form (served by the worker, outside the app): a
+ * full page load, not a route of the app.
+ */
+export function SignInLink() {
+  return (
+    <a
+      href="/ui/login"
+      onClick={(e) => {
+        // Keep the router from handling it: the worker serves this page.
+        e.stopPropagation();
+      }}
+    >
+      sign in
+    </a>
   );
 }

@@ -35,7 +35,7 @@ export function errorMessage(status: number, statusText: string, body: string): 
   return `HTTP ${status}${statusText ? ' ' + statusText : ''}`;
 }
 
-type Listener = (ok: boolean, message: string) => void;
+type Listener = (ok: boolean, message: string, status: number | null) => void;
 const listeners = new Set<Listener>();
 
 /** Every call's outcome, for the global status line. */
@@ -44,8 +44,8 @@ export function onApiOutcome(l: Listener): () => void {
   return () => listeners.delete(l);
 }
 
-function report(ok: boolean, message: string) {
-  for (const l of listeners) l(ok, message);
+function report(ok: boolean, message: string, status: number | null = null) {
+  for (const l of listeners) l(ok, message, status);
 }
 
 export interface RequestOptions {
@@ -76,15 +76,16 @@ async function send(method: string, path: string, opts: RequestOptions = {}): Pr
   } catch (e) {
     if (e instanceof DOMException && e.name === 'AbortError') throw e;
     const err = new ApiError(0, e instanceof Error ? e.message : String(e));
-    report(false, describeError(err));
+    report(false, describeError(err), 0);
     throw err;
   }
   if (!res.ok) {
     const text = await res.text().catch(() => '');
     const err = new ApiError(res.status, errorMessage(res.status, res.statusText, text));
-    // 404s are often an answer (no such connector, no /cluster yet), not a fault of the worker.
-    if (!opts.quiet && (res.status === 401 || res.status === 0 || res.status >= 500)) {
-      report(false, describeError(err));
+    // 404s are often an answer (no such connector, no /cluster yet), not a fault of the worker;
+    // a 401 concerns every call, so it always reaches the status line.
+    if (res.status === 401 || (!opts.quiet && res.status >= 500)) {
+      report(false, describeError(err), res.status);
     }
     throw err;
   }

@@ -66,8 +66,8 @@ describe('buildFormModel', () => {
     expect(f.topic.kind).toBe('text');
     expect(f.topic.required).toBe(true);
     expect(f.rate.kind).toBe('number');
-    expect(f.rate.step).toBe('any');
-    expect(f.streams.step).toBe('1');
+    expect(f.rate.type).toBe('DOUBLE');
+    expect(f.streams.kind).toBe('number');
     expect(f['db.password'].kind).toBe('password');
     expect(f['errors.log.enable'].kind).toBe('checkbox');
     expect(f['errors.tolerance'].kind).toBe('select');

@@ -14,8 +14,6 @@ export interface FieldModel {
   defaultValue: string | null;
   documentation: string;
   importance: string;
-  /** For `number`: the input's step. */
-  step?: string;
   /** For `select`: the values offered (an empty "default" choice is added by the form). */
   options?: string[];
 }
@@ -76,7 +74,6 @@ export function buildFormModel(
       defaultValue: def.default_value,
       documentation: def.documentation ?? '',
       importance: def.importance,
-      step: kind === 'number' ? (t === 'DOUBLE' ? 'any' : '1') : undefined,
       options: kind === 'select' ? options : undefined,
     });
   }

@@ -233,8 +233,8 @@ function TasksSection({ name, view, loading, onRestarted }: { name: string; view
           <tr>
             <th scope="col" class="col-num">Task</th>
             <th scope="col" class="col-state">State</th>
-            <th scope="col">Worker</th>
-            <th scope="col">Restarts</th>
+            <th scope="col" class="col-worker-cell">Worker</th>
+            <th scope="col" class="col-restarts">Restarts</th>
             <th scope="col" class="col-action">
               <span class="sr-only">Actions</span>
             </th>

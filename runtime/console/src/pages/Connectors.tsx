@@ -32,7 +32,7 @@ export function ConnectorsPage() {
       <table class="table connectors">
         <thead>
           <tr>
-            <th scope="col">Name</th>
+            <th scope="col" class="col-name">Name</th>
             <th scope="col" class="col-type">Type</th>
             <th scope="col" class="col-state">State</th>
             <th scope="col" class="col-tasks">Tasks</th>

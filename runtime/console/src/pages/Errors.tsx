@@ -28,10 +28,10 @@ export function ErrorsPage() {
         <table class="table failures">
           <thead>
             <tr>
-              <th scope="col">Connector</th>
+              <th scope="col" class="col-conn">Connector</th>
               <th scope="col" class="col-num">Task</th>
               <th scope="col" class="col-state">State</th>
-              <th scope="col">Restarts</th>
+              <th scope="col" class="col-restarts">Restarts</th>
               <th scope="col">Trace</th>
             </tr>
           </thead>
