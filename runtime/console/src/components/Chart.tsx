@@ -66,14 +66,26 @@ export function LiveChart({
       axes: compact
         ? [{ show: false }, { show: false }]
         : [
-            { ...axis, size: 24, space: 70, values: (_u, vals) => vals.map(clock) },
+            { ...axis, size: 24, space: 70, incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600], values: (_u, vals) => vals.map(clock) },
             { ...axis, size: 48, values: (_u, vals) => vals.map(short) },
           ],
       series: [{}, { label, stroke, width: 1.5, fill: stroke + '22', spanGaps: false, points: { show: false } }],
     };
     if (compact) opts.padding = [2, 0, 2, 0];
-    plot.current = new uPlot(opts, data(), host.current);
+    const el = host.current;
+    if (!compact) opts.width = Math.max(120, Math.floor(el.clientWidth) || width);
+    plot.current = new uPlot(opts, data(), el);
+    // A full chart takes its box's width (the box has a fixed height).
+    let observer: ResizeObserver | null = null;
+    if (!compact && typeof ResizeObserver !== 'undefined') {
+      observer = new ResizeObserver((entries) => {
+        const w = Math.floor(entries[0].contentRect.width);
+        if (w > 0 && plot.current && Math.abs(plot.current.width - w) > 1) plot.current.setSize({ width: w, height });
+      });
+      observer.observe(el);
+    }
     return () => {
+      observer?.disconnect();
       plot.current?.destroy();
       plot.current = null;
     };

@@ -30,10 +30,16 @@ async function loadCluster(signal: AbortSignal): Promise<ClusterData> {
     .filter((s): s is ConnectorStatus => !!s)
     .sort((a, b) => a.name.localeCompare(b.name));
   if (fallback) {
-    // This worker's id as its connectors report it, or the address the console was loaded from.
-    const ids = new Set(statuses.flatMap((s) => [s.connector.worker_id, ...s.tasks.map((t) => t.worker_id)]).filter(Boolean));
-    const id = ids.size === 1 ? [...ids][0] : location.host;
-    cluster = { ...cluster, worker_id: id, workers: [{ id, self: true }] };
+    // The workers that the statuses name (or the address the console was loaded from).
+    const ids = [...new Set(statuses.flatMap((s) => [s.connector.worker_id, ...s.tasks.map((t) => t.worker_id)]).filter(Boolean))].sort();
+    const self = ids.length === 1 ? ids[0] : (ids.find((i) => i === location.host) ?? location.host);
+    const all = ids.includes(self) ? ids : [self, ...ids];
+    cluster = {
+      ...cluster,
+      mode: all.length > 1 ? 'distributed' : 'standalone',
+      worker_id: self,
+      workers: all.map((id) => ({ id, self: id === self })),
+    };
   }
   return { cluster, fallback, root: await rootP, statuses };
 }
@@ -80,7 +86,9 @@ export function ClusterPage() {
         </div>
       </dl>
       {data?.fallback && (
-        <p class="note">This worker does not serve <code>GET /cluster</code>: only this worker is shown.</p>
+        <p class="note">
+          This worker does not serve <code>GET /cluster</code>: the workers shown are those the connectors' statuses name.
+        </p>
       )}
 
       <Section title={`Workers and their tasks${data ? ` (${workers.length} workers, ${taskCount} tasks)` : ''}`} id="workers">

@@ -32,6 +32,10 @@ export function ConnectorPage({ name }: { name: string }) {
   const [busy, setBusy] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [editing, setEditing] = useState(false);
+  // Opening the editor brings it into view (it is below the tasks and charts).
+  useEffect(() => {
+    if (editing) document.getElementById('config')?.scrollIntoView({ block: 'start' });
+  }, [editing]);
 
   const pluginName = main.data?.info.config['connector.class'] ?? null;
   const view = main.data ? connectorView(main.data.status) : null;
@@ -51,7 +55,7 @@ export function ConnectorPage({ name }: { name: string }) {
   }, [pluginName]);
   const byName = useMemo(() => (defs ? defsByName(defs) : null), [defs]);
 
-  if (main.error && !main.data) {
+  if (main.error && (!main.data || main.errorStatus === 404)) {
     if (main.errorStatus === 404) {
       return (
         <div class="page">
@@ -177,8 +181,14 @@ export function ConnectorPage({ name }: { name: string }) {
       </ConfirmDialog>
 
       <div class="grid-2">
-        <TasksSection name={name} view={view} loading={main.loading} onRestarted={main.reload} />
-        <ChartsSection name={name} type={view?.type ?? null} />
+        <div class="stack">
+          <TasksSection name={name} view={view} loading={main.loading} onRestarted={main.reload} />
+          <VersionSection name={name} plugin={pluginName} view={view} lastSwap={view?.lastSwap ?? null} onSwapped={main.reload} />
+        </div>
+        <div class="stack">
+          <ChartsSection name={name} type={view?.type ?? null} />
+          <TopicsSection name={name} />
+        </div>
       </div>
 
       {editing && main.data && pluginName ? (
@@ -205,10 +215,6 @@ export function ConnectorPage({ name }: { name: string }) {
         <ConfigSection config={main.data?.info.config ?? null} byName={byName} defsFailed={defsFailed} />
       )}
 
-      <div class="grid-2">
-        <VersionSection name={name} plugin={pluginName} view={view} lastSwap={view?.lastSwap ?? null} onSwapped={main.reload} />
-        <TopicsSection name={name} />
-      </div>
       <OffsetsSection name={name} state={state} />
     </div>
   );
