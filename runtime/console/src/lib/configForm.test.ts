@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   HIDDEN_TEXT,
   buildFormModel,
+  configPatch,
   defsByName,
   fieldKind,
   formToConfig,
@@ -162,5 +163,20 @@ describe('secrets', () => {
     expect(split.values).toEqual({ topic: 't', 'grants.fs.read': '/a' });
     expect(split.extras).toEqual([{ key: 'x.custom', value: '1' }]);
     expect(split.kept).toEqual({ 'db.password': 's3cret' });
+  });
+});
+
+describe('configPatch', () => {
+  it('names only what changed, null for removed keys, and leaves hidden secrets alone', () => {
+    const original = { name: 'c', 'connector.class': 'p', topic: 't', rate: '5', 'db.password': '[hidden]', gone: 'x' };
+    const split = splitForEdit(original, defsByName(DEFS));
+    const next = formToConfig({ name: 'c', plugin: 'p' }, { ...split.values, rate: '10', topic: 't' }, [], split.kept);
+    expect(configPatch(original, next)).toEqual({ rate: '10', gone: null });
+  });
+
+  it('sends a retyped secret', () => {
+    const original = { name: 'c', 'connector.class': 'p', 'db.password': '[hidden]' };
+    const next = formToConfig({ name: 'c', plugin: 'p' }, { 'db.password': 'new' }, [], { 'db.password': '[hidden]' });
+    expect(configPatch(original, next)).toEqual({ 'db.password': 'new' });
   });
 });

@@ -225,3 +225,24 @@ export function splitForEdit(
 export function defsByName(defs: ConfigKeyInfo[]): Map<string, ConfigKeyInfo> {
   return new Map(defs.map((d) => [d.name, d]));
 }
+
+/** What the worker shows instead of a secret's value (`GET /connectors/{c}/config`). */
+export const SERVER_HIDDEN = '[hidden]';
+
+/**
+ * The PATCH body (`PATCH /connectors/{c}/config`: merge, `null` removes a
+ * key) that turns `original` into `next`. The worker answers secrets as
+ * `[hidden]`, so a replacement (PUT) of a config read back from it would
+ * overwrite every secret with that text; a patch names only what changed,
+ * and a secret left alone keeps its value on the worker.
+ */
+export function configPatch(original: Record<string, string>, next: Record<string, string>): Record<string, string | null> {
+  const patch: Record<string, string | null> = {};
+  for (const [k, v] of Object.entries(next)) {
+    if (original[k] !== v) patch[k] = v;
+  }
+  for (const k of Object.keys(original)) {
+    if (!(k in next)) patch[k] = null;
+  }
+  return patch;
+}

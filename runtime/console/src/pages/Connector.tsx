@@ -2,7 +2,7 @@ import { Fragment } from 'preact';
 import { useLocation } from 'preact-iso';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api, conn, describeError, get, plugin as pluginPath, ui } from '../lib/api';
-import { defsByName, maskConfig, splitForEdit } from '../lib/configForm';
+import { configPatch, defsByName, maskConfig, splitForEdit } from '../lib/configForm';
 import { formatCount, formatRate, latest } from '../lib/history';
 import { useMetrics, useNow, usePoll, useTitle } from '../lib/hooks';
 import { connectorView, relativeTime, shortDigest } from '../lib/status';
@@ -381,10 +381,14 @@ function EditForm({
 }) {
   // Taken once: polling must not overwrite what is being typed.
   const [split] = useState(() => splitForEdit(config, byName));
+  // A patch, not a replacement: the worker shows secrets as [hidden], and
+  // a PUT of what it showed would overwrite them with that text.
   const save = async (cfg: Record<string, string>) => {
+    const patch = configPatch(config, { ...cfg, name });
+    if (Object.keys(patch).length === 0) return 'Nothing changed.';
     try {
-      await api('PUT', conn(name, '/config'), { body: { ...cfg, name }, quiet: true });
-      onDone('Config saved: the tasks were replaced with the new config.');
+      await api('PATCH', conn(name, '/config'), { body: patch, quiet: true });
+      onDone(`Config saved (${Object.keys(patch).join(', ')}): the tasks were replaced with the new config.`);
       return null;
     } catch (e) {
       return describeError(e);
