@@ -60,6 +60,16 @@ export interface RequestOptions {
   quiet?: boolean;
 }
 
+/**
+ * `path` on the page's origin. Not the relative path itself: on a page
+ * opened as `http://user:password@host/ui/`, a relative URL keeps the
+ * credentials and fetch refuses it; the origin has none (the browser
+ * still sends the credentials it has for the origin).
+ */
+export function sameOrigin(path: string): string {
+  return typeof location === 'undefined' ? path : location.origin + path;
+}
+
 async function send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { Accept: opts.accept ?? 'application/json' };
   let body: BodyInit | undefined;
@@ -72,7 +82,7 @@ async function send(method: string, path: string, opts: RequestOptions = {}): Pr
   }
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body, signal: opts.signal, credentials: 'same-origin' });
+    res = await fetch(sameOrigin(path), { method, headers, body, signal: opts.signal, credentials: 'same-origin' });
   } catch (e) {
     if (e instanceof DOMException && e.name === 'AbortError') throw e;
     const err = new ApiError(0, e instanceof Error ? e.message : String(e));

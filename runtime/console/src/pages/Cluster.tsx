@@ -13,19 +13,25 @@ interface ClusterData {
 }
 
 async function loadCluster(signal: AbortSignal): Promise<ClusterData> {
-  const expandedP = get<Expanded>('/connectors?expand=status&expand=info', { signal });
-  const rootP = get<RootInfo>('/', { signal }).catch(() => null);
+  // All three at once, every outcome handled (no promise is left rejected and unheeded).
+  const [expandedR, clusterR, rootR] = await Promise.allSettled([
+    get<Expanded>('/connectors?expand=status&expand=info', { signal }),
+    get<ClusterInfo>('/cluster', { signal, quiet: true }),
+    get<RootInfo>('/', { signal, quiet: true }),
+  ]);
+  if (expandedR.status === 'rejected') throw expandedR.reason;
   let cluster: ClusterInfo;
   let fallback = false;
-  try {
-    cluster = await get<ClusterInfo>('/cluster', { signal, quiet: true });
-  } catch (e) {
+  if (clusterR.status === 'fulfilled') {
+    cluster = clusterR.value;
+  } else {
+    const e = clusterR.reason;
     if (!(e instanceof ApiError) || e.status !== 404) throw e;
     fallback = true;
     cluster = { mode: 'standalone', worker_id: '', group_id: null, stable: true, workers: [] };
   }
-  const expanded = await expandedP;
-  const statuses = Object.values(expanded)
+  const root = rootR.status === 'fulfilled' ? rootR.value : null;
+  const statuses = Object.values(expandedR.value)
     .map((e) => e.status)
     .filter((s): s is ConnectorStatus => !!s)
     .sort((a, b) => a.name.localeCompare(b.name));
@@ -41,7 +47,7 @@ async function loadCluster(signal: AbortSignal): Promise<ClusterData> {
       workers: all.map((id) => ({ id, self: id === self })),
     };
   }
-  return { cluster, fallback, root: await rootP, statuses };
+  return { cluster, fallback, root, statuses };
 }
 
 export function ClusterPage() {
