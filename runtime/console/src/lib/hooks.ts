@@ -1,7 +1,8 @@
 // Data hooks: polling while visible, the shared metrics, a debounced value.
 
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, describeError } from './api';
+import { ApiError, describeError, get } from './api';
+import type { ClusterInfo } from './types';
 import { type MetricsView, subscribeMetrics } from './metricsStore';
 import { POLL_MS, onVisibilityChange, pageVisible } from './visibility';
 
@@ -107,4 +108,29 @@ export function useTitle(title: string) {
   useEffect(() => {
     document.title = `${title} · Copycat`;
   }, [title]);
+}
+
+let clusterOnce: Promise<ClusterInfo | null> | null = null;
+
+/**
+ * This worker's `GET /cluster`, asked once per page load (null when the
+ * worker does not serve it). Metrics are per worker: in a cluster the
+ * charts cover only the tasks that run on the worker serving the console.
+ */
+export function useClusterInfo(): ClusterInfo | null {
+  const [info, setInfo] = useState<ClusterInfo | null>(null);
+  useEffect(() => {
+    if (!clusterOnce) {
+      clusterOnce = get<ClusterInfo>('/cluster', { quiet: true }).catch(() => {
+        clusterOnce = null;
+        return null;
+      });
+    }
+    let live = true;
+    void clusterOnce.then((c) => live && setInfo(c));
+    return () => {
+      live = false;
+    };
+  }, []);
+  return info;
 }

@@ -4,7 +4,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api, conn, describeError, get, plugin as pluginPath, ui } from '../lib/api';
 import { configPatch, defsByName, maskConfig, splitForEdit } from '../lib/configForm';
 import { formatCount, formatRate, latest } from '../lib/history';
-import { useMetrics, useNow, usePoll, useTitle } from '../lib/hooks';
+import { useClusterInfo, useMetrics, useNow, usePoll, useTitle } from '../lib/hooks';
 import { connectorView, relativeTime, shortDigest } from '../lib/status';
 import type { ConfigKeyInfo, ConnectorInfo, ConnectorStatus, LastSwap, OffsetEntry, PluginVersion, SwapReport } from '../lib/types';
 import { LiveChart } from '../components/Chart';
@@ -186,7 +186,7 @@ export function ConnectorPage({ name }: { name: string }) {
           <VersionSection name={name} plugin={pluginName} view={view} lastSwap={view?.lastSwap ?? null} onSwapped={main.reload} />
         </div>
         <div class="stack">
-          <ChartsSection name={name} type={view?.type ?? null} />
+          <ChartsSection name={name} type={view?.type ?? null} view={view} />
           <TopicsSection name={name} />
         </div>
       </div>
@@ -297,8 +297,12 @@ function TasksSection({ name, view, loading, onRestarted }: { name: string; view
   );
 }
 
-function ChartsSection({ name, type }: { name: string; type: string | null }) {
+function ChartsSection({ name, type, view }: { name: string; type: string | null; view: ReturnType<typeof connectorView> | null }) {
   const metrics = useMetrics();
+  const cluster = useClusterInfo();
+  // Each worker serves the metrics of its own tasks only.
+  const here = cluster && view ? view.tasks.filter((t) => t.workerId === cluster.worker_id).length : null;
+  const partial = cluster?.mode === 'distributed' && view && here !== null && here < view.total;
   const points = metrics.history.series.get(name);
   const l = latest(points);
   const hasLag = points?.some((p) => p.lag !== null) ?? false;
@@ -319,6 +323,18 @@ function ChartsSection({ name, type }: { name: string; type: string | null }) {
           <LiveChart points={type === 'sink' ? [] : points} field="lag" width={420} height={110} label={`Uncommitted records of ${name}`} testid="chart-lag" />
         </figure>
       </div>
+      <p class="muted small metrics-note">
+        {partial ? (
+          <>
+            From this worker's <code>/metrics</code>: {here} of the {view!.total} tasks run here ({cluster!.worker_id}); the console of
+            another worker shows its own.
+          </>
+        ) : (
+          <>
+            From <code>/metrics</code>, every 2 s while the page is visible.
+          </>
+        )}
+      </p>
       <Message kind="error" text={metrics.error ? `Metrics unavailable: ${metrics.error}` : null} />
     </Section>
   );

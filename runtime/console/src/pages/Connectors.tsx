@@ -1,6 +1,6 @@
 import { get, ui } from '../lib/api';
 import { formatCount, formatRate, latest } from '../lib/history';
-import { useMetrics, useNow, usePoll, useTitle } from '../lib/hooks';
+import { useClusterInfo, useMetrics, useNow, usePoll, useTitle } from '../lib/hooks';
 import { connectorView, relativeTime, shortDigest } from '../lib/status';
 import type { Expanded } from '../lib/types';
 import { LiveChart } from '../components/Chart';
@@ -11,6 +11,7 @@ export function ConnectorsPage() {
   const { data, error, errorStatus, loading } = usePoll((signal) => get<Expanded>('/connectors?expand=status&expand=info', { signal }), []);
   const metrics = useMetrics();
   const now = useNow();
+  const cluster = useClusterInfo();
 
   const rows = data
     ? Object.entries(data)
@@ -28,7 +29,13 @@ export function ConnectorsPage() {
         </a>
       </div>
       {error && !data && <ErrorState message={error} status={errorStatus} />}
-      {metrics.error && <p class="note">Metrics unavailable: {metrics.error}</p>}
+      <p class="note">
+        {metrics.error
+          ? `Metrics unavailable: ${metrics.error}`
+          : cluster?.mode === 'distributed'
+            ? `Throughput and lag come from this worker's /metrics (${cluster.worker_id}): they cover the tasks running here.`
+            : 'Throughput and lag from /metrics, every 2 s.'}
+      </p>
       <table class="table connectors">
         <thead>
           <tr>

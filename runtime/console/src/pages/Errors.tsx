@@ -1,5 +1,5 @@
 import { get, ui } from '../lib/api';
-import { useMetrics, useNow, usePoll, useTitle } from '../lib/hooks';
+import { useClusterInfo, useMetrics, useNow, usePoll, useTitle } from '../lib/hooks';
 import { errorCounts } from '../lib/prom';
 import { failures, relativeTime } from '../lib/status';
 import type { Expanded } from '../lib/types';
@@ -10,6 +10,7 @@ export function ErrorsPage() {
   const data = usePoll((signal) => get<Expanded>('/connectors?expand=status', { signal }), []);
   const metrics = useMetrics();
   const now = useNow();
+  const cluster = useClusterInfo();
   const statuses = data.data ? Object.values(data.data).flatMap((e) => (e.status ? [e.status] : [])) : [];
   const list = failures(statuses);
   const failedConnectors = statuses.filter((s) => s.connector.state === 'FAILED');
@@ -77,7 +78,8 @@ export function ErrorsPage() {
 
       <Section title="Record errors and dead letter queue" id="error-counts">
         <p class="muted small">
-          From <code>/metrics</code>, summed over each connector's tasks since the worker started. Tolerated errors
+          From <code>/metrics</code>, summed over each connector's tasks since the worker started
+          {cluster?.mode === 'distributed' ? ` (the tasks on this worker, ${cluster.worker_id})` : ''}. Tolerated errors
           (<code>errors.tolerance=all</code>) are skipped or sent to the dead letter queue.
         </p>
         <table class="table counts">
