@@ -27,10 +27,12 @@ const NAV: { href: string; label: string; testid: string; match: (p: string) => 
 /** The global status line: the last failure of a call to the worker, until a call succeeds. */
 function ApiStatus() {
   const [error, setError] = useState<string | null>(null);
+  const [answered, setAnswered] = useState(false);
   const [needsAuth, setNeedsAuth] = useState(false);
   useEffect(
     () =>
       onApiOutcome((ok, message, status) => {
+        setAnswered(true);
         setError(ok ? null : message);
         setNeedsAuth(!ok && status === 401);
       }),
@@ -43,7 +45,7 @@ function ApiStatus() {
           <SignInLink />{' '}
         </>
       )}
-      {error ?? 'Connected'}
+      {error ?? (answered ? 'Connected' : 'Connecting…')}
     </p>
   );
 }

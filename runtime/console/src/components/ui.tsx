@@ -59,7 +59,8 @@ export function ErrorState({ message, status, children }: { message: string; sta
         This worker requires credentials: <SignInLink /> (or reload the page to be asked for them).
       </>
     );
-  else if (status === 0) hint = 'Check that the worker is running and reachable, then reload.';
+  else if (status === 0 || (status !== null && status !== undefined && status >= 500))
+    hint = 'Check that the worker is running and reachable (and Kafka, for a 500); this page tries again every 2 s.';
   return (
     <div class="state-box state-error" role="alert">
       <p>{message}</p>

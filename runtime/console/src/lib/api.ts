@@ -16,6 +16,7 @@ export function describeError(err: unknown): string {
     if (err.status === 401) return `This worker requires credentials (401): ${err.message}`;
     if (err.status === 403) return `Not allowed (403): ${err.message}`;
     if (err.status === 0) return `The worker did not answer: ${err.message}`;
+    if (err.status === 502 || err.status === 503 || err.status === 504) return `The worker did not answer (${err.message})`;
     return err.message;
   }
   if (err instanceof Error) return err.message;
@@ -92,9 +93,9 @@ async function send(method: string, path: string, opts: RequestOptions = {}): Pr
   if (!res.ok) {
     const text = await res.text().catch(() => '');
     const err = new ApiError(res.status, errorMessage(res.status, res.statusText, text));
-    // 404s are often an answer (no such connector, no /cluster yet), not a fault of the worker;
-    // a 401 concerns every call, so it always reaches the status line.
-    if (res.status === 401 || (!opts.quiet && res.status >= 500)) {
+    // A 401 or a failing worker concerns every call: it always reaches the status line.
+    // Other answers (404: no such connector, 400: invalid config) are the caller's to show.
+    if (res.status === 401 || res.status >= 500 || !opts.quiet) {
       report(false, describeError(err), res.status);
     }
     throw err;

@@ -20,7 +20,7 @@ export function pluginNames(entries: PluginEntry[]): { name: string; type: strin
 export function NewConnectorPage() {
   useTitle('New connector');
   const { query, route } = useLocation();
-  const plugins = usePoll((signal) => get<PluginEntry[]>('/connector-plugins', { signal }), [], 0);
+  const plugins = usePoll((signal) => get<PluginEntry[]>('/connector-plugins', { signal }), []);
   const [selected, setSelected] = useState<string>(query.plugin ?? '');
   const [name, setName] = useState('');
   const [nameErrors, setNameErrors] = useState<string[]>([]);

@@ -273,7 +273,7 @@ function UploadForm({ names, onUploaded }: { names: string[]; onUploaded: () => 
       setResult({ kind: 'ok', text: `Stored ${r.name} ${r.version} (${r.type}), ${r.digest}` });
       onUploaded();
     } catch (ex) {
-      setResult({ kind: 'error', text: `Upload refused: ${describeError(ex)}` });
+      setResult({ kind: 'error', text: describeError(ex) });
     } finally {
       setBusy(false);
     }
