@@ -56,7 +56,10 @@ export function ConfigForm(props: ConfigFormProps) {
   const [values, setValues] = useState<Record<string, string>>(props.initialValues ?? {});
   const [extras, setExtras] = useState<ExtraRow[]>(props.initialExtras ?? []);
   const [pending, setPending] = useState<ExtraRow>({ key: '', value: '' });
-  const [defs, setDefs] = useState<ConfigKeyInfo[] | null>(null);
+  // The definition with the plugin it is of: after a change of plugin the
+  // old plugin's fields go in the same render, not an effect later.
+  const [defsOf, setDefsOf] = useState<{ plugin: string; defs: ConfigKeyInfo[] } | null>(null);
+  const defs = defsOf && defsOf.plugin === plugin ? defsOf.defs : null;
   const [defsError, setDefsError] = useState<string | null>(null);
   const [validation, setValidation] = useState<{ view: ValidationView; recommended: Record<string, string[]> } | null>(null);
   const [validating, setValidating] = useState(false);
@@ -75,7 +78,6 @@ export function ConfigForm(props: ConfigFormProps) {
     firstPlugin.current = plugin;
     setValues({});
     setExtras([]);
-    setDefs(null);
     setValidation(null);
     setSubmitError(null);
   }, [plugin]);
@@ -87,7 +89,7 @@ export function ConfigForm(props: ConfigFormProps) {
     const q = version ? `?version=${encodeURIComponent(version)}` : '';
     get<ConfigKeyInfo[]>(pluginPath(plugin, `/config${q}`), { quiet: true })
       .then((d) => {
-        if (!stale) setDefs(d);
+        if (!stale) setDefsOf({ plugin, defs: d });
       })
       .catch((e) => {
         if (!stale) setDefsError(describeError(e));

@@ -62,8 +62,10 @@ export function connectorView(s: ConnectorStatus): ConnectorView {
 export function tone(state: string): 'ok' | 'warn' | 'bad' | 'idle' {
   switch (state) {
     case 'RUNNING':
+    case 'SWAPPED':
       return 'ok';
     case 'FAILED':
+    case 'ROLLED_BACK':
       return 'bad';
     case 'RESTARTING':
     case 'UNASSIGNED':

@@ -430,10 +430,15 @@ function EditForm({
   );
 }
 
-function swapText(r: SwapReport | LastSwap): string {
+/** `1.0.0 → 2.0.0, paused 54 ms`. */
+function swapDetail(r: SwapReport | LastSwap): string {
   const pause = typeof r.pause_ms === 'number' ? `, paused ${r.pause_ms.toFixed(r.pause_ms < 10 ? 1 : 0)} ms` : '';
   const from = r.from_version ? `${r.from_version} → ` : '';
-  return `${r.outcome ?? '?'}: ${from}${r.to_version ?? '?'}${pause}`;
+  return `${from}${r.to_version ?? '?'}${pause}`;
+}
+
+function swapText(r: SwapReport | LastSwap): string {
+  return `${r.outcome ?? '?'}: ${swapDetail(r)}`;
 }
 
 function VersionSection({
@@ -508,7 +513,7 @@ function VersionSection({
       <div data-testid="last-swap" class="last-swap">
         {lastSwap ? (
           <>
-            <StateBadge state={lastSwap.outcome ?? '?'} /> <span>{swapText(lastSwap)}</span>
+            <StateBadge state={lastSwap.outcome ?? '?'} /> <span>{swapDetail(lastSwap)}</span>
             {lastSwap.at_ms ? <span class="muted small"> · {new Date(lastSwap.at_ms).toLocaleString()}</span> : null}
             {lastSwap.reason && <p class="swap-reason">Rolled back because: {lastSwap.reason}</p>}
           </>
