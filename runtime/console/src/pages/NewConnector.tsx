@@ -2,20 +2,10 @@ import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { ApiError, api, describeError, get, ui } from '../lib/api';
 import { usePoll, useTitle } from '../lib/hooks';
+import { pluginNames } from '../lib/plugins';
 import type { ConnectorInfo, PluginEntry } from '../lib/types';
 import { ConfigForm } from '../components/ConfigForm';
 import { EmptyState, ErrorState } from '../components/ui';
-
-/** Plugin names, one entry per name (the list has one per version). */
-export function pluginNames(entries: PluginEntry[]): { name: string; type: string; versions: string[] }[] {
-  const by = new Map<string, { name: string; type: string; versions: string[] }>();
-  for (const e of entries) {
-    const x = by.get(e.class) ?? { name: e.class, type: e.type, versions: [] };
-    if (e.version && !x.versions.includes(e.version)) x.versions.push(e.version);
-    by.set(e.class, x);
-  }
-  return [...by.values()].sort((a, b) => a.name.localeCompare(b.name));
-}
 
 export function NewConnectorPage() {
   useTitle('New connector');

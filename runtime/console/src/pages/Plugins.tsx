@@ -4,7 +4,7 @@ import { usePoll, useTitle } from '../lib/hooks';
 import { connectorView } from '../lib/status';
 import type { ConnectorStatus, Expanded, PluginEntry, PluginVersion, SwapReport } from '../lib/types';
 import { ErrorState, Message, SkeletonRows, StateBadge } from '../components/ui';
-import { pluginNames } from './NewConnector';
+import { pluginNames } from '../lib/plugins';
 
 interface PluginsData {
   plugins: { name: string; type: string; versions: PluginVersion[]; error: string | null }[];
