@@ -14,6 +14,7 @@ import {
   recommendedValues,
   summaryText,
   validationView,
+  withDynamicDefs,
   type ValidationView,
 } from '../lib/configForm';
 import { useDebounced } from '../lib/hooks';
@@ -61,7 +62,7 @@ export function ConfigForm(props: ConfigFormProps) {
   const [defsOf, setDefsOf] = useState<{ plugin: string; defs: ConfigKeyInfo[] } | null>(null);
   const defs = defsOf && defsOf.plugin === plugin ? defsOf.defs : null;
   const [defsError, setDefsError] = useState<string | null>(null);
-  const [validation, setValidation] = useState<{ view: ValidationView; recommended: Record<string, string[]> } | null>(null);
+  const [validation, setValidation] = useState<{ view: ValidationView; recommended: Record<string, string[]>; infos: ConfigInfos } | null>(null);
   const [validating, setValidating] = useState(false);
   const [validateError, setValidateError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
@@ -116,7 +117,7 @@ export function ConfigForm(props: ConfigFormProps) {
       .then((infos) => {
         if (mine !== seq.current) return;
         const view = validationView(infos);
-        setValidation({ view, recommended: recommendedValues(infos) });
+        setValidation({ view, recommended: recommendedValues(infos), infos });
         setValidateError(null);
         props.onNameErrors?.(view.byKey.name ?? []);
       })
@@ -129,16 +130,26 @@ export function ConfigForm(props: ConfigFormProps) {
       });
   }, [debounced, plugin]);
 
-  const byName = useMemo(() => (defs ? defsByName(defs) : null), [defs]);
+  // The plugin's keys, plus those the last validation added (a transform's settings).
+  const extraKeysJson = JSON.stringify(extras.map((x) => x.key));
+  const merged = useMemo(
+    () => (defs ? withDynamicDefs(defs, validation?.infos ?? null, new Set(extras.map((x) => x.key))) : null),
+    [defs, validation?.infos, extraKeysJson],
+  );
+  const byName = useMemo(() => (merged ? defsByName(merged) : null), [merged]);
   const groups = useMemo(
-    () => (defs ? buildFormModel(defs, validation?.recommended ?? {}, plugin, { ...props.initialValues }) : []),
-    [defs, validation?.recommended, plugin],
+    () => (merged ? buildFormModel(merged, validation?.recommended ?? {}, plugin, { ...props.initialValues }) : []),
+    [merged, validation?.recommended, plugin],
   );
 
   const set = (key: string, value: string) => setValues((v) => ({ ...v, [key]: value }));
   const errors: Record<string, string[]> = validation?.view.byKey ?? {};
   const fieldKeys = new Set(groups.flatMap((g) => g.fields.map((f) => f.key)));
-  const otherErrors = Object.entries(errors).filter(([k]) => !fieldKeys.has(k) && !OWN_INPUT_KEYS.has(k));
+  // Values of keys no field shows any more (a transform's setting after `transforms` was cleared).
+  const orphans = merged && validation ? Object.keys(values).filter((k) => !fieldKeys.has(k) && !OWN_INPUT_KEYS.has(k) && values[k] !== '') : [];
+  const otherErrors = Object.entries(errors).filter(
+    ([k]) => !fieldKeys.has(k) && !OWN_INPUT_KEYS.has(k) && !orphans.includes(k) && !extras.some((x) => x.key === k),
+  );
 
   const addExtra = () => {
     const key = pending.key.trim();
@@ -230,9 +241,42 @@ export function ConfigForm(props: ConfigFormProps) {
           <h3>Other keys</h3>
         </legend>
         <p class="muted small">Keys the definition does not list (client overrides, transform settings, …).</p>
-        {extras.length > 0 && (
+        {extras.length + orphans.length > 0 && (
           <table class="table extras-table">
             <tbody>
+              {orphans.map((k) => (
+                <tr key={`orphan-${k}`}>
+                  <th scope="row" class="mono">
+                    <label for={`orphan-${fieldId(k)}`}>{k}</label>
+                  </th>
+                  <td>
+                    <input
+                      id={`orphan-${fieldId(k)}`}
+                      type={(isSecretKey(k, byName) ? 'password' : 'text') as 'text'}
+                      data-testid={`extra-value-${k}`}
+                      value={values[k]}
+                      onInput={(e) => set(k, (e.target as HTMLInputElement).value)}
+                    />
+                    <p class="field-error" data-testid={`error-${k}`}>
+                      {(errors[k] ?? []).join('; ')}
+                    </p>
+                  </td>
+                  <td class="col-action">
+                    <button
+                      type="button"
+                      class="btn btn-small"
+                      onClick={() =>
+                        setValues((v) => {
+                          const { [k]: _gone, ...rest } = v;
+                          return rest;
+                        })
+                      }
+                    >
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
               {extras.map((x, i) => {
                 const secret = isSecretKey(x.key, byName);
                 const hiddenExisting = x.key in kept;
@@ -312,6 +356,11 @@ export function ConfigForm(props: ConfigFormProps) {
       <Message kind="error" text={submitError} testid="form-message" />
     </form>
   );
+}
+
+/** Kafka Connect's documentation strings hold a little HTML (`<code>`, `<br/>`): shown as text without it. */
+function plainDoc(doc: string): string {
+  return doc.replace(/<br\s*\/?>/gi, ' ').replace(/<\/?[a-z][^>]*>/gi, '');
 }
 
 function countErrors(fields: FieldModel[], errors: Record<string, string[]>) {
@@ -435,9 +484,9 @@ function Field({
         {input}
         {f.kind === 'checkbox' && <span class="muted small">{value === undefined ? `default: ${f.defaultValue ?? 'false'}` : ''}</span>}
       </div>
-      <p class="field-doc" id={`${id}-doc`} title={f.documentation}>
+      <p class="field-doc" id={`${id}-doc`} title={plainDoc(f.documentation)}>
         {f.label !== f.key ? <strong>{f.label}. </strong> : null}
-        {f.documentation}
+        {plainDoc(f.documentation)}
       </p>
       <p class="field-error" id={`${id}-err`} data-testid={`error-${f.key}`}>
         {errors.join('; ')}

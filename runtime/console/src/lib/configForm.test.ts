@@ -11,6 +11,7 @@ import {
   recommendedValues,
   splitForEdit,
   summaryText,
+  withDynamicDefs,
   validationView,
 } from './configForm';
 import type { ConfigInfos, ConfigKeyInfo } from './types';
@@ -157,10 +158,10 @@ describe('secrets', () => {
 
   it('keeps secrets out of the edit form', () => {
     const split = splitForEdit(
-      { name: 'c', 'connector.class': 'p', topic: 't', 'db.password': 's3cret', 'grants.fs.read': '/a', 'x.custom': '1' },
+      { name: 'c', 'connector.class': 'p', topic: 't', 'db.password': 's3cret', 'grants.fs.read': '/a', 'x.custom': '1', 'transforms.a.type': 'X' },
       defs,
     );
-    expect(split.values).toEqual({ topic: 't', 'grants.fs.read': '/a' });
+    expect(split.values).toEqual({ topic: 't', 'grants.fs.read': '/a', 'transforms.a.type': 'X' });
     expect(split.extras).toEqual([{ key: 'x.custom', value: '1' }]);
     expect(split.kept).toEqual({ 'db.password': 's3cret' });
   });
@@ -178,5 +179,38 @@ describe('configPatch', () => {
     const original = { name: 'c', 'connector.class': 'p', 'db.password': '[hidden]' };
     const next = formToConfig({ name: 'c', plugin: 'p' }, { 'db.password': 'new' }, [], { 'db.password': '[hidden]' });
     expect(configPatch(original, next)).toEqual({ 'db.password': 'new' });
+  });
+});
+
+describe('withDynamicDefs', () => {
+  const tdef = (name: string, order: number) => def(name, 'STRING', { group: 'Transforms: a', order_in_group: order });
+  const base = [
+    def('topic', 'STRING'),
+    def('transforms', 'LIST', { group: 'Transforms', order_in_group: 12 }),
+    def('predicates', 'LIST', { group: 'Predicates', order_in_group: 13 }),
+  ];
+  const infos: ConfigInfos = {
+    name: 'p',
+    error_count: 0,
+    groups: [],
+    configs: [
+      { definition: base[0], value: { name: 'topic', value: 't', recommended_values: [], errors: [], visible: true } },
+      { definition: tdef('transforms.a.type', 0), value: { name: 'transforms.a.type', value: null, recommended_values: ['X'], errors: [], visible: true } },
+      { definition: tdef('transforms.a.field', 2), value: { name: 'transforms.a.field', value: null, recommended_values: [], errors: [], visible: true } },
+      { definition: null, value: { name: 'producer.override.x', value: '1', recommended_values: [], errors: ['bad'], visible: true } },
+    ],
+  };
+
+  it("adds the answer's keys after their family's group", () => {
+    const merged = withDynamicDefs(base, infos);
+    expect(merged.map((d) => d.name)).toEqual(['topic', 'transforms', 'transforms.a.type', 'transforms.a.field', 'predicates']);
+    const model = buildFormModel(merged, recommendedValues(infos), 'p');
+    expect(model.map((g) => g.name)).toEqual(['p settings', 'Transforms', 'Transforms: a', 'Predicates']);
+    expect(model[2].fields[0].kind).toBe('select');
+  });
+
+  it('leaves out keys shown as free rows, and changes nothing without an answer', () => {
+    expect(withDynamicDefs(base, infos, new Set(['transforms.a.type'])).map((d) => d.name)).not.toContain('transforms.a.type');
+    expect(withDynamicDefs(base, null)).toBe(base);
   });
 });

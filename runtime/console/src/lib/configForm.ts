@@ -201,6 +201,8 @@ export function maskConfig(config: Record<string, string>, defs: Map<string, Con
   });
 }
 
+const DYNAMIC_PREFIX = /^(transforms|predicates)\.[^.]+\./;
+
 /**
  * Splits an existing config into what the edit form shows and what it
  * keeps out of the DOM: `values` for defined non-secret keys, `extras` for
@@ -216,7 +218,8 @@ export function splitForEdit(
   for (const [k, v] of Object.entries(config)) {
     if (OWN_INPUT_KEYS.has(k)) continue;
     if (isSecretKey(k, defs)) kept[k] = v;
-    else if (defs.has(k)) values[k] = v;
+    // A transform's or predicate's settings: the validation answer defines them (withDynamicDefs).
+    else if (defs.has(k) || DYNAMIC_PREFIX.test(k)) values[k] = v;
     else extras.push({ key: k, value: v });
   }
   return { values, extras, kept };
@@ -245,4 +248,34 @@ export function configPatch(original: Record<string, string>, next: Record<strin
     if (!(k in next)) patch[k] = null;
   }
   return patch;
+}
+
+/**
+ * The definition with the keys a validation answer adds (a config naming
+ * `transforms=a` gets the `Transforms: a` group: `transforms.a.type` and
+ * the transform's settings; likewise predicates). Each added group goes
+ * right after the last group of its family (`Transforms`, `Predicates`),
+ * or at the end. Keys in `skip` (shown as free rows) are left out.
+ */
+export function withDynamicDefs(defs: ConfigKeyInfo[], infos: ConfigInfos | null, skip: Set<string> = new Set()): ConfigKeyInfo[] {
+  if (!infos) return defs;
+  const known = new Set(defs.map((d) => d.name));
+  const added = infos.configs
+    .map((c) => c.definition)
+    .filter((d): d is ConfigKeyInfo => !!d && !known.has(d.name) && !skip.has(d.name));
+  if (added.length === 0) return defs;
+  const out = [...defs];
+  const family = (g: string | null) => (g ?? '').split(':')[0];
+  for (const d of added) {
+    let at = -1;
+    for (let i = out.length - 1; i >= 0; i--) {
+      if (out[i].group !== null && family(out[i].group) === family(d.group)) {
+        at = i;
+        break;
+      }
+    }
+    if (at < 0) out.push(d);
+    else out.splice(at + 1, 0, d);
+  }
+  return out;
 }
