@@ -109,6 +109,11 @@ function NotFound() {
   );
 }
 
+/** One page per connector: another connector's page starts afresh (no message or editor carried over). */
+function ConnectorRoute({ name }: { name: string }) {
+  return <ConnectorPage key={name} name={name} />;
+}
+
 export function App() {
   return (
     <LocationProvider scope="/ui">
@@ -118,9 +123,10 @@ export function App() {
         <ErrorBoundary>
           <Router>
             <Route path="/ui" component={ClusterPage} />
+            <Route path="/ui/index.html" component={ClusterPage} />
             <Route path="/ui/connectors" component={ConnectorsPage} />
             <Route path="/ui/connectors/new" component={NewConnectorPage} />
-            <Route path="/ui/connectors/:name" component={ConnectorPage} />
+            <Route path="/ui/connectors/:name" component={ConnectorRoute} />
             <Route path="/ui/plugins" component={PluginsPage} />
             <Route path="/ui/errors" component={ErrorsPage} />
             <Route path="/ui/loggers" component={LoggersPage} />
