@@ -124,7 +124,7 @@ export function ConnectorPage({ name }: { name: string }) {
           <dt>Version</dt>
           <dd data-testid="connector-version">{view ? (view.version ?? '—') : <span class="skeleton" />}</dd>
         </div>
-        <div>
+        <div class="fact-wide">
           <dt>Digest</dt>
           <dd class="mono" data-testid="connector-digest" title={view?.digest ?? undefined}>
             {view ? (view.digest ?? '—') : <span class="skeleton" />}
@@ -504,11 +504,9 @@ function VersionSection({
         A hot swap drains the tasks, starts the new version from the committed offsets, and rolls back by itself if the new tasks do not start.
       </p>
       <Message kind={result?.kind} text={result?.text} testid="swap-result" />
-      {swapping || (result && view && view.running < view.total) ? (
-        <p class="muted small">
-          Tasks running: {view ? `${view.running}/${view.total}` : '…'}
-        </p>
-      ) : null}
+      <p class="muted small swap-watch" aria-live="polite">
+        {swapping || (result && view && view.running < view.total) ? `Tasks running: ${view ? `${view.running}/${view.total}` : '…'}` : ''}
+      </p>
       <h3>Last swap</h3>
       <div data-testid="last-swap" class="last-swap">
         {lastSwap ? (

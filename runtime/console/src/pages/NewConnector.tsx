@@ -86,7 +86,20 @@ export function NewConnectorPage() {
         <h1>New connector</h1>
       </div>
       {plugins.error && !plugins.data && <ErrorState message={plugins.error} status={plugins.errorStatus} />}
-      {plugins.loading && <p class="muted">Loading plugins…</p>}
+      {plugins.loading && (
+        <div class="config-form" aria-busy="true" aria-label="Loading plugins">
+          <div class="form-head">
+            <div class="field">
+              <span class="skeleton skeleton-label" />
+              <span class="skeleton skeleton-input" />
+            </div>
+            <div class="field">
+              <span class="skeleton skeleton-label" />
+              <span class="skeleton skeleton-input" />
+            </div>
+          </div>
+        </div>
+      )}
       {plugins.data && list.length === 0 && (
         <EmptyState>
           This worker has no plugins: put <code>.wasm</code> components in its <code>plugin.path</code>, or{' '}
