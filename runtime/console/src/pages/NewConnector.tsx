@@ -45,7 +45,7 @@ export function NewConnectorPage() {
         >
           {list.map((p) => (
             <option key={p.name} value={p.name}>
-              {p.name}
+              {p.name} ({p.type})
             </option>
           ))}
         </select>
