@@ -320,7 +320,15 @@ function ChartsSection({ name, type, view }: { name: string; type: string | null
             Offset commit lag:{' '}
             <strong>{type === 'sink' ? 'n/a for sinks' : metrics.loaded ? (hasLag ? `${formatCount(l.lag)} records` : 'no data yet') : '…'}</strong>
           </figcaption>
-          <LiveChart points={type === 'sink' ? [] : points} field="lag" width={420} height={110} label={`Uncommitted records of ${name}`} testid="chart-lag" />
+          {type === 'sink' ? (
+            <div class="chart chart-empty" data-testid="chart-lag">
+              <p class="muted small">
+                Sinks commit the consumer group's offsets (<code>connect-{name}</code>); their lag is the group's, which Kafka's tools show.
+              </p>
+            </div>
+          ) : (
+            <LiveChart points={points} field="lag" width={420} height={110} label={`Uncommitted records of ${name}`} testid="chart-lag" />
+          )}
         </figure>
       </div>
       <p class="muted small metrics-note">
@@ -503,10 +511,11 @@ function VersionSection({
       <p class="muted small">
         A hot swap drains the tasks, starts the new version from the committed offsets, and rolls back by itself if the new tasks do not start.
       </p>
-      <Message kind={result?.kind} text={result?.text} testid="swap-result" />
-      <p class="muted small swap-watch" aria-live="polite">
-        {swapping || (result && view && view.running < view.total) ? `Tasks running: ${view ? `${view.running}/${view.total}` : '…'}` : ''}
-      </p>
+      <Message
+        kind={result?.kind}
+        text={result ? `${result.text}${view && (swapping || view.running < view.total) ? ` · tasks running ${view.running}/${view.total}` : ''}` : null}
+        testid="swap-result"
+      />
       <h3>Last swap</h3>
       <div data-testid="last-swap" class="last-swap">
         {lastSwap ? (
