@@ -46,6 +46,8 @@ export interface ConfigFormProps {
   /** Whether the form can be submitted at all (a name is needed, say); the reason otherwise. */
   blockedReason?: string | null;
   cancel?: ComponentChildren;
+  /** The groups' heading level: 2 on a page of its own, 3 inside a section. */
+  headingLevel?: 2 | 3;
 }
 
 function fieldId(key: string) {
@@ -69,6 +71,7 @@ export function ConfigForm(props: ConfigFormProps) {
 
   const [submitError, setSubmitError] = useState<string | null>(null);
   const kept = props.kept ?? {};
+  const H = props.headingLevel === 2 ? 'h2' : 'h3';
 
   const version = values['connector.plugin.version'] || props.version || null;
 
@@ -216,7 +219,7 @@ export function ConfigForm(props: ConfigFormProps) {
       {groups.map((g, gi) => (
         <details class="group" key={g.name} open id={fieldId('group-' + g.name)}>
           <summary>
-            <h3>{g.name}</h3>
+            <H class="group-title">{g.name}</H>
             <span class="muted small">
               {g.fields.length} settings
               {countErrors(g.fields, errors) > 0 && <span class="err-count"> · {countErrors(g.fields, errors)} with errors</span>}
@@ -238,7 +241,7 @@ export function ConfigForm(props: ConfigFormProps) {
       ))}
       <fieldset class="group extras">
         <legend>
-          <h3>Other keys</h3>
+          <H class="group-title">Other keys</H>
         </legend>
         <p class="muted small">Keys the definition does not list (client overrides, transform settings, …).</p>
         {extras.length + orphans.length > 0 && (

@@ -112,6 +112,7 @@ export function NewConnectorPage() {
           name={name.trim()}
           submitLabel="Create connector"
           submitTestid="create"
+          headingLevel={2}
           header={header}
           onNameErrors={setNameErrors}
           blockedReason={name.trim() ? null : 'Give the connector a name.'}
