@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, describeError, get } from '../lib/api';
 import { usePoll, useTitle } from '../lib/hooks';
 import type { Loggers } from '../lib/types';
@@ -94,32 +94,61 @@ export function LoggersPage() {
         <tbody>
           {data.loading && <SkeletonRows rows={4} cols={4} />}
           {entries.map(([n, l]) => (
-            <tr key={n} data-testid={`logger-${n}`}>
-              <th scope="row" class="mono">
-                {n}
-              </th>
-              <td class="col-level">
-                <span class={`level level-${l.level.toLowerCase()}`} data-testid={`logger-level-${n}`}>
-                  {l.level}
-                </span>
-              </td>
-              <td class="col-level-select">
-                <label class="sr-only" for={`level-${n}`}>
-                  Level of {n}
-                </label>
-                <select id={`level-${n}`} data-testid={`level-${n}`} value={l.level} onChange={(e) => apply(n, (e.target as HTMLSelectElement).value, scope)}>
-                  {LEVELS.map((x) => (
-                    <option key={x} value={x}>
-                      {x}
-                    </option>
-                  ))}
-                </select>
-              </td>
-              <td class="muted small">{l.last_modified ? new Date(l.last_modified).toLocaleString() : 'never through the API'}</td>
-            </tr>
+            <LoggerRow key={n} name={n} level={l.level} lastModified={l.last_modified} onApply={(lvl) => apply(n, lvl, scope)} />
           ))}
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** How long a row's choice waits before it is applied: arrow keys on a closed select change it once per press. */
+const ROW_APPLY_MS = 500;
+
+function LoggerRow({ name, level, lastModified, onApply }: { name: string; level: string; lastModified: number | null; onApply: (level: string) => Promise<void> }) {
+  // The choice being applied; the select shows it until the worker reports the level.
+  const [draft, setDraft] = useState<string | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => {
+    if (draft !== null && draft === level && timer.current === null) setDraft(null);
+  }, [level, draft]);
+  useEffect(
+    () => () => {
+      if (timer.current !== null) clearTimeout(timer.current);
+    },
+    [],
+  );
+  const choose = (lvl: string) => {
+    setDraft(lvl);
+    if (timer.current !== null) clearTimeout(timer.current);
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      void onApply(lvl).finally(() => setDraft((d) => (d === lvl ? null : d)));
+    }, ROW_APPLY_MS);
+  };
+  return (
+    <tr data-testid={`logger-${name}`}>
+      <th scope="row" class="mono">
+        {name}
+      </th>
+      <td class="col-level">
+        <span class={`level level-${level.toLowerCase()}`} data-testid={`logger-level-${name}`}>
+          {level}
+        </span>
+      </td>
+      <td class="col-level-select">
+        <label class="sr-only" for={`level-${name}`}>
+          Level of {name}
+        </label>
+        <select id={`level-${name}`} data-testid={`level-${name}`} value={draft ?? level} onChange={(e) => choose((e.target as HTMLSelectElement).value)}>
+          {LEVELS.map((x) => (
+            <option key={x} value={x}>
+              {x}
+            </option>
+          ))}
+        </select>
+      </td>
+      <td class="muted small">{lastModified ? new Date(lastModified).toLocaleString() : 'never through the API'}</td>
+    </tr>
   );
 }
