@@ -60,7 +60,7 @@ export function LiveChart({
       width,
       height,
       legend: { show: false },
-      cursor: compact ? { show: false } : { drag: { x: false, y: false } },
+      cursor: { show: false },
       select: { show: false, left: 0, top: 0, width: 0, height: 0 },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
       axes: compact

@@ -19,6 +19,9 @@ export interface HistoryState {
 
 export const MAX_POINTS = 90; // 3 minutes at one scrape every 2 s
 
+/** A longer pause between scrapes starts the series afresh. */
+export const MAX_GAP_MS = 15_000;
+
 export function emptyHistory(): HistoryState {
   return { prev: null, series: new Map() };
 }
@@ -29,6 +32,10 @@ export function emptyHistory(): HistoryState {
  * (a rate needs two), so its points carry `rate: null`.
  */
 export function advance(state: HistoryState, samples: Sample[], tMs: number, max = MAX_POINTS): HistoryState {
+  // After a pause (the page hidden, no chart on screen) the old points would
+  // join the new ones across the gap, and the first rate would average it:
+  // start over.
+  if (state.prev && tMs - state.prev.t > MAX_GAP_MS) state = emptyHistory();
   const snap = counterSnapshot(samples, tMs);
   const rates = state.prev ? ratesByConnector(state.prev, snap) : new Map<string, number>();
   const lags = sumByConnector(samples, LAG_FAMILY);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { counterSnapshot, errorCounts, parseMetrics, ratesByConnector, sumByConnector } from './prom';
-import { advance, emptyHistory, formatRate, latest } from './history';
+import { MAX_GAP_MS, advance, emptyHistory, formatRate, latest } from './history';
 
 const TEXT = `# HELP copycat_source_records_produced_total Records acknowledged.
 # TYPE copycat_source_records_produced_total counter
@@ -100,6 +100,15 @@ describe('history', () => {
     expect(pts).toHaveLength(3);
     expect(pts.map((p) => p.t)).toEqual([2, 3, 4]);
     expect(latest(pts).rate).toBe(10);
+  });
+
+  it('starts afresh after a long pause between scrapes', () => {
+    const text = (n: number) => `copycat_sink_records_put_total{connector="s",task="0"} ${n}`;
+    let h = advance(emptyHistory(), parseMetrics(text(0)), 0);
+    h = advance(h, parseMetrics(text(20)), 2000);
+    expect(h.series.get('s')).toHaveLength(2);
+    h = advance(h, parseMetrics(text(1000)), 2000 + MAX_GAP_MS + 1);
+    expect(h.series.get('s')).toEqual([{ t: (2000 + MAX_GAP_MS + 1) / 1000, rate: null, lag: null }]);
   });
 
   it('keeps the lag of sources', () => {
