@@ -156,6 +156,16 @@ describe('secrets', () => {
     expect(JSON.stringify(rows)).not.toContain('jaas"');
   });
 
+  it("shows a config provider's reference as written", () => {
+    const rows = maskConfig({ 'db.password': '${file:/etc/copycat/secrets.properties:pw}', 'my.token': 'abc${env:X}' }, defs);
+    expect(rows.find((r) => r.key === 'db.password')).toEqual({
+      key: 'db.password',
+      display: '${file:/etc/copycat/secrets.properties:pw}',
+      hidden: false,
+    });
+    expect(rows.find((r) => r.key === 'my.token')!.hidden).toBe(true);
+  });
+
   it('keeps secrets out of the edit form', () => {
     const split = splitForEdit(
       { name: 'c', 'connector.class': 'p', topic: 't', 'db.password': 's3cret', 'grants.fs.read': '/a', 'x.custom': '1', 'transforms.a.type': 'X' },

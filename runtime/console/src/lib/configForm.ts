@@ -179,6 +179,11 @@ export function isSecretKey(key: string, defs: Map<string, ConfigKeyInfo> | null
 
 export const HIDDEN_TEXT = '••••••';
 
+/** A value that is only config provider references (`${provider:path:key}`), nothing else. */
+export function isReference(value: string | undefined): boolean {
+  return !!value && /^(\$\{[^}]+\})+$/.test(value.trim());
+}
+
 export interface ConfigRow {
   key: string;
   /** The value to show: the real one, or HIDDEN_TEXT for a secret. */
@@ -196,7 +201,8 @@ export function maskConfig(config: Record<string, string>, defs: Map<string, Con
     return a.localeCompare(b);
   });
   return keys.map((key) => {
-    const hidden = isSecretKey(key, defs);
+    // A config provider's reference (`${file:/etc/secrets:pw}`) is no secret: it shows as written.
+    const hidden = isSecretKey(key, defs) && !isReference(config[key]);
     return { key, display: hidden ? HIDDEN_TEXT : config[key], hidden };
   });
 }

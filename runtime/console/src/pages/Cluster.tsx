@@ -50,6 +50,10 @@ async function loadCluster(signal: AbortSignal): Promise<ClusterData> {
   return { cluster, fallback, root, statuses };
 }
 
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
 export function ClusterPage() {
   useTitle('Cluster');
   const { data, error, errorStatus, loading } = usePoll(loadCluster, []);
@@ -58,6 +62,14 @@ export function ClusterPage() {
   const plan = data ? assignment(data.statuses, workers) : new Map();
   const selfIds = new Set(data?.cluster.workers.filter((w) => w.self).map((w) => w.id));
   const taskCount = data ? data.statuses.reduce((n, s) => n + s.tasks.length, 0) : 0;
+  // Where each connector's own instance runs (its status's worker_id).
+  const instances = new Map<string, string[]>();
+  for (const s of data?.statuses ?? []) {
+    const w = s.connector.worker_id;
+    if (!w) continue;
+    if (!plan.has(w)) plan.set(w, []);
+    instances.set(w, [...(instances.get(w) ?? []), s.name]);
+  }
 
   return (
     <div class="page">
@@ -97,17 +109,18 @@ export function ClusterPage() {
         </p>
       )}
 
-      <Section title={`Workers and their tasks${data ? ` (${workers.length} workers, ${taskCount} tasks)` : ''}`} id="workers">
+      <Section title={`Workers and their tasks${data ? ` (${plural(workers.length, 'worker')}, ${plural(taskCount, 'task')})` : ''}`} id="workers">
         <table class="table">
           <thead>
             <tr>
               <th scope="col" class="col-worker">Worker</th>
               <th scope="col" class="col-num">Tasks</th>
               <th scope="col">Assigned tasks</th>
+              <th scope="col" class="col-instances">Connector instances</th>
             </tr>
           </thead>
           <tbody>
-            {loading && <SkeletonRows rows={1} cols={3} />}
+            {loading && <SkeletonRows rows={1} cols={4} />}
             {data &&
               [...plan.entries()].map(([id, tasks]) => (
                 <tr key={id} data-testid={`worker-${id}`}>
@@ -128,6 +141,19 @@ export function ClusterPage() {
                               {t.connector}/{t.task}
                             </a>{' '}
                             <StateBadge state={t.state} />
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
+                  <td class="col-instances">
+                    {(instances.get(id) ?? []).length === 0 ? (
+                      <span class="muted">—</span>
+                    ) : (
+                      <ul class="chips">
+                        {instances.get(id)!.map((c) => (
+                          <li key={c}>
+                            <a href={ui.connector(c)}>{c}</a>
                           </li>
                         ))}
                       </ul>
