@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 import { tone } from '../lib/status';
 
 /** A state's text in a fixed-width badge (no jump when the state changes). */
@@ -101,6 +101,7 @@ export function ConfirmDialog({
   busy?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -111,7 +112,7 @@ export function ConfirmDialog({
     <dialog
       ref={ref}
       class="dialog"
-      aria-labelledby="dialog-title"
+      aria-labelledby={titleId}
       onCancel={(e) => {
         e.preventDefault();
         onCancel();
@@ -124,7 +125,7 @@ export function ConfirmDialog({
           onConfirm();
         }}
       >
-        <h2 id="dialog-title">{title}</h2>
+        <h2 id={titleId}>{title}</h2>
         <div>{children}</div>
         <div class="actions">
           <button type="button" class="btn" onClick={onCancel} autoFocus>

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { get, ui } from '../lib/api';
 import { formatCount, formatRate, latest } from '../lib/history';
 import { useClusterInfo, useMetrics, useNow, usePoll, useTitle } from '../lib/hooks';
@@ -13,12 +14,22 @@ export function ConnectorsPage() {
   const now = useNow();
   const cluster = useClusterInfo();
 
-  const rows = data
+  const [filter, setFilter] = useState('');
+  const all = data
     ? Object.entries(data)
         .filter(([, e]) => e.status)
         .map(([name, e]) => ({ name, view: connectorView(e.status!), info: e.info }))
         .sort((a, b) => a.name.localeCompare(b.name))
     : [];
+  const f = filter.trim().toLowerCase();
+  const rows = f
+    ? all.filter(
+        (r) =>
+          r.name.toLowerCase().includes(f) ||
+          (r.info?.config['connector.class'] ?? '').toLowerCase().includes(f) ||
+          r.view.state.toLowerCase() === f,
+      )
+    : all;
 
   return (
     <div class="page">
@@ -29,6 +40,21 @@ export function ConnectorsPage() {
         </a>
       </div>
       {error && !data && <ErrorState message={error} status={errorStatus} />}
+      <div class="list-tools">
+        <label for="connector-filter">Filter</label>
+        <input
+          id="connector-filter"
+          type="search"
+          value={filter}
+          placeholder="name, plugin or state"
+          autoComplete="off"
+          spellcheck={false}
+          onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
+        />
+        <span class="muted small" aria-live="polite">
+          {data ? (f ? `${rows.length} of ${all.length} connectors` : `${all.length} connector${all.length === 1 ? '' : 's'}`) : ''}
+        </span>
+      </div>
       <p class="note">
         {metrics.error
           ? `Metrics unavailable: ${metrics.error}`
@@ -99,11 +125,12 @@ export function ConnectorsPage() {
           })}
         </tbody>
       </table>
-      {data && rows.length === 0 && (
+      {data && all.length === 0 && (
         <EmptyState testid="connectors-empty">
           No connectors yet — <a href={ui.newConnector}>create one</a>.
         </EmptyState>
       )}
+      {data && all.length > 0 && rows.length === 0 && <EmptyState>No connector matches “{filter.trim()}”.</EmptyState>}
     </div>
   );
 }

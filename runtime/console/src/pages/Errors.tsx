@@ -1,9 +1,10 @@
-import { get, ui } from '../lib/api';
+import { useState } from 'preact/hooks';
+import { api, conn, describeError, get, ui } from '../lib/api';
 import { useClusterInfo, useMetrics, useNow, usePoll, useTitle } from '../lib/hooks';
 import { errorCounts } from '../lib/prom';
 import { failures, relativeTime } from '../lib/status';
 import type { Expanded } from '../lib/types';
-import { EmptyState, ErrorState, Section, SkeletonRows, StateBadge, Trace } from '../components/ui';
+import { EmptyState, ErrorState, Message, Section, SkeletonRows, StateBadge, Trace } from '../components/ui';
 
 export function ErrorsPage() {
   useTitle('Errors');
@@ -15,6 +16,16 @@ export function ErrorsPage() {
   const list = failures(statuses);
   const failedConnectors = statuses.filter((s) => s.connector.state === 'FAILED');
   const counts = [...errorCounts(metrics.samples).entries()].sort((a, b) => a[0].localeCompare(b[0]));
+  const [msg, setMsg] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const restart = async (connector: string, task: number) => {
+    try {
+      await api('POST', conn(connector, `/tasks/${task}/restart`), { quiet: true });
+      setMsg({ kind: 'ok', text: `Restart of ${connector} task ${task} requested (with a full budget of automatic restarts).` });
+      data.reload();
+    } catch (e) {
+      setMsg({ kind: 'error', text: `Restart of ${connector} task ${task} failed: ${describeError(e)}` });
+    }
+  };
 
   return (
     <div class="page">
@@ -34,10 +45,13 @@ export function ErrorsPage() {
               <th scope="col" class="col-state">State</th>
               <th scope="col" class="col-restarts">Restarts</th>
               <th scope="col">Trace</th>
+              <th scope="col" class="col-action">
+                <span class="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
-            {data.loading && <SkeletonRows rows={2} cols={5} />}
+            {data.loading && <SkeletonRows rows={2} cols={6} />}
             {failedConnectors.map((s) => (
               <tr key={`c-${s.name}`} data-testid={`failure-${s.name}-connector`}>
                 <th scope="row">
@@ -49,6 +63,7 @@ export function ErrorsPage() {
                 </td>
                 <td class="muted">connector</td>
                 <td>{s.connector.trace ? <Trace trace={s.connector.trace} /> : <span class="muted">no trace</span>}</td>
+                <td class="col-action" />
               </tr>
             ))}
             {list.map(({ connector, task }) => (
@@ -65,10 +80,16 @@ export function ErrorsPage() {
                   {task.nextRestartMs !== null && `, next ${relativeTime(task.nextRestartMs, now)}`}
                 </td>
                 <td>{task.trace ? <Trace trace={task.trace} testid={`failure-trace-${connector}-${task.id}`} /> : <span class="muted">no trace</span>}</td>
+                <td class="col-action">
+                  <button class="btn btn-small" onClick={() => restart(connector, task.id)} aria-label={`Restart ${connector} task ${task.id}`}>
+                    Restart
+                  </button>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
+        <Message kind={msg?.kind} text={msg?.text} />
         {data.data && list.length === 0 && failedConnectors.length === 0 && (
           <EmptyState testid="errors-empty">
             No failing tasks. Record errors and dead letter queue counts are below; see the <a href={ui.connectors}>connectors</a> for states.

@@ -3,7 +3,7 @@ import { api, conn, describeError, get, plugin as pluginPath, ui } from '../lib/
 import { usePoll, useTitle } from '../lib/hooks';
 import { connectorView } from '../lib/status';
 import type { ConnectorStatus, Expanded, PluginEntry, PluginVersion, SwapReport } from '../lib/types';
-import { ErrorState, Message, SkeletonRows, StateBadge } from '../components/ui';
+import { ConfirmDialog, ErrorState, Message, SkeletonRows, StateBadge } from '../components/ui';
 import { pluginNames } from '../lib/plugins';
 
 interface PluginsData {
@@ -77,7 +77,9 @@ function PluginSection({
   onChange: () => void;
 }) {
   const [msg, setMsg] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [confirm, setConfirm] = useState<string | null>(null);
   const remove = async (v: string) => {
+    setConfirm(null);
     try {
       await api('DELETE', pluginPath(p.name, `/versions/${encodeURIComponent(v)}`), { quiet: true });
       setMsg({ kind: 'ok', text: `Deleted ${p.name} ${v}.` });
@@ -135,7 +137,7 @@ function PluginSection({
                   {v.source === 'uploaded' && (
                     <button
                       class="btn btn-small"
-                      onClick={() => remove(v.version)}
+                      onClick={() => setConfirm(v.version)}
                       disabled={running.length > 0}
                       title={running.length > 0 ? 'A connector runs this version' : undefined}
                       aria-label={`Delete ${p.name} ${v.version}`}
@@ -150,6 +152,16 @@ function PluginSection({
         </tbody>
       </table>
       <Message kind={msg?.kind} text={msg?.text} />
+      <ConfirmDialog
+        open={confirm !== null}
+        title={`Delete ${p.name} ${confirm ?? ''}?`}
+        confirmLabel="Delete version"
+        confirmTestid={`confirm-delete-version-${p.name}`}
+        onConfirm={() => confirm !== null && remove(confirm)}
+        onCancel={() => setConfirm(null)}
+      >
+        <p>The uploaded component is removed from this worker's registry. A connector created later cannot pick this version, unless it is uploaded again.</p>
+      </ConfirmDialog>
       {users.length > 0 && <SwitchForm plugin={p.name} versions={p.versions.map((v) => v.version)} users={users} onSwapped={onChange} />}
     </section>
   );
