@@ -162,7 +162,7 @@ function PluginSection({
       >
         <p>The uploaded component is removed from this worker's registry. A connector created later cannot pick this version, unless it is uploaded again.</p>
       </ConfirmDialog>
-      {users.length > 0 && <SwitchForm plugin={p.name} versions={p.versions.map((v) => v.version)} users={users} onSwapped={onChange} />}
+      {users.length > 0 && p.versions.length > 1 && <SwitchForm plugin={p.name} versions={p.versions.map((v) => v.version)} users={users} onSwapped={onChange} />}
     </section>
   );
 }
