@@ -350,7 +350,7 @@ export function ConfigForm(props: ConfigFormProps) {
         </ul>
       )}
       <div class="form-actions">
-        <button type="submit" class="btn btn-primary" data-testid={props.submitTestid} disabled={submitting}>
+        <button type="submit" class="btn btn-primary" data-testid={props.submitTestid} aria-disabled={submitting}>
           {submitting ? 'Working…' : props.submitLabel}
         </button>
         {props.cancel}

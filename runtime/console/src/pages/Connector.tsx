@@ -40,19 +40,21 @@ export function ConnectorPage({ name }: { name: string }) {
   const pluginName = main.data?.info.config['connector.class'] ?? null;
   const view = main.data ? connectorView(main.data.status) : null;
 
-  // The plugin's definition, to know which keys are PASSWORDs.
+  // The definition of the version it runs, to know which keys are PASSWORDs.
+  const runningVersion = view?.version ?? null;
   const [defs, setDefs] = useState<ConfigKeyInfo[] | null>(null);
   const [defsFailed, setDefsFailed] = useState<string | null>(null);
   useEffect(() => {
     if (!pluginName) return;
     let stale = false;
-    get<ConfigKeyInfo[]>(pluginPath(pluginName, '/config'), { quiet: true })
+    const q = runningVersion ? `?version=${encodeURIComponent(runningVersion)}` : '';
+    get<ConfigKeyInfo[]>(pluginPath(pluginName, `/config${q}`), { quiet: true })
       .then((d) => !stale && (setDefs(d), setDefsFailed(null)))
       .catch((e) => !stale && setDefsFailed(describeError(e)));
     return () => {
       stale = true;
     };
-  }, [pluginName]);
+  }, [pluginName, runningVersion]);
   const byName = useMemo(() => (defs ? defsByName(defs) : null), [defs]);
 
   if (main.error && (!main.data || main.errorStatus === 404)) {
@@ -76,7 +78,10 @@ export function ConnectorPage({ name }: { name: string }) {
     );
   }
 
+  // While one action runs the others are refused (aria-disabled: a disabled
+  // button would drop the keyboard focus).
   const act = async (label: string, method: string, path: string, done: string) => {
+    if (busy) return;
     setBusy(true);
     setActionMsg({ kind: 'info', text: `${label}…` });
     try {
@@ -142,19 +147,19 @@ export function ConnectorPage({ name }: { name: string }) {
       {view?.trace && <Trace trace={view.trace} summary="Connector failed" testid="connector-trace" />}
 
       <div class="actions-bar" role="group" aria-label="Connector actions">
-        <button class="btn" data-testid="action-pause" disabled={busy} onClick={() => act('Pause', 'PUT', conn(name, '/pause'), 'Pause requested: tasks finish their batch, then report PAUSED.')}>
+        <button class="btn" data-testid="action-pause" aria-disabled={busy} onClick={() => act('Pause', 'PUT', conn(name, '/pause'), 'Pause requested: tasks finish their batch, then report PAUSED.')}>
           Pause
         </button>
-        <button class="btn" data-testid="action-resume" disabled={busy} onClick={() => act('Resume', 'PUT', conn(name, '/resume'), 'Resume requested.')}>
+        <button class="btn" data-testid="action-resume" aria-disabled={busy} onClick={() => act('Resume', 'PUT', conn(name, '/resume'), 'Resume requested.')}>
           Resume
         </button>
-        <button class="btn" data-testid="action-stop" disabled={busy} onClick={() => act('Stop', 'PUT', conn(name, '/stop'), 'Stop requested: tasks flush and commit, then the connector reports STOPPED.')}>
+        <button class="btn" data-testid="action-stop" aria-disabled={busy} onClick={() => act('Stop', 'PUT', conn(name, '/stop'), 'Stop requested: tasks flush and commit, then the connector reports STOPPED.')}>
           Stop
         </button>
         <button
           class="btn"
           data-testid="action-restart"
-          disabled={busy}
+          aria-disabled={busy}
           onClick={() => act('Restart', 'POST', conn(name, '/restart?includeTasks=true&onlyFailed=false'), 'Restart requested (connector and all tasks).')}
         >
           Restart
@@ -162,7 +167,7 @@ export function ConnectorPage({ name }: { name: string }) {
         <button class="btn" data-testid="action-edit" aria-expanded={editing} aria-controls="config" onClick={() => setEditing((e) => !e)} disabled={!main.data}>
           {editing ? 'Cancel edit' : 'Edit config'}
         </button>
-        <button class="btn btn-danger" data-testid="action-delete" disabled={busy} onClick={() => setConfirmDelete(true)}>
+        <button class="btn btn-danger" data-testid="action-delete" aria-disabled={busy} onClick={() => !busy && setConfirmDelete(true)}>
           Delete
         </button>
         <Message kind={actionMsg?.kind} text={actionMsg?.text} testid="action-result" />
@@ -476,7 +481,7 @@ function VersionSection({
 
   const swap = async (e: Event) => {
     e.preventDefault();
-    if (!chosen) return;
+    if (!chosen || swapping) return;
     setSwapping(true);
     setResult({ kind: 'info', text: `Swapping to ${chosen}: draining the tasks…` });
     try {
@@ -504,7 +509,7 @@ function VersionSection({
             </option>
           ))}
         </select>
-        <button type="submit" class="btn btn-primary" data-testid="swap-submit" disabled={swapping || !chosen}>
+        <button type="submit" class="btn btn-primary" data-testid="swap-submit" aria-disabled={swapping || !chosen}>
           {swapping ? 'Swapping…' : 'Switch version'}
         </button>
       </form>
@@ -564,6 +569,7 @@ function OffsetsSection({ name, state }: { name: string; state: string }) {
     ? 'The connector is stopped: its offsets can be reset.'
     : `Reset needs the connector STOPPED (it is ${state || 'loading'}): stop it first, or a running task would write its offsets again.`;
   const reset = async () => {
+    if (busy) return;
     setBusy(true);
     try {
       const r = await api<{ message?: string }>('DELETE', conn(name, '/offsets'), { quiet: true });
@@ -599,7 +605,7 @@ function OffsetsSection({ name, state }: { name: string; state: string }) {
         {offsets.data && list.length === 0 && <p class="muted">No committed offsets.</p>}
         {offsets.error && <Message kind="error" text={`Could not read the offsets: ${offsets.error}`} />}
         <div class="inline-form">
-          <button class="btn btn-danger" data-testid="offsets-reset" disabled={!stopped || busy} onClick={reset} aria-describedby="offsets-reset-hint">
+          <button class="btn btn-danger" data-testid="offsets-reset" disabled={!stopped} aria-disabled={busy} onClick={reset} aria-describedby="offsets-reset-hint">
             Reset offsets
           </button>
           <p id="offsets-reset-hint" class="muted small" data-testid="offsets-reset-hint">

@@ -49,6 +49,7 @@ export function LoggersPage() {
           class="inline-form logger-form"
           onSubmit={(e) => {
             e.preventDefault();
+            if (busy) return;
             if (!name.trim()) return setResult({ kind: 'error', text: 'Name a logger (a tracing target such as copycat_runtime::task, or root).' });
             void apply(name.trim(), level, scope);
           }}
@@ -73,7 +74,7 @@ export function LoggersPage() {
             <option value="worker">this worker</option>
             <option value="cluster">every worker (cluster)</option>
           </select>
-          <button type="submit" class="btn btn-primary" data-testid="logger-submit" disabled={busy}>
+          <button type="submit" class="btn btn-primary" data-testid="logger-submit" aria-disabled={busy}>
             Set level
           </button>
         </form>

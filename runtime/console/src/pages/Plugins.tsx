@@ -190,6 +190,7 @@ function SwitchForm({
 
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (busy || !c || !v) return;
     setBusy(true);
     setResult({ kind: 'info', text: `Swapping ${c} to ${v}…` });
     try {
@@ -225,7 +226,7 @@ function SwitchForm({
           </option>
         ))}
       </select>
-      <button type="submit" class="btn" data-testid={`plugin-swap-submit-${plugin}`} disabled={busy || !c || !v}>
+      <button type="submit" class="btn" data-testid={`plugin-swap-submit-${plugin}`} aria-disabled={busy || !c || !v}>
         {busy ? 'Swapping…' : 'Switch'}
       </button>
       <Message kind={result?.kind} text={result?.text} testid={`plugin-swap-result-${plugin}`} />
@@ -269,6 +270,7 @@ function UploadForm({ names, onUploaded }: { names: string[]; onUploaded: () => 
 
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (busy) return;
     const file = fileRef.current?.files?.[0];
     if (!chosen) return setResult({ kind: 'error', text: 'Pick a plugin, or type a new plugin name.' });
     if (!version.trim()) return setResult({ kind: 'error', text: 'Give the version the component describes itself as (e.g. 2.0.0).' });
@@ -320,7 +322,7 @@ function UploadForm({ names, onUploaded }: { names: string[]; onUploaded: () => 
           <input id="upload-file" data-testid="upload-file" type="file" accept=".wasm,application/wasm" ref={fileRef} />
         </div>
         <div class="field field-submit">
-          <button type="submit" class="btn btn-primary" data-testid="upload-submit" disabled={busy}>
+          <button type="submit" class="btn btn-primary" data-testid="upload-submit" aria-disabled={busy}>
             {busy ? 'Uploading…' : 'Upload'}
           </button>
         </div>
