@@ -128,7 +128,8 @@ export function ConfirmDialog({
         <h2 id={titleId}>{title}</h2>
         <div>{children}</div>
         <div class="actions">
-          <button type="button" class="btn" onClick={onCancel} autoFocus>
+          {/* First in the dialog: showModal() puts the focus here, on the safe choice. */}
+          <button type="button" class="btn" onClick={onCancel}>
             Cancel
           </button>
           <button type="submit" class="btn btn-danger" data-testid={confirmTestid} disabled={busy}>
