@@ -12,6 +12,7 @@ mod client;
 mod cluster;
 mod config_defs;
 mod conformance;
+mod console;
 mod converters;
 mod datagen;
 mod delivery;

@@ -8,6 +8,15 @@
 //! gets 401 with Kafka Connect's `{"error_code":401,"message":...}` body and
 //! a `WWW-Authenticate` challenge. `GET /health` stays open for liveness
 //! probes (it tells nothing but that the worker answers).
+//!
+//! The web console (`/ui`) asks for credentials too: with Basic, the
+//! browser's own prompt (the challenge), whose answer the browser then
+//! sends with the console's API calls. A browser has no prompt for bearer
+//! tokens, so with bearer the console's pages lead to a sign-in form at
+//! `/ui/login` (served without credentials; it shows nothing else), whose
+//! valid token is kept in an `HttpOnly`, `SameSite=Strict` cookie that the
+//! worker accepts in place of the header (`Secure` on an https listener;
+//! `POST /ui/logout` clears it).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -146,18 +155,27 @@ impl RestAuth {
         }
     }
 
+    /// Whether `token` is one of the bearer tokens (constant time).
+    fn valid_token(&self, token: &str) -> bool {
+        let Self::Bearer(tokens) = self else {
+            return false;
+        };
+        let d = digest(token.trim().as_bytes());
+        bool::from(tokens.iter().fold(Choice::from(0), |acc, t| acc | t.ct_eq(&d)))
+    }
+
     /// Whether `headers` carry valid credentials; `Err` explains why not.
     fn check(&self, headers: &HeaderMap) -> Result<(), &'static str> {
         let presented = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
         match self {
             Self::None => Ok(()),
-            Self::Bearer(tokens) => {
-                let token = presented
-                    .and_then(|h| strip_scheme(h, "Bearer"))
-                    .ok_or("Authentication required: send an 'Authorization: Bearer <token>' header")?;
-                let d = digest(token.trim().as_bytes());
-                let ok = tokens.iter().fold(Choice::from(0), |acc, t| acc | t.ct_eq(&d));
-                bool::from(ok).then_some(()).ok_or("Invalid bearer token")
+            Self::Bearer(_) => {
+                let token = match presented.and_then(|h| strip_scheme(h, "Bearer")) {
+                    Some(t) => t.to_owned(),
+                    None => console_cookie(headers)
+                        .ok_or("Authentication required: send an 'Authorization: Bearer <token>' header")?,
+                };
+                self.valid_token(&token).then_some(()).ok_or("Invalid bearer token")
             }
             Self::Basic(users) => {
                 let encoded = presented
@@ -193,12 +211,122 @@ fn strip_scheme<'a>(header: &'a str, scheme: &str) -> Option<&'a str> {
 }
 
 /// `router` with `auth` checked on every request but `GET /health`
-/// (unchanged when `auth` is [`RestAuth::None`]).
-pub fn protect(router: Router, auth: Arc<RestAuth>) -> Router {
+/// (unchanged when `auth` is [`RestAuth::None`]); with bearer tokens, the
+/// console's sign-in at `/ui/login` (its cookie `Secure` when `tls`).
+pub fn protect(router: Router, auth: Arc<RestAuth>, tls: bool) -> Router {
     if matches!(*auth, RestAuth::None) {
         return router;
     }
-    router.layer(axum::middleware::from_fn_with_state(auth, authenticate))
+    let protected = router.layer(axum::middleware::from_fn_with_state(auth.clone(), authenticate));
+    if !matches!(*auth, RestAuth::Bearer(_)) {
+        return protected;
+    }
+    Router::new()
+        .route(LOGIN_PATH, axum::routing::get(login_form).post(login))
+        .route("/ui/logout", axum::routing::post(logout))
+        .with_state(Login { auth, tls })
+        .merge(protected)
+}
+
+/// The console's sign-in form (bearer tokens only).
+pub const LOGIN_PATH: &str = "/ui/login";
+/// The cookie holding a signed-in console's token (base64url).
+const TOKEN_COOKIE: &str = "copycat_token";
+
+#[derive(Clone)]
+struct Login {
+    auth: Arc<RestAuth>,
+    tls: bool,
+}
+
+/// The token in the console's cookie, if any.
+fn console_cookie(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().split_once('='))
+        .find(|(name, _)| *name == TOKEN_COOKIE)
+        .and_then(|(_, value)| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(value).ok())
+        .and_then(|b| String::from_utf8(b).ok())
+}
+
+/// The sign-in page: no script, nothing of the worker on it.
+fn login_page(status: StatusCode, message: &str) -> Response {
+    let message = message.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sign in · Copycat</title>\
+         <meta name=\"viewport\" content=\"width=device-width\"><style>body{{font:16px system-ui,sans-serif;\
+         max-width:26rem;margin:4rem auto;padding:0 1rem}}input,button{{font:inherit;padding:.4rem;width:100%;\
+         box-sizing:border-box;margin:.3rem 0}}p.e{{color:#a00;min-height:1.5em}}</style></head><body>\
+         <h1>Copycat</h1><p>This worker requires a bearer token (<code>rest.auth.type=bearer</code>).</p>\
+         <form method=\"post\" action=\"/ui/login\"><label for=\"token\">Token</label>\
+         <input id=\"token\" name=\"token\" type=\"password\" autocomplete=\"current-password\" required autofocus>\
+         <p class=\"e\" role=\"alert\" data-testid=\"login-error\">{message}</p>\
+         <button type=\"submit\" data-testid=\"login-submit\">Sign in</button></form></body></html>"
+    );
+    let mut resp = (status, axum::response::Html(html)).into_response();
+    let h = resp.headers_mut();
+    h.insert(
+        axum::http::header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        ),
+    );
+    h.insert(axum::http::header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp
+}
+
+async fn login_form() -> Response {
+    login_page(StatusCode::OK, "")
+}
+
+#[derive(serde::Deserialize)]
+struct LoginForm {
+    token: String,
+}
+
+async fn login(
+    State(l): State<Login>,
+    form: Result<axum::Form<LoginForm>, axum::extract::rejection::FormRejection>,
+) -> Response {
+    let Ok(axum::Form(form)) = form else {
+        return login_page(StatusCode::BAD_REQUEST, "Send the form's token field");
+    };
+    if !l.auth.valid_token(&form.token) {
+        return login_page(StatusCode::UNAUTHORIZED, "Invalid bearer token");
+    }
+    let value = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(form.token.trim());
+    let cookie = format!(
+        "{TOKEN_COOKIE}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=28800{}",
+        if l.tls { "; Secure" } else { "" }
+    );
+    let mut resp = axum::response::Redirect::to("/ui/").into_response();
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        resp.headers_mut().insert(axum::http::header::SET_COOKIE, v);
+    }
+    resp
+}
+
+async fn logout(State(l): State<Login>) -> Response {
+    let cookie = format!(
+        "{TOKEN_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0{}",
+        if l.tls { "; Secure" } else { "" }
+    );
+    let mut resp = axum::response::Redirect::to(LOGIN_PATH).into_response();
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        resp.headers_mut().insert(axum::http::header::SET_COOKIE, v);
+    }
+    resp
+}
+
+/// A browser asking for one of the console's pages (not an asset, not the API).
+fn console_page(req: &Request) -> bool {
+    let path = req.uri().path();
+    req.method() == axum::http::Method::GET
+        && (path == "/ui" || path.starts_with("/ui/"))
+        && !path.starts_with("/ui/assets/")
 }
 
 async fn authenticate(State(auth): State<Arc<RestAuth>>, req: Request, next: Next) -> Response {
@@ -207,6 +335,9 @@ async fn authenticate(State(auth): State<Arc<RestAuth>>, req: Request, next: Nex
     }
     match auth.check(req.headers()) {
         Ok(()) => next.run(req).await,
+        Err(_) if matches!(*auth, RestAuth::Bearer(_)) && console_page(&req) => {
+            axum::response::Redirect::to(LOGIN_PATH).into_response()
+        }
         Err(why) => {
             let mut resp = RestError::new(StatusCode::UNAUTHORIZED, why).into_response();
             let challenge = format!("{} realm=\"copycat\"", auth.scheme());
@@ -234,7 +365,7 @@ mod tests {
             .route("/connectors", get(|| async { "[]" }))
             .route(OPEN_PATH, get(|| async { "healthy" }))
             .fallback(|| async { RestError::not_found("HTTP 404 Not Found") });
-        protect(router, Arc::new(auth))
+        protect(router, Arc::new(auth), false)
     }
 
     async fn call(app: Router, path: &str, authorization: Option<&str>) -> (StatusCode, Option<String>, Value) {

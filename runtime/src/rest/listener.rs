@@ -71,7 +71,10 @@ impl Listener {
     /// `shutdown` turns true; the handle ends when the server has stopped.
     pub fn serve(self, state: RestState, shutdown: watch::Receiver<bool>) -> JoinHandle<()> {
         let Listener { socket, bound, files } = self;
-        let state = state.with_auth(files.auth).with_console(files.console);
+        let state = state
+            .with_auth(files.auth)
+            .with_console(files.console)
+            .with_tls(files.tls.is_some());
         let mut stop = shutdown;
         let stopped = async move {
             let _ = stop.wait_for(|s| *s).await;

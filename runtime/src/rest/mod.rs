@@ -102,6 +102,7 @@ pub fn router(state: RestState) -> (Router, utoipa::openapi::OpenApi) {
 pub fn app(state: RestState) -> Router {
     let auth = state.auth.clone();
     let console_on = state.console;
+    let tls = state.tls;
     let (router, api) = router(state);
     let doc = Arc::new(api);
     let router = router
@@ -118,7 +119,7 @@ pub fn app(state: RestState) -> Router {
     // Normalised before routing (a layer on the router itself runs after).
     let normalized = tower::Layer::layer(
         &tower_http::normalize_path::NormalizePathLayer::trim_trailing_slash(),
-        auth::protect(router, auth),
+        auth::protect(router, auth, tls),
     );
     Router::new().fallback_service(normalized)
 }

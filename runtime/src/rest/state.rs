@@ -21,6 +21,9 @@ pub struct RestState {
     pub auth: Arc<RestAuth>,
     /// Whether the web console is served at `/ui` (`rest.console.enable`).
     pub console: bool,
+    /// Whether the listener is `https://` (the console's sign-in cookie is
+    /// then `Secure`).
+    pub tls: bool,
 }
 
 impl RestState {
@@ -33,6 +36,7 @@ impl RestState {
             worker_id: worker_id.into(),
             auth: Arc::new(RestAuth::None),
             console: true,
+            tls: false,
         }
     }
 
@@ -45,6 +49,12 @@ impl RestState {
     /// Serving the web console at `/ui`, or not.
     pub fn with_console(mut self, on: bool) -> Self {
         self.console = on;
+        self
+    }
+
+    /// Served over TLS, or not.
+    pub fn with_tls(mut self, tls: bool) -> Self {
+        self.tls = tls;
         self
     }
 

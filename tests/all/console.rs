@@ -1,0 +1,532 @@
+//! The web console (`/ui`) in a real browser: Debian's Chromium, headless,
+//! driven through chromedriver (WebDriver). Each step asserts what the page
+//! shows and then what the REST API reports.
+//!
+//! With `COPYCAT_CONSOLE_SCREENSHOTS=<dir>` each page is also saved there
+//! as a PNG (`just console-screenshots` regenerates docs/console/).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use copycat_tests::*;
+use serde_json::{Value, json};
+use thirtyfour::components::SelectElement;
+use thirtyfour::prelude::*;
+
+const WAIT: Duration = Duration::from_secs(45);
+
+/// A headless Chromium session through its own chromedriver, on `base`
+/// (the worker's URL).
+struct Browser {
+    driver: Option<WebDriver>,
+    _chromedriver: Reaped,
+    base: String,
+    shots: Option<PathBuf>,
+}
+
+fn testid(id: &str) -> By {
+    By::Css(format!("[data-testid=\"{id}\"]"))
+}
+
+impl Browser {
+    async fn start(base: &str) -> Self {
+        let port = free_port();
+        let chromedriver =
+            std::process::Command::new(std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_owned()))
+                .arg(format!("--port={port}"))
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("chromedriver runs (Debian: apt-get install chromium chromium-driver; .ci/run installs them)");
+        let chromedriver = Reaped(chromedriver);
+        let mut caps = DesiredCapabilities::chrome();
+        for arg in [
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-dev-shm-usage",
+            "--disable-gpu",
+            "--window-size=1366,768",
+            "--hide-scrollbars",
+        ] {
+            caps.add_arg(arg).unwrap();
+        }
+        if let Ok(bin) = std::env::var("CHROMIUM") {
+            caps.set_binary(&bin).unwrap();
+        } else if std::path::Path::new("/usr/bin/chromium").exists() {
+            caps.set_binary("/usr/bin/chromium").unwrap();
+        }
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + WAIT;
+        let driver = loop {
+            match WebDriver::new(&url, caps.clone()).await {
+                Ok(d) => break d,
+                Err(e) => {
+                    assert!(Instant::now() < deadline, "no WebDriver session from chromedriver: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        };
+        Self {
+            driver: Some(driver),
+            _chromedriver: chromedriver,
+            base: base.trim_end_matches('/').to_owned(),
+            shots: std::env::var_os("COPYCAT_CONSOLE_SCREENSHOTS").map(PathBuf::from),
+        }
+    }
+
+    fn driver(&self) -> &WebDriver {
+        self.driver.as_ref().unwrap()
+    }
+
+    async fn open(&self, path: &str) {
+        self.driver().goto(format!("{}{path}", self.base)).await.unwrap();
+    }
+
+    /// The element with this `data-testid`, once it is there.
+    async fn el(&self, id: &str) -> WebElement {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Ok(e) = self.driver().find(testid(id)).await {
+                return e;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out after {WAIT:?} waiting for [data-testid={id}] on {}",
+                self.driver()
+                    .current_url()
+                    .await
+                    .map(|u| u.to_string())
+                    .unwrap_or_default()
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn present(&self, id: &str) -> bool {
+        self.driver().find(testid(id)).await.is_ok()
+    }
+
+    /// The element's text once `check` accepts it.
+    async fn text_until(&self, id: &str, what: &str, check: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + WAIT;
+        let mut last = String::new();
+        loop {
+            if let Ok(e) = self.driver().find(testid(id)).await
+                && let Ok(t) = e.text().await
+            {
+                if check(&t) {
+                    return t;
+                }
+                last = t;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out after {WAIT:?} waiting for [data-testid={id}] to show {what}; it showed {last:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn click(&self, id: &str) {
+        self.el(id).await.click().await.unwrap();
+    }
+
+    /// Replace an input's value by typing (so the page sees input events).
+    async fn type_into(&self, id: &str, text: &str) {
+        let e = self.el(id).await;
+        e.clear().await.unwrap();
+        // clear() fires no input event: select all and type over it.
+        e.send_keys(Key::Control + "a").await.unwrap();
+        e.send_keys(text).await.unwrap();
+    }
+
+    async fn select(&self, id: &str, value: &str) {
+        let e = self.el(id).await;
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let select = SelectElement::new(&e).await.unwrap();
+            if select.select_by_value(value).await.is_ok() {
+                return;
+            }
+            assert!(Instant::now() < deadline, "[data-testid={id}] never offered {value}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn path(&self) -> String {
+        self.driver().current_url().await.unwrap().path().to_owned()
+    }
+
+    async fn shot(&self, name: &str) {
+        if let Some(dir) = &self.shots {
+            std::fs::create_dir_all(dir).unwrap();
+            // Let live charts and badges settle on their final values.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            self.driver()
+                .screenshot(&dir.join(format!("{name}.png")))
+                .await
+                .unwrap();
+        }
+    }
+
+    async fn quit(mut self) {
+        if let Some(d) = self.driver.take() {
+            let _ = d.quit().await;
+        }
+    }
+}
+
+fn get(w: &Standalone, path: &str) -> (u16, Value) {
+    http(w.addr, "GET", path, None)
+}
+
+fn connector_state(w: &Standalone, name: &str) -> Option<String> {
+    let (code, status) = get(w, &format!("/connectors/{name}/status"));
+    (code == 200).then(|| status["connector"]["state"].as_str().unwrap_or_default().to_owned())
+}
+
+fn upload(w: &Standalone, name: &str, version: &str, file: &std::path::Path) {
+    let bytes = std::fs::read(file).unwrap();
+    let (code, body) = http_bytes(
+        w.addr,
+        "PUT",
+        &format!("/connector-plugins/{name}/versions/{version}"),
+        "application/wasm",
+        &bytes,
+    );
+    assert!(code == 201 || code == 200, "upload {name} {version}: {code} {body}");
+}
+
+/// Create a connector from the generated form (a validation error fixed on
+/// the way), watch it run, upload v2 of its plugin and swap to it, see a
+/// failing connector's trace, stop it and reset its offsets; the errors and
+/// log-level pages too.
+#[test]
+fn console_drives_connectors_plugins_and_offsets() {
+    let _broker = broker_stays_up();
+    let dir = tempfile::tempdir().unwrap();
+    let w = Standalone::start(dir.path(), "");
+    upload(&w, "tagged", "1.0.0", &fixture("tagged-v1"));
+    upload(&w, "flaky", env!("CARGO_PKG_VERSION"), &fixture("flaky"));
+    let v2 = fixture("tagged-v2");
+    let name = unique("ui-tagged");
+    let topic = unique("ui-topic");
+    let flaky = unique("ui-flaky");
+    let flaky_topic = unique("ui-flaky-topic");
+
+    block_on(async {
+        // tagged writes to partitions 0 and 1 (`streams` defaults to 2).
+        create_topic(&topic, 2).await;
+        let b = Browser::start(&w.url).await;
+
+        // The cluster: this one worker, standalone.
+        b.open("/ui/").await;
+        b.text_until("cluster-mode", "standalone", |t| t.contains("standalone"))
+            .await;
+        let (_, me) = get(&w, "/cluster");
+        let id = me["worker_id"].as_str().unwrap().to_owned();
+        b.el(&format!("worker-{id}")).await;
+        b.shot("cluster").await;
+
+        // No connectors yet: the list says so.
+        b.click("nav-connectors").await;
+        b.el("connectors-empty").await;
+
+        // A connector from the form; `rate` must be a number.
+        b.click("nav-new").await;
+        b.select("plugin-select", "tagged").await;
+        b.type_into("connector-name", &name).await;
+        b.type_into("field-topic", &topic).await;
+        b.type_into("field-rate", "fast").await;
+        let err = b
+            .text_until("error-rate", "an error for rate", |t| !t.trim().is_empty())
+            .await;
+        assert!(
+            err.to_lowercase().contains("rate") || err.contains("fast") || err.to_lowercase().contains("double"),
+            "{err}"
+        );
+        b.text_until("validation-summary", "an error count", |t| t.contains("error"))
+            .await;
+        b.shot("new-connector").await;
+        b.type_into("field-rate", "50").await;
+        b.text_until("error-rate", "no error", |t| t.trim().is_empty()).await;
+        b.click("create").await;
+        let page = format!("/ui/connectors/{name}");
+        let deadline = Instant::now() + WAIT;
+        while b.path().await != page {
+            assert!(
+                Instant::now() < deadline,
+                "create leads to {page}, at {}",
+                b.path().await
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        b.text_until("connector-state", "RUNNING", |t| t.trim() == "RUNNING")
+            .await;
+        b.text_until("task-state-0", "RUNNING", |t| t.trim() == "RUNNING").await;
+        assert_eq!(connector_state(&w, &name).as_deref(), Some("RUNNING"));
+        let (_, cfg) = get(&w, &format!("/connectors/{name}/config"));
+        assert_eq!(cfg["rate"], json!("50"), "{cfg}");
+        assert_eq!(cfg["topic"], json!(topic), "{cfg}");
+        b.text_until("connector-version", "1.0.0", |t| t.contains("1.0.0"))
+            .await;
+        b.shot("connector").await;
+
+        // Upload v2 of the plugin.
+        b.click("nav-plugins").await;
+        b.el("plugin-tagged").await;
+        b.select("upload-plugin", "tagged").await;
+        b.type_into("upload-version", "2.0.0").await;
+        b.el("upload-file").await.send_keys(v2.to_str().unwrap()).await.unwrap();
+        b.click("upload-submit").await;
+        b.text_until("upload-result", "the new digest", |t| t.contains("sha256:"))
+            .await;
+        b.el("version-tagged-2.0.0").await;
+        let (_, versions) = get(&w, "/connector-plugins/tagged/versions");
+        let digest = versions
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["version"] == "2.0.0")
+            .map(|v| v["digest"].as_str().unwrap().to_owned())
+            .expect("2.0.0 uploaded");
+        b.text_until("digest-tagged-2.0.0", "its digest", |t| t.contains(&digest[7..19]))
+            .await;
+        b.shot("plugins").await;
+
+        // Swap the connector to it and watch the swap.
+        b.open(&page).await;
+        b.select("swap-version", "2.0.0").await;
+        b.click("swap-submit").await;
+        b.text_until("swap-result", "SWAPPED", |t| t.contains("SWAPPED")).await;
+        b.text_until("connector-version", "2.0.0", |t| t.contains("2.0.0"))
+            .await;
+        let (_, status) = get(&w, &format!("/connectors/{name}/status"));
+        assert_eq!(status["connector"]["version"], json!("2.0.0"), "{status}");
+        assert_eq!(status["connector"]["digest"], json!(digest), "{status}");
+        assert_eq!(status["last_swap"]["outcome"], json!("SWAPPED"), "{status}");
+
+        // A connector that commits offsets, then is edited into failing.
+        let (code, body) = http(
+            w.addr,
+            "POST",
+            "/connectors",
+            Some(&json!({"name": flaky, "config": {
+                "connector.class": "flaky", "topic": flaky_topic, "mode": "retriable", "count": "3",
+                "task.restart.max.attempts": "0",
+            }})),
+        );
+        assert_eq!(code, 201, "{body}");
+        eventually("flaky commits offset 2", WAIT, || {
+            let (_, o) = get(&w, &format!("/connectors/{flaky}/offsets"));
+            (o["offsets"].as_array().is_some_and(|a| !a.is_empty()) && o.to_string().contains("\"2\"")).then_some(())
+        });
+        let flaky_page = format!("/ui/connectors/{flaky}");
+        b.open(&flaky_page).await;
+        b.text_until("connector-state", "RUNNING", |t| t.trim() == "RUNNING")
+            .await;
+        b.el("offset-row").await;
+        let reset = b.el("offsets-reset").await;
+        assert!(
+            !reset.is_enabled().await.unwrap(),
+            "reset is disabled while the connector runs"
+        );
+        b.text_until("offsets-reset-hint", "why", |t| {
+            t.contains("STOPPED") || t.to_lowercase().contains("stop")
+        })
+        .await;
+        // Stopped, edited into failing (a running connector's replacement
+        // that fails is rolled back), resumed: its task fails.
+        b.click("action-stop").await;
+        b.text_until("connector-state", "STOPPED", |t| t.trim() == "STOPPED")
+            .await;
+        assert_eq!(connector_state(&w, &flaky).as_deref(), Some("STOPPED"));
+        b.click("action-edit").await;
+        b.type_into("field-mode", "fatal").await;
+        b.text_until("validation-summary", "valid", |t| !t.contains("error"))
+            .await;
+        b.click("save").await;
+        eventually("the edit reaches the worker", WAIT, || {
+            let (_, cfg) = get(&w, &format!("/connectors/{flaky}/config"));
+            (cfg["mode"] == "fatal").then_some(())
+        });
+        b.click("action-resume").await;
+        b.text_until("task-state-0", "FAILED", |t| t.trim() == "FAILED").await;
+        b.el("trace-0").await.click().await.unwrap();
+        b.text_until("trace-0", "the fatal error", |t| {
+            t.contains("the source is gone for good")
+        })
+        .await;
+        let (_, status) = get(&w, &format!("/connectors/{flaky}/status"));
+        assert_eq!(status["tasks"][0]["state"], json!("FAILED"), "{status}");
+        assert!(
+            status["tasks"][0]["trace"]
+                .as_str()
+                .unwrap()
+                .contains("the source is gone for good")
+        );
+        b.shot("failing-connector").await;
+
+        // The errors page lists the failure.
+        b.click("nav-errors").await;
+        b.el(&format!("failure-{flaky}-0")).await;
+        b.shot("errors").await;
+
+        // Stop the failed connector and reset its offsets.
+        b.open(&flaky_page).await;
+        b.el("offset-row").await;
+        b.click("action-stop").await;
+        b.text_until("connector-state", "STOPPED", |t| t.trim() == "STOPPED")
+            .await;
+        assert_eq!(connector_state(&w, &flaky).as_deref(), Some("STOPPED"));
+        let deadline = Instant::now() + WAIT;
+        while !b.el("offsets-reset").await.is_enabled().await.unwrap() {
+            assert!(Instant::now() < deadline, "reset is enabled once STOPPED");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        b.shot("offsets").await;
+        b.click("offsets-reset").await;
+        b.text_until("offsets-message", "the reset's answer", |t| !t.trim().is_empty())
+            .await;
+        let (_, offsets) = get(&w, &format!("/connectors/{flaky}/offsets"));
+        assert_eq!(offsets, json!({"offsets": []}), "reset through the console");
+        let deadline = Instant::now() + WAIT;
+        while b.present("offset-row").await {
+            assert!(Instant::now() < deadline, "the page shows no offsets after the reset");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+
+        // Log levels: set one through the page, read it back from the API.
+        b.click("nav-loggers").await;
+        b.el("logger-root").await;
+        b.type_into("logger-name", "copycat_runtime::task").await;
+        b.select("logger-level", "DEBUG").await;
+        b.click("logger-submit").await;
+        b.text_until("logger-result", "the change", |t| !t.trim().is_empty())
+            .await;
+        let (_, level) = get(&w, "/admin/loggers/copycat_runtime::task");
+        assert_eq!(level["level"], json!("DEBUG"), "{level}");
+        b.shot("loggers").await;
+
+        // The connectors list with both, and their states.
+        b.click("nav-connectors").await;
+        b.text_until(&format!("connector-state-{name}"), "RUNNING", |t| t.trim() == "RUNNING")
+            .await;
+        b.text_until(&format!("connector-state-{flaky}"), "STOPPED", |t| {
+            t.trim() == "STOPPED"
+        })
+        .await;
+        b.shot("connectors").await;
+
+        b.quit().await;
+    });
+}
+
+/// With REST authentication on, nothing of the console is served without
+/// credentials, and with them the console works (its API calls included).
+#[test]
+fn console_needs_the_rest_api_credentials() {
+    let _broker = broker_stays_up();
+    let dir = tempfile::tempdir().unwrap();
+    let users = dir.path().join("users.properties");
+    std::fs::write(&users, "admin=s3cret\n").unwrap();
+    let w = Standalone::start(
+        dir.path(),
+        &format!("rest.auth.type=basic\nrest.auth.basic.users.file={}", users.display()),
+    );
+    for path in ["/ui", "/ui/", "/ui/connectors", "/ui/index.html", "/ui/assets/x.js"] {
+        let (code, body) = get(&w, path);
+        assert_eq!(code, 401, "{path} without credentials: {body}");
+    }
+    block_on(async {
+        let b = Browser::start(&w.url).await;
+        b.open("/ui/").await;
+        let source = b.driver().source().await.unwrap();
+        assert!(
+            !source.contains("data-testid"),
+            "no console without credentials: {source}"
+        );
+        assert!(!b.present("nav-cluster").await);
+
+        // WebDriver cannot type into the browser's credentials prompt: a
+        // first visit with them in the URL puts them in the browser's
+        // cache, as the prompt does, and the next visits use them (the
+        // page's own API calls included).
+        let with_user = w.url.replacen("://", "://admin:s3cret@", 1);
+        b.driver().goto(format!("{with_user}/ui/")).await.unwrap();
+        b.open("/ui/connectors").await;
+        b.el("connectors-empty").await;
+        b.el("nav-cluster").await.click().await.unwrap();
+        b.text_until("cluster-mode", "standalone", |t| t.contains("standalone"))
+            .await;
+        b.quit().await;
+    });
+}
+
+/// `rest.console.enable=false`: `/ui` is a JSON 404 saying so; the API
+/// is unchanged.
+#[test]
+fn console_can_be_turned_off() {
+    let _broker = broker_stays_up();
+    let dir = tempfile::tempdir().unwrap();
+    let w = Standalone::start(dir.path(), "rest.console.enable=false");
+    for path in ["/ui", "/ui/connectors", "/ui/assets/x.js"] {
+        let (code, body) = get(&w, path);
+        assert_eq!(code, 404, "{path}: {body}");
+        assert!(
+            body["message"].as_str().unwrap().contains("rest.console.enable"),
+            "{body}"
+        );
+    }
+    assert_eq!(get(&w, "/connectors"), (200, json!([])));
+}
+
+/// With bearer tokens, the console's pages lead to its sign-in form (and
+/// nothing else is served); a wrong token is refused there, the right one
+/// signs the browser in and the console's API calls work with its cookie.
+#[test]
+fn console_signs_in_with_a_bearer_token() {
+    let _broker = broker_stays_up();
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens");
+    std::fs::write(&tokens, "t0ken-for-the-console\n").unwrap();
+    let w = Standalone::start(
+        dir.path(),
+        &format!(
+            "rest.auth.type=bearer\nrest.auth.bearer.tokens.file={}",
+            tokens.display()
+        ),
+    );
+    assert_eq!(get(&w, "/connectors").0, 401);
+    assert_eq!(get(&w, "/ui/assets/x.js").0, 401);
+    block_on(async {
+        let b = Browser::start(&w.url).await;
+        b.open("/ui/connectors").await;
+        let deadline = Instant::now() + WAIT;
+        while b.path().await != "/ui/login" {
+            assert!(
+                Instant::now() < deadline,
+                "sent to the sign-in form, at {}",
+                b.path().await
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(!b.present("nav-cluster").await);
+        let token = b.driver().find(By::Id("token")).await.unwrap();
+        token.send_keys("not-the-token").await.unwrap();
+        b.click("login-submit").await;
+        b.text_until("login-error", "the refusal", |t| t.contains("Invalid bearer token"))
+            .await;
+        assert!(!b.present("nav-cluster").await);
+        let token = b.driver().find(By::Id("token")).await.unwrap();
+        token.send_keys("t0ken-for-the-console").await.unwrap();
+        b.click("login-submit").await;
+        b.text_until("cluster-mode", "standalone", |t| t.contains("standalone"))
+            .await;
+        b.click("nav-connectors").await;
+        b.el("connectors-empty").await;
+        b.quit().await;
+    });
+    // The cookie is the browser's: the API itself still wants the token.
+    assert_eq!(get(&w, "/connectors").0, 401);
+}
