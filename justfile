@@ -86,6 +86,13 @@ console:
 console-test:
     scripts/console.sh test
 
+# Regenerate docs/console/*.png: the console's browser test, saving a screenshot of each page
+console-screenshots: console build-connectors kafka-start
+    cargo build -p copycat-cli --bin copycat
+    KAFKA_BOOTSTRAP="$(scripts/kafka.sh bootstrap)" COPYCAT_PLUGIN_DIR="{{plugin_dir}}" \
+        COPYCAT_FIXTURE_DIR="{{fixture_dir}}" COPYCAT_CONSOLE_SCREENSHOTS="{{justfile_directory()}}/docs/console" \
+        cargo test -p copycat-tests --test all -- console::console_drives_connectors_plugins_and_offsets
+
 # Host build (runtime with its web console, CLI, tests) plus all guest components
 build: console build-connectors
     cargo build --workspace

@@ -89,17 +89,26 @@ impl Browser {
             if let Ok(e) = self.driver().find(testid(id)).await {
                 return e;
             }
-            assert!(
-                Instant::now() < deadline,
-                "timed out after {WAIT:?} waiting for [data-testid={id}] on {}",
-                self.driver()
-                    .current_url()
-                    .await
-                    .map(|u| u.to_string())
-                    .unwrap_or_default()
-            );
+            if Instant::now() >= deadline {
+                let page = self.evidence(id).await;
+                panic!("timed out after {WAIT:?} waiting for [data-testid={id}]; {page}");
+            }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+    }
+
+    /// Where the browser is and what the page says, with a screenshot
+    /// in the temp directory, for a failure's message.
+    async fn evidence(&self, id: &str) -> String {
+        let d = self.driver();
+        let url = d.current_url().await.map(|u| u.to_string()).unwrap_or_default();
+        let text = match d.find(By::Tag("body")).await {
+            Ok(b) => b.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        let shot = std::env::temp_dir().join(format!("copycat-console-{}.png", id.replace(['/', ':'], "_")));
+        let _ = d.screenshot(&shot).await;
+        format!("at {url}, screenshot {}, the page says:\n{text}", shot.display())
     }
 
     async fn present(&self, id: &str) -> bool {
@@ -119,10 +128,12 @@ impl Browser {
                 }
                 last = t;
             }
-            assert!(
-                Instant::now() < deadline,
-                "timed out after {WAIT:?} waiting for [data-testid={id}] to show {what}; it showed {last:?}"
-            );
+            if Instant::now() >= deadline {
+                let page = self.evidence(id).await;
+                panic!(
+                    "timed out after {WAIT:?} waiting for [data-testid={id}] to show {what}; it showed {last:?}; {page}"
+                );
+            }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
@@ -140,16 +151,32 @@ impl Browser {
         e.send_keys(text).await.unwrap();
     }
 
+    /// Choose an option of a `<select>` from the keyboard, as a user
+    /// without a mouse does: focus it and type the option's text. (The
+    /// page may re-render meanwhile: a stale element is looked up again.)
     async fn select(&self, id: &str, value: &str) {
-        let e = self.el(id).await;
+        async fn choose(e: &WebElement, value: &str) -> WebDriverResult<bool> {
+            let mut has = false;
+            for o in SelectElement::new(e).await?.options().await? {
+                has |= o.value().await?.as_deref() == Some(value);
+            }
+            if !has {
+                return Ok(false);
+            }
+            e.focus().await?;
+            e.send_keys(value).await?;
+            Ok(e.value().await?.as_deref() == Some(value))
+        }
         let deadline = Instant::now() + WAIT;
         loop {
-            let select = SelectElement::new(&e).await.unwrap();
-            if select.select_by_value(value).await.is_ok() {
+            if let Ok(true) = choose(&self.el(id).await, value).await {
                 return;
             }
-            assert!(Instant::now() < deadline, "[data-testid={id}] never offered {value}");
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            if Instant::now() >= deadline {
+                let page = self.evidence(id).await;
+                panic!("[data-testid={id}] never offered or took {value}; {page}");
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
 
@@ -305,6 +332,7 @@ fn console_drives_connectors_plugins_and_offsets() {
         assert_eq!(status["connector"]["version"], json!("2.0.0"), "{status}");
         assert_eq!(status["connector"]["digest"], json!(digest), "{status}");
         assert_eq!(status["last_swap"]["outcome"], json!("SWAPPED"), "{status}");
+        b.shot("connector").await;
 
         // A connector that commits offsets, then is edited into failing.
         let (code, body) = http(

@@ -151,6 +151,15 @@ fn a_sink_counts_the_records_it_put_and_flushed() {
         assert!(n >= 1.0, "{call} timed: {text}");
     }
     assert!(sample(&text, &series("copycat_task_memory_bytes", "")).unwrap() > 0.0);
+    // Caught up: nothing past the committed offsets.
+    eventually(
+        "the sink's consumer lag is 0 once all is committed",
+        Duration::from_secs(60),
+        || {
+            (sample(&worker.metrics_text(), &series("copycat_sink_consumer_lag_records", "")) == Some(0.0))
+                .then_some(())
+        },
+    );
     // A sink exposes no source series.
     assert!(
         !text.contains(&series("copycat_source_records_polled_total", "")),

@@ -89,6 +89,21 @@ impl std::fmt::Debug for MessageQueue<'_> {
     }
 }
 
+/// The high watermark of `topic`/`partition` as of `client`'s last fetch
+/// response for it (librdkafka's cache: no request to the broker); `None`
+/// when not known (nothing fetched yet).
+pub fn cached_high_watermark<C: ClientContext>(client: &Client<C>, topic: &str, partition: i32) -> Option<i64> {
+    let topic = CString::new(topic).ok()?;
+    let (mut low, mut high) = (-1i64, -1i64);
+    // SAFETY: `client` is a live client for the call; `topic` is a
+    // NUL-terminated string alive for the call; `low` and `high` are valid
+    // for writes. The call only reads librdkafka's partition state.
+    let err = unsafe {
+        rdsys::rd_kafka_get_watermark_offsets(client.native_ptr(), topic.as_ptr(), partition, &mut low, &mut high)
+    };
+    (err == rdsys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0).then_some(high)
+}
+
 impl<'c> MessageQueue<'c> {
     /// A new, empty queue of `client`'s.
     pub fn new<C: ClientContext>(client: &'c Client<C>) -> Result<Self, RdKafkaError> {

@@ -78,6 +78,11 @@ pub const SOURCE_OFFSET_COMMIT_LAG: Def = Def::plain(
     "copycat_source_offset_commit_lag_records",
     "Records polled whose source offsets are not committed yet (redelivered if the task failed now)",
 );
+/// Gauge `copycat_sink_consumer_lag_records{connector,task}`.
+pub const SINK_CONSUMER_LAG: Def = Def::plain(
+    "copycat_sink_consumer_lag_records",
+    "Records in the partitions the sink task consumes that are past its committed offsets (high watermark minus committed offset, summed), as of its last commit",
+);
 /// Gauge `copycat_sink_assigned_partitions{connector,task}`.
 pub const SINK_ASSIGNED_PARTITIONS: Def = Def::plain(
     "copycat_sink_assigned_partitions",

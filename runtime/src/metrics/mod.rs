@@ -60,6 +60,7 @@ mod tests {
             ("copycat_source_offset_commits", "counter"),
             ("copycat_sink_offset_commits", "counter"),
             ("copycat_source_offset_commit_lag_records", "gauge"),
+            ("copycat_sink_consumer_lag_records", "gauge"),
             ("copycat_sink_assigned_partitions", "gauge"),
             ("copycat_task_interruptions", "counter"),
             ("copycat_task_memory_bytes", "gauge"),
@@ -197,6 +198,11 @@ mod tests {
         );
         assert!(!text.contains("copycat_source_records_polled_total{"), "{text}");
         assert!(!text.contains("copycat_source_offset_commit_lag_records{"), "{text}");
+        assert_eq!(
+            sample(&text, r#"copycat_sink_consumer_lag_records{connector="out",task="0"}"#),
+            Some(0.0),
+            "{text}"
+        );
     }
 
     #[test]

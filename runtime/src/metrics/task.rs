@@ -21,6 +21,8 @@ pub struct TaskInstruments {
     pub(super) batches: Counter,
     pub(super) calls: [Histogram; 4],
     pub(super) offset_commits: Counter,
+    /// Sources: records polled but not committed; sinks: records past
+    /// the committed offsets.
     pub(super) commit_lag: Gauge,
     /// Sinks: partitions assigned now.
     pub(super) assigned: Gauge,
@@ -84,6 +86,12 @@ impl TaskInstruments {
 
     /// Records polled whose offsets are not committed yet.
     pub fn commit_lag(&self, records: u64) {
+        self.commit_lag.set(i64::try_from(records).unwrap_or(i64::MAX));
+    }
+
+    /// Sinks: records in the consumed partitions past the committed
+    /// offsets.
+    pub fn consumer_lag(&self, records: u64) {
         self.commit_lag.set(i64::try_from(records).unwrap_or(i64::MAX));
     }
 

@@ -30,6 +30,7 @@ pub struct WorkerMetrics {
     source_offset_commits: Family<TaskLabels, Counter>,
     sink_offset_commits: Family<TaskLabels, Counter>,
     source_offset_commit_lag: Family<TaskLabels, Gauge>,
+    sink_consumer_lag: Family<TaskLabels, Gauge>,
     sink_assigned_partitions: Family<TaskLabels, Gauge>,
     task_interruptions: Family<LimitLabels, Counter>,
     task_memory: Family<TaskLabels, Gauge>,
@@ -71,6 +72,7 @@ impl WorkerMetrics {
             source_offset_commits: Family::default(),
             sink_offset_commits: Family::default(),
             source_offset_commit_lag: Family::default(),
+            sink_consumer_lag: Family::default(),
             sink_assigned_partitions: Family::default(),
             task_interruptions: Family::default(),
             task_memory: Family::default(),
@@ -99,6 +101,7 @@ impl WorkerMetrics {
         SOURCE_OFFSET_COMMITS.register(&mut m.registry, m.source_offset_commits.clone());
         SINK_OFFSET_COMMITS.register(&mut m.registry, m.sink_offset_commits.clone());
         SOURCE_OFFSET_COMMIT_LAG.register(&mut m.registry, m.source_offset_commit_lag.clone());
+        SINK_CONSUMER_LAG.register(&mut m.registry, m.sink_consumer_lag.clone());
         SINK_ASSIGNED_PARTITIONS.register(&mut m.registry, m.sink_assigned_partitions.clone());
         TASK_INTERRUPTIONS.register(&mut m.registry, m.task_interruptions.clone());
         TASK_MEMORY.register(&mut m.registry, m.task_memory.clone());
@@ -196,7 +199,7 @@ impl WorkerMetrics {
         let commit_lag = if source {
             self.source_offset_commit_lag.get_or_create_owned(&labels)
         } else {
-            Gauge::default()
+            self.sink_consumer_lag.get_or_create_owned(&labels)
         };
         let assigned = if source {
             Gauge::default()
@@ -291,6 +294,7 @@ impl WorkerMetrics {
         }
         for f in [
             &self.source_offset_commit_lag,
+            &self.sink_consumer_lag,
             &self.sink_assigned_partitions,
             &self.task_memory,
             &self.task_last_error_timestamp,

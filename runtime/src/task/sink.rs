@@ -25,7 +25,7 @@ use crate::engine::batch::{Contract, DATA_EXCEPTION, Original, RecordFailed, Sta
 use crate::engine::guest::{
     Guest, GuestError, SinkBatch, SinkRecordRef, TopicPartition, TopicPartitionOffset, TypedError, transform_sink,
 };
-use crate::kafka::batch_consume::{Fetched, MessageQueue};
+use crate::kafka::batch_consume::{Fetched, MessageQueue, cached_high_watermark};
 use crate::kafka::{KafkaError, sink_consumer_config};
 use crate::metrics::TaskInstruments;
 use crate::util::lock;
@@ -168,6 +168,17 @@ impl SinkShared {
             .map_err(|e| KafkaError::new("committing consumer offsets after a successful flush", e))?;
         self.metrics.offset_commits.fetch_add(1, Ordering::Relaxed);
         self.instruments.offsets_committed();
+        // The high watermarks of the last fetch responses (cached by
+        // librdkafka: no request to the broker).
+        let lag: u64 = self
+            .next
+            .iter()
+            .filter_map(|((topic, partition), offset)| {
+                let high = cached_high_watermark(consumer.client(), topic, *partition)?;
+                u64::try_from(high.saturating_sub(*offset)).ok()
+            })
+            .sum();
+        self.instruments.consumer_lag(lag);
         self.committed = self.next.clone();
         Ok(())
     }

@@ -1,7 +1,7 @@
 // Per-connector time series of throughput and lag, built from successive
 // `/metrics` scrapes.
 
-import { type CounterSnapshot, type Sample, LAG_FAMILY, counterSnapshot, ratesByConnector, sumByConnector } from './prom';
+import { type CounterSnapshot, type Sample, LAG_FAMILIES, counterSnapshot, ratesByConnector, sumByConnector } from './prom';
 
 export interface Point {
   /** Seconds since the epoch (uPlot's x unit). */
@@ -38,7 +38,9 @@ export function advance(state: HistoryState, samples: Sample[], tMs: number, max
   if (state.prev && tMs - state.prev.t > MAX_GAP_MS) state = emptyHistory();
   const snap = counterSnapshot(samples, tMs);
   const rates = state.prev ? ratesByConnector(state.prev, snap) : new Map<string, number>();
-  const lags = sumByConnector(samples, LAG_FAMILY);
+  // A connector is a source or a sink: at most one of the families has it.
+  const lags = new Map<string, number>();
+  for (const f of LAG_FAMILIES) for (const [c, v] of sumByConnector(samples, f)) lags.set(c, (lags.get(c) ?? 0) + v);
   const connectors = new Set<string>();
   for (const key of snap.series.keys()) connectors.add(key.split('\u0000')[1]);
   for (const c of lags.keys()) connectors.add(c);

@@ -108,7 +108,8 @@ export function bySeries(samples: Sample[], name: string): Map<string, number> {
 }
 
 export const THROUGHPUT_FAMILIES = ['copycat_source_records_produced_total', 'copycat_sink_records_put_total'];
-export const LAG_FAMILY = 'copycat_source_offset_commit_lag_records';
+/** Sources: records polled whose offsets are not committed; sinks: records past the committed offsets. */
+export const LAG_FAMILIES = ['copycat_source_offset_commit_lag_records', 'copycat_sink_consumer_lag_records'];
 
 /** A counter's samples at one time. */
 export interface CounterSnapshot {

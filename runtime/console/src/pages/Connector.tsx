@@ -322,18 +322,17 @@ function ChartsSection({ name, type, view }: { name: string; type: string | null
         </figure>
         <figure>
           <figcaption>
-            Offset commit lag:{' '}
-            <strong>{type === 'sink' ? 'n/a for sinks' : metrics.loaded ? (hasLag ? `${formatCount(l.lag)} records` : 'no data yet') : '…'}</strong>
+            {type === 'sink' ? 'Consumer lag' : 'Offset commit lag'}:{' '}
+            <strong>{metrics.loaded ? (hasLag ? `${formatCount(l.lag)} records` : 'no data yet') : '…'}</strong>
           </figcaption>
-          {type === 'sink' ? (
-            <div class="chart chart-empty" data-testid="chart-lag">
-              <p class="muted small">
-                Sinks commit the consumer group's offsets (<code>connect-{name}</code>); their lag is the group's, which Kafka's tools show.
-              </p>
-            </div>
-          ) : (
-            <LiveChart points={points} field="lag" width={420} height={110} label={`Uncommitted records of ${name}`} testid="chart-lag" />
-          )}
+          <LiveChart
+            points={points}
+            field="lag"
+            width={420}
+            height={110}
+            label={type === 'sink' ? `Records of ${name}'s partitions past its committed offsets` : `Uncommitted records of ${name}`}
+            testid="chart-lag"
+          />
         </figure>
       </div>
       <p class="muted small metrics-note">

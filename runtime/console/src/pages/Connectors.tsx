@@ -105,7 +105,7 @@ export function ConnectorsPage() {
                   <LiveChart points={points} field="rate" width={110} height={28} compact label={`Throughput of ${name}`} />
                   <div class="small">{metrics.loaded ? formatRate(l.rate) : '…'}</div>
                 </td>
-                <td class="col-lag">{view.type === 'source' ? (metrics.loaded ? formatCount(l.lag) : '…') : <span class="muted">n/a</span>}</td>
+                <td class="col-lag">{metrics.loaded ? formatCount(l.lag) : '…'}</td>
                 <td>
                   {view.failing.length === 0 && !view.trace && <span class="muted">None</span>}
                   {view.trace && <Trace trace={view.trace} summary="Connector" />}

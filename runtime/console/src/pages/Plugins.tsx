@@ -265,7 +265,8 @@ function UploadForm({ names, onUploaded }: { names: string[]; onUploaded: () => 
   const chosen = newName.trim() || selected || names[0] || '';
 
   useEffect(() => {
-    if (!selected && names.length > 0) setSelected(names[0]);
+    // Functional: a choice made since this render's closure must win.
+    if (names.length > 0) setSelected((s) => s || names[0]);
   }, [names.join(',')]);
 
   const submit = async (e: Event) => {
