@@ -558,3 +558,69 @@ fn console_signs_in_with_a_bearer_token() {
     // The cookie is the browser's: the API itself still wants the token.
     assert_eq!(get(&w, "/connectors").0, 401);
 }
+
+/// In distributed mode the cluster page shows every worker and which tasks
+/// it runs, the same from either worker, as `GET /cluster` and the statuses
+/// report.
+#[test]
+fn console_shows_the_cluster_and_its_assignment() {
+    let _broker = broker_stays_up();
+    let dir = tempfile::tempdir().unwrap();
+    let group = unique("ui-cluster");
+    let extra = "session.timeout.ms=6000\nheartbeat.interval.ms=1000";
+    let workers = [
+        ClusterWorker::start(dir.path(), "w0", &group, extra),
+        ClusterWorker::start(dir.path(), "w1", &group, extra),
+    ];
+    let ids: Vec<String> = workers.iter().map(ClusterWorker::id).collect();
+    eventually("both workers in the group", WAIT, || {
+        let (_, c) = workers[0].get("/cluster");
+        let listed: Vec<&str> = c["workers"]
+            .as_array()?
+            .iter()
+            .filter_map(|w| w["id"].as_str())
+            .collect();
+        (c["mode"] == "distributed" && ids.iter().all(|id| listed.contains(&id.as_str()))).then_some(())
+    });
+    // Two one-task connectors: the assignment puts one task on each worker.
+    let names = [unique("ui-spread-a"), unique("ui-spread-b")];
+    for name in &names {
+        let (code, body) = workers[0].send(
+            "POST",
+            "/connectors",
+            &json!({"name": name, "config": {
+                "connector.class": "tagged-v1", "topic": unique("ui-spread-topic"), "streams": "1", "rate": "5",
+            }}),
+        );
+        assert_eq!(code, 201, "{body}");
+    }
+    // Where the REST API says each task runs.
+    let placed: Vec<(String, String)> = eventually("the two tasks RUNNING, one on each worker", WAIT, || {
+        let mut on = Vec::new();
+        for name in &names {
+            let (_, s) = workers[1].get(&format!("/connectors/{name}/status"));
+            let t = &s["tasks"][0];
+            if t["state"] != "RUNNING" {
+                return None;
+            }
+            on.push((format!("{name}/0"), t["worker_id"].as_str()?.to_owned()));
+        }
+        (ids.iter().all(|id| on.iter().any(|(_, w)| w == id))).then_some(on)
+    });
+    block_on(async {
+        for (i, w) in workers.iter().enumerate() {
+            let b = Browser::start(&format!("http://{}", w.addr)).await;
+            b.open("/ui/").await;
+            b.text_until("cluster-mode", "distributed", |t| t.contains("distributed"))
+                .await;
+            for (task, on) in &placed {
+                b.text_until(&format!("worker-{on}"), "its task", |t| t.contains(task.as_str()))
+                    .await;
+            }
+            if i == 0 {
+                b.shot("cluster-distributed").await;
+            }
+            b.quit().await;
+        }
+    });
+}
