@@ -624,3 +624,48 @@ fn console_shows_the_cluster_and_its_assignment() {
         }
     });
 }
+
+/// Hostile text in what the console shows (a connector's name and config
+/// values, echoed back in validation errors; guests' own messages reach the
+/// page the same way) is shown as text: nothing in it runs or loads.
+#[test]
+fn console_shows_hostile_text_as_text() {
+    let _broker = broker_stays_up();
+    let dir = tempfile::tempdir().unwrap();
+    let w = Standalone::start(dir.path(), "");
+    let payload = r#"<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>"#;
+    let name = format!("{}-{}", unique("ui-evil"), "<b>bold</b>");
+    let (code, body) = http(
+        w.addr,
+        "POST",
+        "/connectors",
+        Some(&json!({"name": name, "config": {
+            "connector.class": "datagen", "topic": unique("ui-evil-topic"), "rate": "1", "note.for.ops": payload,
+        }})),
+    );
+    assert!(code == 201 || code == 400, "{code} {body}");
+    block_on(async {
+        let b = Browser::start(&w.url).await;
+        if code == 201 {
+            b.open("/ui/connectors").await;
+            b.text_until(&format!("connector-row-{name}"), "the name as text", |t| {
+                t.contains("<b>bold</b>")
+            })
+            .await;
+        }
+        // A config value echoed in a validation error.
+        b.open("/ui/connectors/new").await;
+        b.select("plugin-select", "datagen").await;
+        b.type_into("connector-name", "evil").await;
+        b.type_into("field-topic", payload).await;
+        b.text_until("validation-summary", "an error", |t| t.contains("error"))
+            .await;
+        let page = b.driver().source().await.unwrap();
+        assert!(!page.contains("<img src=\"x\""), "the payload became an element");
+        let title = b.driver().title().await.unwrap();
+        assert_ne!(title, "pwned", "script ran");
+        let imgs = b.driver().find_all(By::Css("img[src='x']")).await.unwrap();
+        assert!(imgs.is_empty(), "an <img> from the payload");
+        b.quit().await;
+    });
+}
