@@ -374,10 +374,18 @@ fn console_drives_connectors_plugins_and_offsets() {
         b.text_until("validation-summary", "valid", |t| !t.contains("error"))
             .await;
         b.click("save").await;
-        eventually("the edit reaches the worker", WAIT, || {
+        let deadline = Instant::now() + WAIT;
+        loop {
             let (_, cfg) = get(&w, &format!("/connectors/{flaky}/config"));
-            (cfg["mode"] == "fatal").then_some(())
-        });
+            if cfg["mode"] == "fatal" {
+                break;
+            }
+            if Instant::now() >= deadline {
+                let page = b.evidence("save").await;
+                panic!("the edit never reached the worker: {cfg}; {page}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         b.click("action-resume").await;
         b.text_until("task-state-0", "FAILED", |t| t.trim() == "FAILED").await;
         b.el("trace-0").await.click().await.unwrap();
@@ -668,4 +676,28 @@ fn console_shows_hostile_text_as_text() {
         assert!(imgs.is_empty(), "an <img> from the payload");
         b.quit().await;
     });
+}
+
+/// The worker gzips its answers for a client that asks (the console's
+/// `/metrics` polls, Prometheus), and only then.
+#[test]
+fn answers_are_gzipped_when_asked() {
+    use std::io::{Read as _, Write as _};
+    let _broker = broker_stays_up();
+    let dir = tempfile::tempdir().unwrap();
+    let w = Standalone::start(dir.path(), "");
+    let head = |encoding: &str| {
+        let mut s = std::net::TcpStream::connect(w.addr).unwrap();
+        write!(
+            s,
+            "GET /openapi.json HTTP/1.1\r\nHost: x\r\n{encoding}Connection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut resp = Vec::new();
+        s.read_to_end(&mut resp).unwrap();
+        let text = String::from_utf8_lossy(&resp).to_lowercase();
+        text.split("\r\n\r\n").next().unwrap().to_owned()
+    };
+    assert!(head("Accept-Encoding: gzip\r\n").contains("content-encoding: gzip"));
+    assert!(!head("").contains("content-encoding"));
 }

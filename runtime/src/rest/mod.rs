@@ -98,7 +98,7 @@ pub fn router(state: RestState) -> (Router, utoipa::openapi::OpenApi) {
 /// The whole API, `/openapi.json` included, with JSON 404s for unknown
 /// paths, behind the state's authentication. A path with a trailing slash
 /// (`/connectors/`) is answered as without, as Kafka Connect does (kcctl and
-/// Strimzi call such paths).
+/// Strimzi call such paths). Answers are gzipped for a client that asks.
 pub fn app(state: RestState) -> Router {
     let auth = state.auth.clone();
     let console_on = state.console;
@@ -121,7 +121,12 @@ pub fn app(state: RestState) -> Router {
         &tower_http::normalize_path::NormalizePathLayer::trim_trailing_slash(),
         auth::protect(router, auth, tls),
     );
-    Router::new().fallback_service(normalized)
+    // gzip for clients that ask (Accept-Encoding): `/metrics` of a worker
+    // with many connectors is hundreds of KB, polled by the console and
+    // by Prometheus.
+    Router::new()
+        .fallback_service(normalized)
+        .layer(tower_http::compression::CompressionLayer::new())
 }
 
 /// Every error answer in Kafka Connect's JSON shape, including those axum
