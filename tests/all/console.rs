@@ -373,6 +373,8 @@ fn console_drives_connectors_plugins_and_offsets() {
         b.type_into("field-mode", "fatal").await;
         b.text_until("validation-summary", "valid", |t| !t.contains("error"))
             .await;
+        let typed = b.el("field-mode").await.value().await.unwrap();
+        assert_eq!(typed.as_deref(), Some("fatal"), "the form kept what was typed");
         b.click("save").await;
         let deadline = Instant::now() + WAIT;
         loop {
