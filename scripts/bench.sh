@@ -52,6 +52,10 @@ if [[ "${1:-}" == --bin ]]; then
             extra=(--before-dir "$dir")
         fi
     fi
+    if [[ "$bin" == console ]]; then
+        scripts/console.sh build
+        cargo build --quiet -p copycat-cli --bin copycat
+    fi
     exec cargo run --quiet -p copycat-bench --bin "$bin" \
         --config 'profile.dev.package.copycat-bench.opt-level=2' "${DATA_OPT[@]}" \
         -- "${extra[@]}" "$@"
@@ -159,6 +163,16 @@ if [[ "${COPYCAT_BENCH_FAILOVER:-1}" != 0 ]]; then
     cargo run --quiet -p copycat-bench --bin failover \
         --config 'profile.dev.package.copycat-bench.opt-level=2' \
         -- --runs 5
+fi
+# The web console: what an open console costs its worker, list load times,
+# bundle size, in Debian's Chromium; COPYCAT_BENCH_CONSOLE=0 skips it.
+if [[ "${COPYCAT_BENCH_CONSOLE:-1}" != 0 ]]; then
+    scripts/console.sh build
+    cargo build --quiet -p copycat-cli --bin copycat
+    COPYCAT_PLUGIN_DIR="${COPYCAT_PLUGIN_DIR:-$PWD/build/plugins}" \
+    cargo run --quiet -p copycat-bench --bin console \
+        --config 'profile.dev.package.copycat-bench.opt-level=2' \
+        -- --connectors 100
 fi
 # End-to-end latency datagen -> Kafka -> file-sink at fixed rates; COPYCAT_BENCH_LATENCY=0 skips it.
 if [[ "${COPYCAT_BENCH_LATENCY:-1}" != 0 ]]; then
