@@ -112,7 +112,12 @@ pub fn rss_bytes() -> u64 {
 
 /// CPU time (user + system) this process used so far.
 pub fn cpu_time() -> Duration {
-    let ticks = std::fs::read_to_string("/proc/self/stat")
+    cpu_time_of("self")
+}
+
+/// CPU time (user + system) process `pid` (or `"self"`) used so far.
+pub fn cpu_time_of(pid: &str) -> Duration {
+    let ticks = std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|s| {
             // Fields after the command name (which may hold spaces).

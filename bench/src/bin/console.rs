@@ -20,7 +20,7 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use copycat_bench::process::Proc;
 use copycat_bench::results::{self, Record};
-use copycat_bench::{free_port, median, unique, workspace};
+use copycat_bench::{cpu_time_of, free_port, median, unique, workspace};
 use thirtyfour::prelude::*;
 
 #[derive(Parser)]
@@ -43,24 +43,12 @@ struct Args {
     plugin_dir: PathBuf,
 }
 
-/// CPU time (user + system) of process `pid` so far.
-fn cpu_of(pid: u32) -> Duration {
-    let ticks = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            let rest = s.rsplit_once(')')?.1.to_owned();
-            let f: Vec<&str> = rest.split_whitespace().collect();
-            Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
-        })
-        .unwrap_or(0);
-    Duration::from_millis(ticks * 10)
-}
-
 /// Cores the process used over `secs` seconds from now.
 fn cores_over(pid: u32, secs: u64) -> f64 {
-    let (c0, t0) = (cpu_of(pid), Instant::now());
+    let pid = pid.to_string();
+    let (c0, t0) = (cpu_time_of(&pid), Instant::now());
     std::thread::sleep(Duration::from_secs(secs));
-    (cpu_of(pid) - c0).as_secs_f64() / t0.elapsed().as_secs_f64()
+    (cpu_time_of(&pid) - c0).as_secs_f64() / t0.elapsed().as_secs_f64()
 }
 
 fn bundle_bytes() -> Result<(u64, u64)> {
