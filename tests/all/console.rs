@@ -555,6 +555,7 @@ fn console_signs_in_with_a_bearer_token() {
         b.click("login-submit").await;
         b.text_until("login-error", "the refusal", |t| t.contains("Invalid bearer token"))
             .await;
+        b.shot("login").await;
         assert!(!b.present("nav-cluster").await);
         let token = b.driver().find(By::Id("token")).await.unwrap();
         token.send_keys("t0ken-for-the-console").await.unwrap();
