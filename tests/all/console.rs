@@ -704,3 +704,46 @@ fn answers_are_gzipped_when_asked() {
     assert!(head("Accept-Encoding: gzip\r\n").contains("content-encoding: gzip"));
     assert!(!head("").contains("content-encoding"));
 }
+
+/// A failing task in its automatic-restart backoff: the connector page and
+/// the errors page show it RESTARTING with its attempt and next restart, as
+/// the status reports.
+#[test]
+fn console_shows_restarts_and_the_next_one() {
+    let _broker = broker_stays_up();
+    let dir = tempfile::tempdir().unwrap();
+    let w = Standalone::start(dir.path(), "");
+    upload(&w, "flaky", env!("CARGO_PKG_VERSION"), &fixture("flaky"));
+    let name = unique("ui-restarting");
+    let (code, body) = http(
+        w.addr,
+        "POST",
+        "/connectors",
+        Some(&json!({"name": name, "config": {
+            "connector.class": "flaky", "topic": unique("ui-restarting-topic"), "mode": "fatal",
+            "task.restart.max.attempts": "5", "task.restart.backoff.initial.ms": "600000",
+            "task.restart.backoff.max.ms": "600000",
+        }})),
+    );
+    assert_eq!(code, 201, "{body}");
+    let status = eventually("the task in its restart backoff", WAIT, || {
+        let (_, s) = get(&w, &format!("/connectors/{name}/status"));
+        (s["tasks"][0]["state"] == "RESTARTING").then_some(s)
+    });
+    let attempts = status["tasks"][0]["attempts"].as_u64().expect("attempts");
+    assert!(status["tasks"][0]["next_restart_ms"].as_u64().is_some(), "{status}");
+    block_on(async {
+        let b = Browser::start(&w.url).await;
+        b.open(&format!("/ui/connectors/{name}")).await;
+        b.text_until("task-state-0", "RESTARTING", |t| t.trim() == "RESTARTING")
+            .await;
+        b.text_until("task-attempts-0", "the attempt", |t| t.contains(&attempts.to_string()))
+            .await;
+        // Ten minutes of backoff: the next restart is minutes away.
+        b.text_until("task-next-restart-0", "when", |t| t.contains("min") || t.contains("10"))
+            .await;
+        b.click("nav-errors").await;
+        b.el(&format!("failure-{name}-0")).await;
+        b.quit().await;
+    });
+}
