@@ -747,3 +747,61 @@ fn console_shows_restarts_and_the_next_one() {
         b.quit().await;
     });
 }
+
+/// Without a mouse: the first Tab stop is the skip link, links and buttons
+/// answer Enter, options are chosen by typing, and Enter in a field submits
+/// the new connector's form.
+#[test]
+fn console_works_from_the_keyboard() {
+    let _broker = broker_stays_up();
+    let dir = tempfile::tempdir().unwrap();
+    let w = Standalone::start(dir.path(), "");
+    let name = unique("ui-keys");
+    block_on(async {
+        let b = Browser::start(&w.url).await;
+        b.open("/ui/").await;
+        b.text_until("cluster-mode", "standalone", |t| t.contains("standalone"))
+            .await;
+        let body = b.driver().find(By::Tag("body")).await.unwrap();
+        body.send_keys(Key::Tab).await.unwrap();
+        let first = b.driver().active_element().await.unwrap();
+        assert!(
+            first.text().await.unwrap().to_lowercase().contains("skip"),
+            "the first Tab stop is the skip link: {:?}",
+            first.outer_html().await
+        );
+        b.el("nav-new").await.focus().await.unwrap();
+        b.driver()
+            .active_element()
+            .await
+            .unwrap()
+            .send_keys(Key::Enter)
+            .await
+            .unwrap();
+        let deadline = Instant::now() + WAIT;
+        while b.path().await != "/ui/connectors/new" {
+            assert!(Instant::now() < deadline, "Enter on a link follows it");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        b.select("plugin-select", "datagen").await;
+        b.type_into("connector-name", &name).await;
+        b.type_into("field-topic", &unique("ui-keys-topic")).await;
+        b.text_until("validation-summary", "valid", |t| !t.contains("error"))
+            .await;
+        b.el("field-topic").await.send_keys(Key::Enter).await.unwrap();
+        let page = format!("/ui/connectors/{name}");
+        let deadline = Instant::now() + WAIT;
+        while b.path().await != page {
+            assert!(
+                Instant::now() < deadline,
+                "Enter submits the form, at {}",
+                b.path().await
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        b.text_until("connector-state", "RUNNING", |t| t.trim() == "RUNNING")
+            .await;
+        b.quit().await;
+    });
+    assert_eq!(connector_state(&w, &name).as_deref(), Some("RUNNING"));
+}
