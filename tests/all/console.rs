@@ -422,6 +422,7 @@ fn console_drives_connectors_plugins_and_offsets() {
             assert!(Instant::now() < deadline, "reset is enabled once STOPPED");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+        b.el("offsets").await.scroll_into_view().await.unwrap();
         b.shot("offsets").await;
         b.click("offsets-reset").await;
         b.text_until("offsets-message", "the reset's answer", |t| !t.trim().is_empty())
