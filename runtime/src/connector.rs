@@ -98,7 +98,12 @@ pub fn canonical_map(text: &str) -> Option<String> {
         return None;
     }
     match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(v @ serde_json::Value::Object(_)) => serde_json::to_string(&v).ok(),
+        // Sorted explicitly: with serde_json's `preserve_order` (which any
+        // crate in a build may switch on) objects keep their input order.
+        Ok(mut v @ serde_json::Value::Object(_)) => {
+            v.sort_all_objects();
+            serde_json::to_string(&v).ok()
+        }
         _ => None,
     }
 }

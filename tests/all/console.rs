@@ -9,23 +9,29 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use copycat_tests::*;
+use fantoccini::elements::Element;
+use fantoccini::key::Key;
+use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
-use thirtyfour::components::SelectElement;
-use thirtyfour::prelude::*;
 
 const WAIT: Duration = Duration::from_secs(45);
 
 /// A headless Chromium session through its own chromedriver, on `base`
 /// (the worker's URL).
 struct Browser {
-    driver: Option<WebDriver>,
+    driver: Option<Client>,
     _chromedriver: Reaped,
     base: String,
     shots: Option<PathBuf>,
 }
 
-fn testid(id: &str) -> By {
-    By::Css(format!("[data-testid=\"{id}\"]"))
+fn testid(id: &str) -> String {
+    format!("[data-testid=\"{id}\"]")
+}
+
+/// A key as the text WebDriver types.
+fn key(k: Key) -> String {
+    char::from(k).to_string()
 }
 
 impl Browser {
@@ -39,26 +45,29 @@ impl Browser {
                 .spawn()
                 .expect("chromedriver runs (Debian: apt-get install chromium chromium-driver; .ci/run installs them)");
         let chromedriver = Reaped(chromedriver);
-        let mut caps = DesiredCapabilities::chrome();
-        for arg in [
+        let mut chrome = json!({"args": [
             "--headless=new",
             "--no-sandbox",
             "--disable-dev-shm-usage",
             "--disable-gpu",
             "--window-size=1366,768",
             "--hide-scrollbars",
-        ] {
-            caps.add_arg(arg).unwrap();
-        }
+        ]});
         if let Ok(bin) = std::env::var("CHROMIUM") {
-            caps.set_binary(&bin).unwrap();
+            chrome["binary"] = json!(bin);
         } else if std::path::Path::new("/usr/bin/chromium").exists() {
-            caps.set_binary("/usr/bin/chromium").unwrap();
+            chrome["binary"] = json!("/usr/bin/chromium");
         }
+        let mut caps = serde_json::Map::new();
+        caps.insert("goog:chromeOptions".into(), chrome);
         let url = format!("http://127.0.0.1:{port}");
         let deadline = Instant::now() + WAIT;
         let driver = loop {
-            match WebDriver::new(&url, caps.clone()).await {
+            match ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                .capabilities(caps.clone())
+                .connect(&url)
+                .await
+            {
                 Ok(d) => break d,
                 Err(e) => {
                     assert!(Instant::now() < deadline, "no WebDriver session from chromedriver: {e}");
@@ -74,19 +83,19 @@ impl Browser {
         }
     }
 
-    fn driver(&self) -> &WebDriver {
+    fn driver(&self) -> &Client {
         self.driver.as_ref().unwrap()
     }
 
     async fn open(&self, path: &str) {
-        self.driver().goto(format!("{}{path}", self.base)).await.unwrap();
+        self.driver().goto(&format!("{}{path}", self.base)).await.unwrap();
     }
 
     /// The element with this `data-testid`, once it is there.
-    async fn el(&self, id: &str) -> WebElement {
+    async fn el(&self, id: &str) -> Element {
         let deadline = Instant::now() + WAIT;
         loop {
-            if let Ok(e) = self.driver().find(testid(id)).await {
+            if let Ok(e) = self.driver().find(Locator::Css(&testid(id))).await {
                 return e;
             }
             if Instant::now() >= deadline {
@@ -102,17 +111,19 @@ impl Browser {
     async fn evidence(&self, id: &str) -> String {
         let d = self.driver();
         let url = d.current_url().await.map(|u| u.to_string()).unwrap_or_default();
-        let text = match d.find(By::Tag("body")).await {
+        let text = match d.find(Locator::Css("body")).await {
             Ok(b) => b.text().await.unwrap_or_default(),
             Err(_) => String::new(),
         };
         let shot = std::env::temp_dir().join(format!("copycat-console-{}.png", id.replace(['/', ':'], "_")));
-        let _ = d.screenshot(&shot).await;
+        if let Ok(png) = d.screenshot().await {
+            let _ = std::fs::write(&shot, png);
+        }
         format!("at {url}, screenshot {}, the page says:\n{text}", shot.display())
     }
 
     async fn present(&self, id: &str) -> bool {
-        self.driver().find(testid(id)).await.is_ok()
+        self.driver().find(Locator::Css(&testid(id))).await.is_ok()
     }
 
     /// The element's text once `check` accepts it.
@@ -120,7 +131,7 @@ impl Browser {
         let deadline = Instant::now() + WAIT;
         let mut last = String::new();
         loop {
-            if let Ok(e) = self.driver().find(testid(id)).await
+            if let Ok(e) = self.driver().find(Locator::Css(&testid(id))).await
                 && let Ok(t) = e.text().await
             {
                 if check(&t) {
@@ -147,7 +158,7 @@ impl Browser {
         let e = self.el(id).await;
         e.clear().await.unwrap();
         // clear() fires no input event: select all and type over it.
-        e.send_keys(Key::Control + "a").await.unwrap();
+        e.send_keys(&(Key::Control + "a")).await.unwrap();
         e.send_keys(text).await.unwrap();
     }
 
@@ -155,21 +166,21 @@ impl Browser {
     /// without a mouse does: focus it and type the option's text. (The
     /// page may re-render meanwhile: a stale element is looked up again.)
     async fn select(&self, id: &str, value: &str) {
-        async fn choose(e: &WebElement, value: &str) -> WebDriverResult<bool> {
+        async fn choose(b: &Browser, e: &Element, value: &str) -> Result<bool, fantoccini::error::CmdError> {
             let mut has = false;
-            for o in SelectElement::new(e).await?.options().await? {
-                has |= o.value().await?.as_deref() == Some(value);
+            for o in e.find_all(Locator::Css("option")).await? {
+                has |= o.prop("value").await?.as_deref() == Some(value);
             }
             if !has {
                 return Ok(false);
             }
-            e.focus().await?;
+            b.focus(e).await;
             e.send_keys(value).await?;
-            Ok(e.value().await?.as_deref() == Some(value))
+            Ok(e.prop("value").await?.as_deref() == Some(value))
         }
         let deadline = Instant::now() + WAIT;
         loop {
-            if let Ok(true) = choose(&self.el(id).await, value).await {
+            if let Ok(true) = choose(self, &self.el(id).await, value).await {
                 return;
             }
             if Instant::now() >= deadline {
@@ -178,6 +189,12 @@ impl Browser {
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
+    }
+
+    /// Give `e` the keyboard focus.
+    async fn focus(&self, e: &Element) {
+        let arg = serde_json::to_value(e).unwrap();
+        self.driver().execute("arguments[0].focus()", vec![arg]).await.unwrap();
     }
 
     async fn path(&self) -> String {
@@ -189,16 +206,14 @@ impl Browser {
             std::fs::create_dir_all(dir).unwrap();
             // Let live charts and badges settle on their final values.
             tokio::time::sleep(Duration::from_millis(300)).await;
-            self.driver()
-                .screenshot(&dir.join(format!("{name}.png")))
-                .await
-                .unwrap();
+            let png = self.driver().screenshot().await.unwrap();
+            std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
         }
     }
 
     async fn quit(mut self) {
         if let Some(d) = self.driver.take() {
-            let _ = d.quit().await;
+            let _ = d.close().await;
         }
     }
 }
@@ -373,7 +388,7 @@ fn console_drives_connectors_plugins_and_offsets() {
         b.type_into("field-mode", "fatal").await;
         b.text_until("validation-summary", "valid", |t| !t.contains("error"))
             .await;
-        let typed = b.el("field-mode").await.value().await.unwrap();
+        let typed = b.el("field-mode").await.prop("value").await.unwrap();
         assert_eq!(typed.as_deref(), Some("fatal"), "the form kept what was typed");
         b.click("save").await;
         let deadline = Instant::now() + WAIT;
@@ -422,7 +437,11 @@ fn console_drives_connectors_plugins_and_offsets() {
             assert!(Instant::now() < deadline, "reset is enabled once STOPPED");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        b.el("offsets").await.scroll_into_view().await.unwrap();
+        let offsets = serde_json::to_value(b.el("offsets").await).unwrap();
+        b.driver()
+            .execute("arguments[0].scrollIntoView()", vec![offsets])
+            .await
+            .unwrap();
         b.shot("offsets").await;
         b.click("offsets-reset").await;
         b.text_until("offsets-message", "the reset's answer", |t| !t.trim().is_empty())
@@ -492,7 +511,7 @@ fn console_needs_the_rest_api_credentials() {
         // cache, as the prompt does, and the next visits use them (the
         // page's own API calls included).
         let with_user = w.url.replacen("://", "://admin:s3cret@", 1);
-        b.driver().goto(format!("{with_user}/ui/")).await.unwrap();
+        b.driver().goto(&format!("{with_user}/ui/")).await.unwrap();
         b.open("/ui/connectors").await;
         b.el("connectors-empty").await;
         b.el("nav-cluster").await.click().await.unwrap();
@@ -551,14 +570,14 @@ fn console_signs_in_with_a_bearer_token() {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         assert!(!b.present("nav-cluster").await);
-        let token = b.driver().find(By::Id("token")).await.unwrap();
+        let token = b.driver().find(Locator::Id("token")).await.unwrap();
         token.send_keys("not-the-token").await.unwrap();
         b.click("login-submit").await;
         b.text_until("login-error", "the refusal", |t| t.contains("Invalid bearer token"))
             .await;
         b.shot("login").await;
         assert!(!b.present("nav-cluster").await);
-        let token = b.driver().find(By::Id("token")).await.unwrap();
+        let token = b.driver().find(Locator::Id("token")).await.unwrap();
         token.send_keys("t0ken-for-the-console").await.unwrap();
         b.click("login-submit").await;
         b.text_until("cluster-mode", "standalone", |t| t.contains("standalone"))
@@ -676,7 +695,7 @@ fn console_shows_hostile_text_as_text() {
         assert!(!page.contains("<img src=\"x\""), "the payload became an element");
         let title = b.driver().title().await.unwrap();
         assert_ne!(title, "pwned", "script ran");
-        let imgs = b.driver().find_all(By::Css("img[src='x']")).await.unwrap();
+        let imgs = b.driver().find_all(Locator::Css("img[src='x']")).await.unwrap();
         assert!(imgs.is_empty(), "an <img> from the payload");
         b.quit().await;
     });
@@ -763,20 +782,20 @@ fn console_works_from_the_keyboard() {
         b.open("/ui/").await;
         b.text_until("cluster-mode", "standalone", |t| t.contains("standalone"))
             .await;
-        let body = b.driver().find(By::Tag("body")).await.unwrap();
-        body.send_keys(Key::Tab).await.unwrap();
+        let body = b.driver().find(Locator::Css("body")).await.unwrap();
+        body.send_keys(&key(Key::Tab)).await.unwrap();
         let first = b.driver().active_element().await.unwrap();
         assert!(
             first.text().await.unwrap().to_lowercase().contains("skip"),
             "the first Tab stop is the skip link: {:?}",
-            first.outer_html().await
+            first.html(false).await
         );
-        b.el("nav-new").await.focus().await.unwrap();
+        b.focus(&b.el("nav-new").await).await;
         b.driver()
             .active_element()
             .await
             .unwrap()
-            .send_keys(Key::Enter)
+            .send_keys(&key(Key::Enter))
             .await
             .unwrap();
         let deadline = Instant::now() + WAIT;
@@ -789,7 +808,7 @@ fn console_works_from_the_keyboard() {
         b.type_into("field-topic", &unique("ui-keys-topic")).await;
         b.text_until("validation-summary", "valid", |t| !t.contains("error"))
             .await;
-        b.el("field-topic").await.send_keys(Key::Enter).await.unwrap();
+        b.el("field-topic").await.send_keys(&key(Key::Enter)).await.unwrap();
         let page = format!("/ui/connectors/{name}");
         let deadline = Instant::now() + WAIT;
         while b.path().await != page {

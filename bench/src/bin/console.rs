@@ -21,7 +21,7 @@ use clap::Parser;
 use copycat_bench::process::Proc;
 use copycat_bench::results::{self, Record};
 use copycat_bench::{cpu_time_of, free_port, median, unique, workspace};
-use thirtyfour::prelude::*;
+use fantoccini::{Client, ClientBuilder, Locator};
 
 #[derive(Parser)]
 #[command(about = "What an open web console costs its worker, and how fast its pages come up")]
@@ -65,9 +65,12 @@ fn bundle_bytes() -> Result<(u64, u64)> {
     Ok((raw, gz))
 }
 
-async fn rows_shown(driver: &WebDriver, n: usize, deadline: Instant) -> Result<()> {
+async fn rows_shown(driver: &Client, n: usize, deadline: Instant) -> Result<()> {
     loop {
-        let rows = driver.find_all(By::Css("[data-testid^='connector-row-']")).await?.len();
+        let rows = driver
+            .find_all(Locator::Css("[data-testid^='connector-row-']"))
+            .await?
+            .len();
         if rows >= n {
             return Ok(());
         }
@@ -155,22 +158,21 @@ fn main() -> Result<()> {
         .context("chromedriver (apt-get install chromium chromium-driver)")?;
     let rt = tokio::runtime::Runtime::new()?;
     let (first_ms, reload_ms, open, requests_per_min, kib_per_min) = rt.block_on(async {
-        let mut caps = DesiredCapabilities::chrome();
-        for a in [
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-dev-shm-usage",
-            "--disable-gpu",
-            "--window-size=1366,768",
-        ] {
-            caps.add_arg(a)?;
-        }
+        let mut chrome = serde_json::json!({"args": [
+            "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1366,768",
+        ]});
         if std::path::Path::new("/usr/bin/chromium").exists() {
-            caps.set_binary("/usr/bin/chromium")?;
+            chrome["binary"] = serde_json::json!("/usr/bin/chromium");
         }
+        let mut caps = serde_json::Map::new();
+        caps.insert("goog:chromeOptions".into(), chrome);
         let deadline = Instant::now() + Duration::from_secs(30);
         let driver = loop {
-            match WebDriver::new(format!("http://127.0.0.1:{cd_port}"), caps.clone()).await {
+            match ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                .capabilities(caps.clone())
+                .connect(&format!("http://127.0.0.1:{cd_port}"))
+                .await
+            {
                 Ok(d) => break d,
                 Err(e) if Instant::now() > deadline => return Err(anyhow::anyhow!("chromedriver: {e}")),
                 Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
@@ -206,9 +208,10 @@ fn main() -> Result<()> {
                 vec![],
             )
             .await?;
-        let (n, bytes): (f64, f64) = ret.convert()?;
+        let n = ret[0].as_f64().unwrap_or(0.0);
+        let bytes = ret[1].as_f64().unwrap_or(0.0);
         let minutes = t0.elapsed().as_secs_f64() / 60.0;
-        driver.quit().await?;
+        driver.close().await?;
         Ok::<_, anyhow::Error>((
             first,
             median(reloads).unwrap_or(f64::NAN),
