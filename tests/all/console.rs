@@ -197,6 +197,19 @@ impl Browser {
         self.driver().execute("arguments[0].focus()", vec![arg]).await.unwrap();
     }
 
+    /// Wait until the browser is at `path` (`what` says why it should be).
+    async fn wait_path(&self, path: &str, what: &str) {
+        let deadline = Instant::now() + WAIT;
+        while self.path().await != path {
+            assert!(
+                Instant::now() < deadline,
+                "{what}: at {}, not {path}",
+                self.path().await
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     async fn path(&self) -> String {
         self.driver().current_url().await.unwrap().path().to_owned()
     }
@@ -294,15 +307,7 @@ fn console_drives_connectors_plugins_and_offsets() {
         b.text_until("error-rate", "no error", |t| t.trim().is_empty()).await;
         b.click("create").await;
         let page = format!("/ui/connectors/{name}");
-        let deadline = Instant::now() + WAIT;
-        while b.path().await != page {
-            assert!(
-                Instant::now() < deadline,
-                "create leads to {page}, at {}",
-                b.path().await
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        b.wait_path(&page, "create leads to the connector's page").await;
         b.text_until("connector-state", "RUNNING", |t| t.trim() == "RUNNING")
             .await;
         b.text_until("task-state-0", "RUNNING", |t| t.trim() == "RUNNING").await;
@@ -560,15 +565,7 @@ fn console_signs_in_with_a_bearer_token() {
     block_on(async {
         let b = Browser::start(&w.url).await;
         b.open("/ui/connectors").await;
-        let deadline = Instant::now() + WAIT;
-        while b.path().await != "/ui/login" {
-            assert!(
-                Instant::now() < deadline,
-                "sent to the sign-in form, at {}",
-                b.path().await
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        b.wait_path("/ui/login", "sent to the sign-in form").await;
         assert!(!b.present("nav-cluster").await);
         let token = b.driver().find(Locator::Id("token")).await.unwrap();
         token.send_keys("not-the-token").await.unwrap();
@@ -798,11 +795,7 @@ fn console_works_from_the_keyboard() {
             .send_keys(&key(Key::Enter))
             .await
             .unwrap();
-        let deadline = Instant::now() + WAIT;
-        while b.path().await != "/ui/connectors/new" {
-            assert!(Instant::now() < deadline, "Enter on a link follows it");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        b.wait_path("/ui/connectors/new", "Enter on a link follows it").await;
         b.select("plugin-select", "datagen").await;
         b.type_into("connector-name", &name).await;
         b.type_into("field-topic", &unique("ui-keys-topic")).await;
@@ -810,15 +803,7 @@ fn console_works_from_the_keyboard() {
             .await;
         b.el("field-topic").await.send_keys(&key(Key::Enter)).await.unwrap();
         let page = format!("/ui/connectors/{name}");
-        let deadline = Instant::now() + WAIT;
-        while b.path().await != page {
-            assert!(
-                Instant::now() < deadline,
-                "Enter submits the form, at {}",
-                b.path().await
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        b.wait_path(&page, "Enter submits the form").await;
         b.text_until("connector-state", "RUNNING", |t| t.trim() == "RUNNING")
             .await;
         b.quit().await;
